@@ -1,0 +1,450 @@
+// Package jsonscan is a small pull scanner over one JSON value held in memory.
+//
+// The analyzer reads transcripts in which almost every byte belongs to values
+// it does not need (tool output, file contents). encoding/json would decode or
+// at least validate all of them; this scanner lets the caller pick the few keys
+// it wants and skip the rest with a byte search, which is what keeps the
+// analyzer several times faster than a jq pass over the same file.
+//
+// It is lenient inside skipped values (it checks bracket balance and string
+// termination, not every comma) and strict on the path the caller walks.
+package jsonscan
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Kind is the type of the next value, judged from its first byte.
+type Kind int
+
+// Value kinds.
+const (
+	Invalid Kind = iota
+	Object
+	Array
+	String
+	Number
+	Bool
+	Null
+	End // nothing but whitespace remains
+)
+
+// ErrSyntax is returned (wrapped) for malformed input.
+var ErrSyntax = errors.New("jsonscan: syntax error")
+
+// Scanner walks one JSON document. The zero value is not usable; call New.
+type Scanner struct {
+	b   []byte
+	i   int
+	err error
+}
+
+// New returns a scanner over b. b must not change while the scanner is used.
+func New(b []byte) *Scanner { return &Scanner{b: b} }
+
+// Err reports the first syntax error met.
+func (s *Scanner) Err() error { return s.err }
+
+// Offset is the position of the next unread byte.
+func (s *Scanner) Offset() int { return s.i }
+
+func (s *Scanner) fail() error {
+	if s.err == nil {
+		s.err = ErrSyntax
+	}
+	s.i = len(s.b)
+	return s.err
+}
+
+func (s *Scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// Peek reports the kind of the next value without consuming it.
+func (s *Scanner) Peek() Kind {
+	if s.err != nil {
+		return Invalid
+	}
+	s.ws()
+	if s.i >= len(s.b) {
+		return End
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		return Object
+	case c == '[':
+		return Array
+	case c == '"':
+		return String
+	case c == 't' || c == 'f':
+		return Bool
+	case c == 'n':
+		return Null
+	case c == '-' || (c >= '0' && c <= '9'):
+		return Number
+	}
+	return Invalid
+}
+
+// AtEnd reports whether only whitespace remains.
+func (s *Scanner) AtEnd() bool { return s.Peek() == End }
+
+// Object iterates the members of an object. fn receives each key (raw bytes,
+// valid only during the call) and must consume the member's value with one of
+// the scanner's methods. A non-nil error from fn stops the walk and is returned.
+func (s *Scanner) Object(fn func(key []byte) error) error {
+	if s.Peek() != Object {
+		return s.fail()
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return s.fail()
+		}
+		key, ok := s.rawString()
+		if !ok {
+			return s.fail()
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return s.fail()
+		}
+		s.i++
+		start := s.i
+		if err := fn(key); err != nil {
+			return err
+		}
+		if s.err != nil {
+			return s.err
+		}
+		if s.i == start { // fn ignored the value: skip it for the caller
+			if err := s.Skip(); err != nil {
+				return err
+			}
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.fail()
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// Array iterates the elements of an array; fn must consume each element.
+func (s *Scanner) Array(fn func(i int) error) error {
+	if s.Peek() != Array {
+		return s.fail()
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	for n := 0; ; n++ {
+		s.ws()
+		start := s.i
+		if err := fn(n); err != nil {
+			return err
+		}
+		if s.err != nil {
+			return s.err
+		}
+		if s.i == start {
+			if err := s.Skip(); err != nil {
+				return err
+			}
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return s.fail()
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return nil
+		default:
+			return s.fail()
+		}
+	}
+}
+
+// rawString consumes a string token and returns its bytes between the quotes,
+// escapes untouched. s.i must be at the opening quote.
+func (s *Scanner) rawString() ([]byte, bool) {
+	start := s.i + 1
+	j := start
+	for {
+		k := bytes.IndexByte(s.b[j:], '"')
+		if k < 0 {
+			return nil, false
+		}
+		j += k
+		// An odd run of backslashes before the quote escapes it.
+		bs := 0
+		for p := j - 1; p >= start && s.b[p] == '\\'; p-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			s.i = j + 1
+			return s.b[start:j], true
+		}
+		j++
+	}
+}
+
+// String consumes a string value and returns it decoded. A null reads as "".
+func (s *Scanner) String() (string, error) {
+	b, err := s.StringBytes()
+	return string(b), err
+}
+
+// StringBytes is String without the final copy when the string has no escapes;
+// the result then aliases the input and is valid as long as it is.
+func (s *Scanner) StringBytes() ([]byte, error) {
+	switch s.Peek() {
+	case String:
+	case Null:
+		return nil, s.Skip()
+	default:
+		return nil, s.fail()
+	}
+	raw, ok := s.rawString()
+	if !ok {
+		return nil, s.fail()
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw, nil
+	}
+	out, ok := unescape(raw)
+	if !ok {
+		return nil, s.fail()
+	}
+	return out, nil
+}
+
+func unescape(raw []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(raw, i+1)
+			if !ok {
+				return nil, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if r2, ok := hex4(raw, i+3); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							r = d
+							i += 6
+						}
+					}
+				}
+				if utf16.IsSurrogate(r) {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[at:at+4]), 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	return rune(v), true
+}
+
+// Number consumes a number and returns it. A null reads as 0; a numeric
+// string ("42") is accepted because some writers quote numbers.
+func (s *Scanner) Number() (float64, error) {
+	switch s.Peek() {
+	case Number:
+		tok := s.token()
+		f, err := strconv.ParseFloat(string(tok), 64)
+		if err != nil {
+			return 0, s.fail()
+		}
+		return f, nil
+	case String:
+		str, err := s.String()
+		if err != nil {
+			return 0, err
+		}
+		f, err := strconv.ParseFloat(str, 64)
+		if err != nil {
+			return 0, nil
+		}
+		return f, nil
+	case Null, Bool:
+		return 0, s.Skip()
+	}
+	return 0, s.fail()
+}
+
+// Bool consumes a boolean. Strings "true"/"false" (any case) are accepted;
+// null and anything else read as false.
+func (s *Scanner) Bool() (bool, error) {
+	switch s.Peek() {
+	case Bool:
+		tok := s.token()
+		switch string(tok) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return false, s.fail()
+	case String:
+		str, err := s.String()
+		return str == "true" || str == "True" || str == "TRUE", err
+	}
+	return false, s.Skip()
+}
+
+// token consumes a bare literal or number.
+func (s *Scanner) token() []byte {
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == ':' {
+			break
+		}
+		s.i++
+	}
+	return s.b[start:s.i]
+}
+
+// Raw consumes the next value and returns its bytes.
+func (s *Scanner) Raw() ([]byte, error) {
+	s.ws()
+	start := s.i
+	if err := s.Skip(); err != nil {
+		return nil, err
+	}
+	return s.b[start:s.i], nil
+}
+
+// Skip consumes the next value whatever it is.
+func (s *Scanner) Skip() error {
+	switch s.Peek() {
+	case String:
+		if _, ok := s.rawString(); !ok {
+			return s.fail()
+		}
+		return nil
+	case Number, Bool, Null:
+		tok := s.token()
+		if len(tok) == 0 {
+			return s.fail()
+		}
+		switch tok[0] {
+		case 't':
+			if string(tok) != "true" {
+				return s.fail()
+			}
+		case 'f':
+			if string(tok) != "false" {
+				return s.fail()
+			}
+		case 'n':
+			if string(tok) != "null" {
+				return s.fail()
+			}
+		}
+		return nil
+	case Object, Array:
+		return s.skipContainer()
+	}
+	return s.fail()
+}
+
+// skipContainer skips a balanced object or array, jumping over strings with
+// a byte search: this is the hot path for large tool outputs.
+func (s *Scanner) skipContainer() error {
+	depth := 0
+	b := s.b
+	for i := s.i; i < len(b); {
+		c := b[i]
+		switch c {
+		case '"':
+			s.i = i
+			if _, ok := s.rawString(); !ok {
+				return s.fail()
+			}
+			i = s.i
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				s.i = i + 1
+				return nil
+			}
+			if depth < 0 {
+				return s.fail()
+			}
+		}
+		i++
+	}
+	return s.fail()
+}
