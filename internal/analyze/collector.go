@@ -1,0 +1,236 @@
+package analyze
+
+import (
+	"bytes"
+	"strings"
+	"time"
+)
+
+// maxFinalText bounds the agent's final message kept for the wording
+// heuristics; status blocks sit at its end, so the tail is what is kept.
+const maxFinalText = 256 << 10
+
+// collector accumulates what the events of one output say. Everything it
+// keeps is bounded, whatever the input's size.
+type collector struct {
+	opts   Options
+	blocks blockParser
+	errs   errorList
+	notes  warnSet
+
+	// The agent's final message: the result text when there is one,
+	// otherwise its last assistant message.
+	resultText    *tailBuf
+	lastAssistant *tailBuf
+	lastMsgID     string
+	pendingGemini bool
+	plainText     *tailBuf // all text of a plain-text output
+
+	testCmds, implCalls, implCues int
+	editedFiles                   map[string]bool
+	testsStatus                   string
+
+	sawResult, resultOK bool // a Claude result event; resultOK: it said is_error false
+	isError             bool
+	sessionID           string
+	initSessionID       string
+	usage               Usage
+	resultUsage         bool
+	seenResults         map[string]bool
+	msgUsage            map[string]Usage // per assistant message id, when no result
+	msgOrder            []string
+	denials             []Denial
+	structuredErrors    []string
+	toolCalls           int
+
+	limit limitState
+	flat  flatFields
+
+	jsonValues, typedEvents, textLines int
+	skippedLong                        int
+	streamOnly                         bool // the single JSON value is a transcript event
+}
+
+type limitState struct {
+	rejected   bool // rate_limit_event status rejected
+	flagged    bool // api_error usage_limit_reached
+	api429     bool
+	resetEpoch time.Time
+	kind       string
+	textKind   string
+	textMsg    string
+	textReset  time.Time
+	zoneNote   string
+	hasText    bool
+}
+
+// flatFields are the older flat schema's self-reported values.
+type flatFields struct {
+	present                                       bool
+	status, workType, summary, tests, recommend   string
+	exitSignal, exitSignalSet                     bool
+	filesModified, tasksCompleted, tasksRemaining *int
+}
+
+func newCollector(opts Options) *collector {
+	return &collector{
+		opts:          opts,
+		resultText:    newTailBuf(maxFinalText),
+		lastAssistant: newTailBuf(maxFinalText),
+		plainText:     newTailBuf(maxFinalText),
+		editedFiles:   map[string]bool{},
+		seenResults:   map[string]bool{},
+		msgUsage:      map[string]Usage{},
+	}
+}
+
+// ownLine handles one line of the agent's own words.
+func (c *collector) ownLine(l string) {
+	c.blocks.line(l)
+	if e, ok := errorLine(l); ok {
+		c.errs.add(e)
+	}
+	if st := testsStatusOf(l); st != "" {
+		c.testsStatus = st
+	}
+	t := strings.TrimSpace(l)
+	if isTestCommand(t) {
+		c.testCmds++
+	}
+	if implCue.MatchString(t) {
+		c.implCues++
+	}
+	c.limitText(l)
+}
+
+// ownMessage handles one complete message of the agent's own words.
+func (c *collector) ownMessage(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		c.ownLine(strings.TrimSuffix(l, "\r"))
+	}
+	c.blocks.endMessage()
+}
+
+// assistantText records a text block of an assistant message. Blocks of the
+// same message (same id) join into one final message.
+func (c *collector) assistantText(id, text string) {
+	if id == "" || id != c.lastMsgID {
+		c.lastAssistant.reset()
+	} else {
+		c.lastAssistant.write("\n")
+	}
+	c.lastMsgID = id
+	c.lastAssistant.write(text)
+	c.ownMessage(text)
+}
+
+// limitText notes the first usage-limit announcement in a line.
+func (c *collector) limitText(l string) {
+	if c.limit.hasText {
+		return
+	}
+	kind, ok := matchLimit(l)
+	if !ok {
+		return
+	}
+	c.limit.hasText = true
+	c.limit.textKind = kind
+	msg := strings.TrimSpace(l)
+	if len(msg) > 500 {
+		msg = msg[:500] + "…"
+	}
+	c.limit.textMsg = msg
+	if t, ok, note := parseReset(l, c.opts.Now); ok {
+		c.limit.textReset = t
+		c.limit.zoneNote = note
+	}
+}
+
+// failedToolOutput reads error lines from the output of a tool call that
+// failed; only its head is looked at, the rest is never held.
+func (c *collector) failedToolOutput(out string) {
+	const maxScan = 16 << 10
+	if len(out) > maxScan {
+		out = out[:maxScan]
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if e, ok := errorLine(l); ok {
+			c.errs.add(e)
+		}
+	}
+}
+
+// toolUse records one tool call: what it tells about tests and edits.
+func (c *collector) toolUse(name, command, path string) {
+	c.toolCalls++
+	switch strings.ToLower(name) {
+	case "write", "edit", "multiedit", "notebookedit", "write_file", "replace", "edit_file",
+		"apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "create_file", "file_change":
+		c.implCalls++
+		if path != "" && len(c.editedFiles) < 10000 {
+			c.editedFiles[path] = true
+		}
+		return
+	}
+	if command == "" {
+		return
+	}
+	if isTestCommand(command) {
+		c.testCmds++
+	} else if shellWrites.MatchString(command) {
+		c.implCalls++
+	}
+}
+
+func (c *collector) addDenial(tool, command string) {
+	for _, d := range c.denials {
+		if d.Tool == tool && d.Command == command {
+			return
+		}
+	}
+	if len(c.denials) < 100 {
+		c.denials = append(c.denials, Denial{Tool: tool, Command: command})
+	}
+}
+
+func (c *collector) addStructuredError(e string) {
+	e = strings.TrimSpace(e)
+	if e == "" {
+		return
+	}
+	if len(e) > 300 {
+		e = e[:300] + "…"
+	}
+	c.errs.add(e)
+}
+
+// tailBuf keeps the last max bytes written to it.
+type tailBuf struct {
+	b   []byte
+	max int
+	set bool
+}
+
+func newTailBuf(max int) *tailBuf { return &tailBuf{max: max} }
+
+func (t *tailBuf) reset() { t.b = t.b[:0]; t.set = false }
+
+func (t *tailBuf) write(s string) {
+	t.set = true
+	t.b = append(t.b, s...)
+	if len(t.b) > 2*t.max { // trimming at twice the bound keeps appends amortised O(1)
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+}
+
+// String is the kept tail, cut at a line start so no half line is judged.
+func (t *tailBuf) String() string {
+	b := t.b
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < 4096 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}

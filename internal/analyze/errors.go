@@ -1,0 +1,115 @@
+package analyze
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Error lines, by the two-stage rule: a line must first look like an error
+// report (a leading "Error:", "fatal", an exception, "]: error", "failed with
+// error"…), then must not be one of the look-alikes: JSON keys such as
+// "is_error": false, diff lines, headings and prose about error handling.
+var (
+	errorStart = regexp.MustCompile(`^(?:\S+:\d+(?::\d+)?:\s*)?(?:api |fatal |uncaught |unhandled |runtime |syntax |type |build |compile |compilation )?error(?:\[[\w-]+\]| TS\d+| \d{3})?\s*[:!]`)
+	errorAny   = regexp.MustCompile(`\]: error\b|\bfailed with error\b|\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`)
+	fatalStart = regexp.MustCompile(`^(?:fatal|FATAL|Fatal)\b`)
+	levelStart = regexp.MustCompile(`^(?:\[(?:ERROR|FATAL)\]|(?:ERROR|FATAL)\b|level=error\b|E\d{4} )`)
+	exception  = regexp.MustCompile(`^(?:[\w.$]+\.)?[A-Z]\w*(?:Exception|Error)\b(?::|\s*$| in | at )|^Exception in thread\b|^Caused by: `)
+	testFail   = regexp.MustCompile(`^(?:--- FAIL: |FAIL\s|FAILED\b|✗ |✕ )`)
+	// Values that say "no error".
+	noErrorValue = regexp.MustCompile(`(?i)^(?:none|null|nil|false|0|n/a|no errors?|-)\.?$`)
+	jsonErrorKey = regexp.MustCompile(`"(?:is_error|error|errors|error_count|has_errors?|error_message|errorCount)"\s*:`)
+)
+
+// errorLine reports whether a line of the agent's output reports an error,
+// and returns it trimmed.
+func errorLine(raw string) (string, bool) {
+	l := strings.TrimSpace(raw)
+	if len(l) < 4 {
+		return "", false
+	}
+	// Diff lines and quoted material are code, not reports.
+	switch l[0] {
+	case '+', '#', '>', '|', '{', '"':
+		return "", false
+	case '/':
+		if strings.HasPrefix(l, "//") {
+			return "", false
+		}
+	case '-':
+		if !strings.HasPrefix(l, "--- FAIL") && (len(l) < 2 || l[1] != ' ' || strings.HasPrefix(l, "-  ")) {
+			return "", false
+		}
+		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
+	}
+	l = strings.TrimLeft(l, "⎿✕✖×•* ")
+	if jsonErrorKey.MatchString(l) && !errorAny.MatchString(l) {
+		return "", false
+	}
+	lower := strings.ToLower(l)
+	switch {
+	case errorStart.MatchString(lower):
+		// "Error: none", "Errors: 0" are statements of success.
+		if i := strings.IndexAny(l, ":!"); i >= 0 && noErrorValue.MatchString(strings.TrimSpace(l[i+1:])) {
+			return "", false
+		}
+	case fatalStart.MatchString(l), levelStart.MatchString(l), exception.MatchString(l),
+		testFail.MatchString(l), errorAny.MatchString(l):
+	default:
+		return "", false
+	}
+	if len(l) > 300 {
+		l = l[:300] + "…"
+	}
+	return l, true
+}
+
+// errorList collects distinct error lines, bounded.
+type errorList struct {
+	lines []string
+	seen  map[string]bool
+}
+
+const maxErrors = 20
+
+func (e *errorList) add(l string) {
+	if e.seen == nil {
+		e.seen = map[string]bool{}
+	}
+	if e.seen[l] || len(e.lines) >= maxErrors {
+		return
+	}
+	e.seen[l] = true
+	e.lines = append(e.lines, l)
+}
+
+// Tests status from prose: the last line that says something wins.
+var (
+	testsFailing = regexp.MustCompile(`\b(?:tests? (?:are |is |were |was )?(?:still )?(?:failing|failed|fail)\b|[1-9]\d* (?:tests? )?(?:failed|failing|failures?)\b|failing tests?\b)|^(?:--- FAIL|FAIL\b|FAILED\b)`)
+	testsNoFail  = regexp.MustCompile(`\b(?:no|0|zero) (?:tests? )?(?:failed|failing|failures?)\b|\bno failing tests\b`)
+	testsPassing = regexp.MustCompile(`\b(?:all (?:\d+ )?(?:the )?(?:unit |integration |e2e )?tests? (?:now )?(?:pass|passed|passing|are passing|succeed|succeeded|green)|tests? (?:now )?(?:pass|passed|passing|are passing|succeed|succeeded|are green|green)|\d+ (?:tests? )?passed|\d+ passing)\b|^(?:ok\s+\S+|PASS)\b`)
+)
+
+func testsStatusOf(line string) string {
+	l := strings.TrimSpace(line)
+	low := strings.ToLower(l)
+	if testsFailing.MatchString(low) || testsFailing.MatchString(l) {
+		if !testsNoFail.MatchString(low) {
+			return TestsFailing
+		}
+		return TestsPassing
+	}
+	if testsPassing.MatchString(low) || testsPassing.MatchString(l) {
+		return TestsPassing
+	}
+	return ""
+}
+
+// Test runners and implementation cues, for telling a test-only iteration.
+var (
+	testCommand = regexp.MustCompile(`(?:^|[\s;&|('"])(?:npm (?:run )?test|npm t\b|yarn (?:run )?test|pnpm (?:run )?test|bun test|npx (?:jest|vitest|mocha|playwright test)|jest|vitest|mocha|pytest|python3? -m (?:pytest|unittest)|tox|go test|cargo (?:test|nextest)|bats|mvn(?:w)?(?: \S+)* (?:test|verify)|\./mvnw(?: \S+)* (?:test|verify)|gradle(?:w)?(?: \S+)* (?:test|check)|\./gradlew(?: \S+)* (?:test|check)|make (?:test|check)|rspec|bundle exec rspec|phpunit|dotnet test|mix test|ctest|deno test)\b|(?i)^running (?:the )?(?:unit |integration )?tests\b`)
+	implCue     = regexp.MustCompile(`(?i)^(?:i )?(?:implementing|implemented|creating|created|writing|wrote|adding|added|modifying|modified|updating|updated|fixing|fixed|refactoring|refactored|editing|edited|changing|changed|renaming|renamed|removing|removed|deleting|deleted|rewriting|rewrote|migrating|migrated)\b`)
+	shellWrites = regexp.MustCompile(`(?:^|[\s;&|])(?:sed -i|perl -pi|tee|touch|mkdir|cp|mv|rm|patch|git apply|git mv|git rm)\b|[^0-9&>]>{1,2}\s*[^&/\s]|^>{1,2}\s*[^&/\s]`)
+)
+
+func isTestCommand(s string) bool { return testCommand.MatchString(s) }

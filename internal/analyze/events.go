@@ -1,0 +1,595 @@
+package analyze
+
+import (
+	"strings"
+	"time"
+
+	"ralph/internal/jsonscan"
+)
+
+// event handles one JSON object of a transcript (or a whole JSON document).
+// It reports whether the object had a type some supported format uses.
+func (c *collector) event(o *obj) bool {
+	if c.pendingGemini && (o.typ != "message" || (o.role != "assistant" && o.role != "model")) {
+		c.flushGemini()
+	}
+	switch o.typ {
+	case "system":
+		if o.sessionID != "" && c.initSessionID == "" {
+			c.initSessionID = o.sessionID
+		}
+	case "assistant":
+		c.claudeAssistant(o)
+	case "user":
+		c.claudeUser(o)
+	case "result":
+		if o.stats != nil && o.result == nil && o.usage == nil {
+			c.geminiResult(o)
+		} else {
+			c.claudeResult(o)
+		}
+	case "rate_limit_event":
+		c.rateLimitEvent(o.rateLimit)
+	case "stream_event", "turn.started", "item.started", "item.updated", "tool_progress", "control_request", "control_response", "keep_alive":
+	case "thread.started":
+		if o.threadID != "" {
+			c.sessionID = o.threadID
+		}
+	case "item.completed":
+		c.codexItem(o.item)
+	case "turn.completed":
+		c.addUsageObject(o.usage, "")
+	case "turn.failed":
+		c.isError = true
+		if msg := stringField(o.errorRaw, "message"); msg != "" {
+			c.errorMessage(msg)
+		}
+	case "error":
+		msg := o.errorStr
+		if o.message != nil {
+			if s := jsonscan.New(o.message); s.Peek() == jsonscan.String {
+				msg, _ = s.String()
+			}
+		}
+		if msg == "" {
+			msg = stringField(o.errorRaw, "message")
+		}
+		c.errorMessage(msg)
+	case "init":
+		if o.sessionID != "" {
+			c.sessionID = o.sessionID
+		}
+	case "message":
+		c.geminiMessage(o)
+	case "tool_use":
+		cmd, path := toolTarget(o.params)
+		c.toolUse(o.toolName, cmd, path)
+	case "tool_result":
+		if o.status == "error" {
+			if s := jsonscan.New(o.output); s.Peek() == jsonscan.String {
+				out, _ := s.String()
+				c.failedToolOutput(out)
+			}
+			c.failedToolOutput(stringField(o.errorRaw, "message"))
+		}
+	case "":
+		return c.untyped(o)
+	default:
+		return false
+	}
+	return true
+}
+
+// errorMessage handles an error the agent CLI itself reported.
+func (c *collector) errorMessage(msg string) {
+	if msg == "" {
+		return
+	}
+	c.addStructuredError(firstLine(msg))
+	for _, l := range strings.Split(msg, "\n") {
+		c.limitText(l)
+	}
+	if !c.limit.hasText {
+		// Codex and Gemini put the limit sentence mid-message.
+		if kind, ok := matchLimit(strings.TrimSpace(msg)); ok || strings.Contains(strings.ToLower(msg), "usage limit") {
+			if !ok {
+				kind = LimitUnknown
+			}
+			c.limit.hasText = true
+			c.limit.textKind = kind
+			c.limit.textMsg = firstLine(msg)
+			if t, ok, note := parseReset(msg, c.opts.Now); ok {
+				c.limit.textReset, c.limit.zoneNote = t, note
+			}
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func (c *collector) claudeAssistant(o *obj) {
+	if o.sessionID != "" && c.initSessionID == "" {
+		c.initSessionID = o.sessionID
+	}
+	if o.apiError == "usage_limit_reached" || o.errorStr == "rate_limit" {
+		c.limit.flagged = true
+	}
+	if len(o.message) == 0 {
+		return
+	}
+	var id string
+	var usage []byte
+	s := jsonscan.New(o.message)
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "id":
+			id, _ = s.String()
+		case "usage":
+			usage, _ = s.Raw()
+		case "content":
+			if s.Peek() == jsonscan.String { // older shape: plain string content
+				t, _ := s.String()
+				c.assistantText(id, t)
+				return nil
+			}
+			return s.Array(func(int) error { return c.claudeBlock(s, id) })
+		}
+		return nil
+	})
+	if id != "" && usage != nil {
+		var u Usage
+		readClaudeUsage(usage, &u)
+		if _, ok := c.msgUsage[id]; !ok && len(c.msgOrder) < 100000 {
+			c.msgOrder = append(c.msgOrder, id)
+		}
+		c.msgUsage[id] = u // streaming updates repeat a message: the last wins
+	}
+}
+
+// claudeBlock reads one content block of an assistant message.
+func (c *collector) claudeBlock(s *jsonscan.Scanner, msgID string) error {
+	if s.Peek() != jsonscan.Object {
+		return s.Skip()
+	}
+	var typ, text, name string
+	var input []byte
+	err := s.Object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "type":
+			typ, err = s.String()
+		case "text":
+			text, err = s.String()
+		case "name":
+			name, err = s.String()
+		case "input":
+			input, err = s.Raw()
+		}
+		return err
+	})
+	switch typ {
+	case "text":
+		c.assistantText(msgID, text)
+	case "tool_use", "server_tool_use":
+		cmd, path := toolTarget(input)
+		c.toolUse(name, cmd, path)
+	}
+	return err
+}
+
+// toolTarget reads the command or file a tool call works on.
+func toolTarget(input []byte) (command, path string) {
+	if len(input) == 0 {
+		return "", ""
+	}
+	s := jsonscan.New(input)
+	if s.Peek() != jsonscan.Object {
+		return "", ""
+	}
+	_ = s.Object(func(k []byte) error {
+		if s.Peek() != jsonscan.String {
+			return nil
+		}
+		switch string(k) {
+		case "command", "cmd":
+			command, _ = s.String()
+		case "file_path", "path", "notebook_path", "absolute_path":
+			path, _ = s.String()
+		}
+		return nil
+	})
+	return command, path
+}
+
+// claudeUser looks only at tool results that failed: their head may hold the
+// error the agent is stuck on. Everything else in a user event is an echo.
+func (c *collector) claudeUser(o *obj) {
+	if len(o.message) == 0 {
+		return
+	}
+	s := jsonscan.New(o.message)
+	_ = s.Object(func(k []byte) error {
+		if string(k) != "content" || s.Peek() != jsonscan.Array {
+			return nil
+		}
+		return s.Array(func(int) error {
+			if s.Peek() != jsonscan.Object {
+				return s.Skip()
+			}
+			var typ string
+			var failed bool
+			var content []byte
+			err := s.Object(func(k []byte) error {
+				var err error
+				switch string(k) {
+				case "type":
+					typ, err = s.String()
+				case "is_error":
+					failed, err = s.Bool()
+				case "content":
+					content, err = s.Raw()
+				}
+				return err
+			})
+			if typ == "tool_result" && failed {
+				c.failedToolOutput(contentText(content))
+			}
+			return err
+		})
+	})
+}
+
+// contentText reads a tool result's content: a string or text blocks.
+func contentText(raw []byte) string {
+	s := jsonscan.New(raw)
+	switch s.Peek() {
+	case jsonscan.String:
+		t, _ := s.String()
+		return t
+	case jsonscan.Array:
+		var b strings.Builder
+		eachObject(raw, func(s *jsonscan.Scanner) {
+			_ = s.Object(func(k []byte) error {
+				if string(k) == "text" && s.Peek() == jsonscan.String {
+					t, _ := s.String()
+					b.WriteString(t)
+					b.WriteByte('\n')
+				}
+				return nil
+			})
+		})
+		return b.String()
+	}
+	return ""
+}
+
+func (c *collector) claudeResult(o *obj) {
+	c.sawResult = true
+	if o.sessionID != "" {
+		c.sessionID = o.sessionID
+	}
+	if o.isError {
+		c.isError = true
+	} else if o.hasIsError {
+		c.resultOK = true
+	}
+	if o.apiError == "usage_limit_reached" {
+		c.limit.flagged = true
+	}
+	if o.apiErrorStatus == 429 {
+		c.limit.api429 = true
+	}
+	key := o.uuid
+	dup := key != "" && c.seenResults[key]
+	if key != "" {
+		c.seenResults[key] = true
+	}
+	if !dup {
+		var u Usage
+		readClaudeUsage(o.usage, &u)
+		u.CostUSD = o.cost
+		c.usage.add(u)
+		c.resultUsage = true
+	}
+	c.readDenials(o.denials)
+	eachString(o.errors, c.addStructuredError)
+	if o.result != nil {
+		c.resultText.reset()
+		c.resultText.write(*o.result)
+		c.ownMessage(*o.result)
+		if o.isError {
+			c.addStructuredError(firstLine(*o.result))
+		}
+	}
+	c.readFlat(o)
+}
+
+func eachString(raw []byte, fn func(string)) {
+	if len(raw) == 0 {
+		return
+	}
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Array {
+		return
+	}
+	_ = s.Array(func(int) error {
+		if s.Peek() == jsonscan.String {
+			t, err := s.String()
+			fn(t)
+			return err
+		}
+		return s.Skip()
+	})
+}
+
+func (c *collector) readDenials(raw []byte) {
+	eachObject(raw, func(s *jsonscan.Scanner) {
+		var tool, command string
+		_ = s.Object(func(k []byte) error {
+			switch string(k) {
+			case "tool_name", "tool":
+				tool, _ = s.String()
+			case "command":
+				command, _ = s.String()
+			case "tool_input":
+				in, _ := s.Raw()
+				if cmd, _ := toolTarget(in); cmd != "" {
+					command = cmd
+				}
+			}
+			return nil
+		})
+		if tool != "" {
+			c.addDenial(tool, command)
+		}
+	})
+}
+
+func readClaudeUsage(raw []byte, u *Usage) {
+	if len(raw) == 0 {
+		return
+	}
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return
+	}
+	_ = s.Object(func(k []byte) error {
+		var f float64
+		switch string(k) {
+		case "input_tokens":
+			f, _ = s.Number()
+			u.InputTokens += int64(f)
+		case "output_tokens":
+			f, _ = s.Number()
+			u.OutputTokens += int64(f)
+		case "cache_read_input_tokens", "cached_input_tokens", "cached":
+			f, _ = s.Number()
+			u.CacheReadInputTokens += int64(f)
+		case "cache_creation_input_tokens", "cache_write_input_tokens":
+			f, _ = s.Number()
+			u.CacheCreationInputTokens += int64(f)
+		case "total_cost_usd", "cost_usd":
+			f, _ = s.Number()
+			u.CostUSD += f
+		}
+		return nil
+	})
+}
+
+// addUsageObject adds a turn's usage (Codex turn.completed).
+func (c *collector) addUsageObject(raw []byte, _ string) {
+	var u Usage
+	readClaudeUsage(raw, &u)
+	c.usage.add(u)
+	c.resultUsage = true
+}
+
+func (c *collector) rateLimitEvent(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	var status, kind string
+	var resets float64
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "status":
+			status, _ = s.String()
+		case "resetsAt":
+			resets, _ = s.Number()
+		case "rateLimitType":
+			kind, _ = s.String()
+		}
+		return nil
+	})
+	if status != "rejected" {
+		return
+	}
+	c.limit.rejected = true
+	if resets > 0 {
+		if resets > 1e12 { // milliseconds
+			resets /= 1000
+		}
+		c.limit.resetEpoch = time.Unix(int64(resets), 0).UTC()
+	}
+	if kind != "" {
+		c.limit.kind = kindOf(kind)
+	}
+}
+
+func (c *collector) codexItem(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	var typ, text, command, output string
+	var exitCode float64
+	var hasExit bool
+	var changes []byte
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "type":
+			typ, err = s.String()
+		case "text", "message":
+			if s.Peek() == jsonscan.String {
+				text, err = s.String()
+			}
+		case "command":
+			if s.Peek() == jsonscan.String {
+				command, err = s.String()
+			}
+		case "aggregated_output":
+			// Held only until the exit code is known: failed commands' heads are read.
+			if s.Peek() == jsonscan.String {
+				var b []byte
+				b, err = s.StringBytes()
+				if len(b) > 16<<10 {
+					b = b[:16<<10]
+				}
+				output = string(b)
+			}
+		case "exit_code":
+			if s.Peek() == jsonscan.Number {
+				hasExit = true
+				exitCode, err = s.Number()
+			}
+		case "changes":
+			changes, err = s.Raw()
+		}
+		return err
+	})
+	switch typ {
+	case "agent_message":
+		c.assistantText("", text)
+	case "command_execution":
+		c.toolUse("shell", command, "")
+		if hasExit && exitCode != 0 {
+			c.failedToolOutput(output)
+		}
+	case "file_change":
+		n := 0
+		eachObject(changes, func(s *jsonscan.Scanner) {
+			_ = s.Object(func(k []byte) error {
+				if string(k) == "path" {
+					p, _ := s.String()
+					c.toolUse("file_change", "", p)
+					n++
+				}
+				return nil
+			})
+		})
+		if n == 0 {
+			c.toolUse("file_change", "", "")
+		}
+	case "mcp_tool_call", "web_search":
+		c.toolCalls++
+	}
+}
+
+func (c *collector) geminiMessage(o *obj) {
+	if o.role != "assistant" && o.role != "model" {
+		return
+	}
+	text := ""
+	if o.content != nil {
+		text = *o.content
+	}
+	// Streamed deltas of one answer arrive as many events; they join into
+	// one message until something else happens.
+	if o.delta && c.lastMsgID == "gemini-delta" {
+		c.lastAssistant.write(text)
+	} else {
+		c.lastAssistant.reset()
+		c.lastAssistant.write(text)
+	}
+	c.lastMsgID = "gemini-delta"
+	c.pendingGemini = true
+}
+
+// flushGemini hands a finished run of streamed deltas to the readers.
+func (c *collector) flushGemini() {
+	if !c.pendingGemini {
+		return
+	}
+	c.pendingGemini = false
+	c.ownMessage(c.lastAssistant.String())
+}
+
+func (c *collector) geminiResult(o *obj) {
+	if o.status == "error" {
+		c.isError = true
+		c.errorMessage(stringField(o.errorRaw, "message"))
+	}
+	c.readGeminiStats(o.stats)
+}
+
+// readGeminiStats sums token counts: the stream result's flat stats or the
+// json output's per-model stats.
+func (c *collector) readGeminiStats(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	var u Usage
+	var models []byte
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		var f float64
+		switch string(k) {
+		case "input_tokens":
+			f, _ = s.Number()
+			u.InputTokens = int64(f)
+		case "output_tokens":
+			f, _ = s.Number()
+			u.OutputTokens = int64(f)
+		case "cached":
+			f, _ = s.Number()
+			u.CacheReadInputTokens = int64(f)
+		case "models":
+			models, _ = s.Raw()
+		}
+		return nil
+	})
+	if u.InputTokens == 0 && u.OutputTokens == 0 && len(models) > 0 {
+		ms := jsonscan.New(models)
+		_ = ms.Object(func([]byte) error {
+			return ms.Object(func(k []byte) error {
+				if string(k) != "tokens" {
+					return nil
+				}
+				var prompt, input, cand, cached float64
+				_ = ms.Object(func(k []byte) error {
+					switch string(k) {
+					case "prompt":
+						prompt, _ = ms.Number()
+					case "input":
+						input, _ = ms.Number()
+					case "candidates":
+						cand, _ = ms.Number()
+					case "cached":
+						cached, _ = ms.Number()
+					}
+					return nil
+				})
+				if prompt == 0 {
+					prompt = input
+				}
+				u.InputTokens += int64(prompt)
+				u.OutputTokens += int64(cand)
+				u.CacheReadInputTokens += int64(cached)
+				return nil
+			})
+		})
+	}
+	c.usage.add(u)
+	c.resultUsage = true
+}

@@ -1,0 +1,272 @@
+package analyze
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"ralph/internal/jsonscan"
+)
+
+const (
+	// maxLine bounds the part of one line that is held; the rest of a longer
+	// line is read and dropped (such lines are tool output in practice).
+	maxLine = 16 << 20
+	// maxDocument bounds a pretty-printed JSON document read whole.
+	maxDocument = 64 << 20
+)
+
+// Analyze reads one agent output and describes it. The only error is a read
+// error; malformed input is analysed as text.
+func Analyze(r io.Reader, opts Options) (*Analysis, error) {
+	c := newCollector(opts)
+	cr := &countingReader{r: r}
+	if err := c.read(bufio.NewReaderSize(cr, 64<<10)); err != nil {
+		return nil, err
+	}
+	if len(opts.Stderr) > 0 {
+		c.readStderr(opts.Stderr)
+	}
+	a := c.finish()
+	a.OutputBytes = cr.n
+	return a, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *collector) read(br *bufio.Reader) error {
+	lr := &lineReader{r: br}
+	first, trunc, err := lr.nextNonBlank()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if t := bytes.TrimSpace(first); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		if !trunc && parses(t) {
+			return c.readLines(lr, append([]byte(nil), first...))
+		}
+		// Perhaps a pretty-printed document: try it whole, within bounds.
+		doc := append(append([]byte(nil), first...), '\n')
+		rest, err := io.ReadAll(io.LimitReader(br, maxDocument))
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		doc = append(doc, rest...)
+		if len(rest) < maxDocument && !trunc && parses(doc) {
+			c.jsonValues++
+			c.value(doc)
+			return nil
+		}
+		lr = &lineReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(doc), br), 64<<10)}
+		first, trunc, err = lr.nextNonBlank()
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if trunc {
+			c.skippedLong++
+			first = nil
+		}
+		if first != nil {
+			c.textLine(first)
+		}
+		return c.readLines(lr, nil)
+	}
+	c.textLine(first)
+	return c.readLines(lr, nil)
+}
+
+// parses reports whether b holds exactly one JSON object or array.
+func parses(b []byte) bool {
+	s := jsonscan.New(b)
+	k := s.Peek()
+	if k != jsonscan.Object && k != jsonscan.Array {
+		return false
+	}
+	return s.Skip() == nil && s.AtEnd()
+}
+
+// readLines reads the rest of the input line by line. pending is a first
+// line that parsed as JSON: alone it is a JSON document, followed by more
+// lines it is the first event of a transcript.
+func (c *collector) readLines(lr *lineReader, pending []byte) error {
+	for {
+		line, trunc, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		if pending != nil {
+			if len(bytes.TrimSpace(line)) == 0 {
+				c.textLine(line) // blank lines matter only to text
+				continue
+			}
+			c.jsonLine(pending, false)
+			pending = nil
+		}
+		c.jsonLine(line, trunc)
+	}
+	if pending != nil {
+		c.jsonValues++
+		c.value(pending)
+	}
+	return nil
+}
+
+// jsonLine handles one line of a transcript: an event or a line of text.
+func (c *collector) jsonLine(line []byte, trunc bool) {
+	t := bytes.TrimSpace(line)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		if trunc {
+			// A line too long to hold is tool output in practice; it is
+			// neither parsed nor read as the agent's words.
+			c.skippedLong++
+			return
+		}
+		if t[0] == '{' {
+			var o obj
+			if o.parse(t) && o.typ != "" {
+				c.jsonValues++
+				c.typedEvents++
+				c.event(&o)
+				return
+			}
+		}
+	}
+	c.textLine(line)
+}
+
+// value handles a whole JSON document: one object or an array of them.
+func (c *collector) value(b []byte) {
+	s := jsonscan.New(b)
+	switch s.Peek() {
+	case jsonscan.Object:
+		var o obj
+		if o.parse(b) {
+			c.event(&o)
+			c.streamOnly = c.streamOnly || streamOnlyType[o.typ]
+		}
+	case jsonscan.Array:
+		_ = s.Array(func(int) error {
+			raw, err := s.Raw()
+			if err == nil && len(raw) > 0 && raw[0] == '{' {
+				var o obj
+				if o.parse(raw) {
+					c.event(&o)
+				}
+			}
+			return err
+		})
+	}
+}
+
+// streamOnlyType are event types that occur only inside transcripts.
+var streamOnlyType = map[string]bool{
+	"system": true, "assistant": true, "user": true, "rate_limit_event": true, "stream_event": true,
+	"thread.started": true, "turn.started": true, "turn.completed": true, "turn.failed": true,
+	"item.started": true, "item.updated": true, "item.completed": true,
+	"init": true, "message": true, "tool_use": true, "tool_result": true,
+}
+
+// textLine handles a line of plain text: the agent's own words.
+func (c *collector) textLine(line []byte) {
+	if len(bytes.TrimSpace(line)) > 0 {
+		c.textLines++
+	}
+	l := string(bytes.TrimSuffix(line, []byte("\r")))
+	c.plainText.write(l)
+	c.plainText.write("\n")
+	c.ownLine(l)
+}
+
+// readStderr reads the agent's standard error for limits and errors only.
+func (c *collector) readStderr(b []byte) {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+		var o obj
+		if o.parse(t) && o.errorRaw != nil {
+			c.untyped(&o)
+			return
+		}
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		s := string(l)
+		if e, ok := errorLine(s); ok {
+			c.errs.add(e)
+		}
+		c.limitText(s)
+	}
+}
+
+// lineReader yields lines without their newline, holding at most maxLine
+// bytes of any one line.
+type lineReader struct {
+	r   *bufio.Reader
+	buf []byte
+	eof bool
+}
+
+func (lr *lineReader) next() (line []byte, truncated bool, err error) {
+	if lr.eof {
+		return nil, false, io.EOF
+	}
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if err == nil && len(lr.buf) == 0 {
+			return trimEOL(chunk), false, nil // the common case: no copy
+		}
+		if room := maxLine - len(lr.buf); room > 0 {
+			if len(chunk) > room {
+				chunk, truncated = chunk[:room], true
+			}
+			lr.buf = append(lr.buf, chunk...)
+		} else {
+			truncated = true
+		}
+		switch {
+		case err == nil:
+			return trimEOL(lr.buf), truncated, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			lr.eof = true
+			if len(lr.buf) == 0 && !truncated {
+				return nil, false, io.EOF
+			}
+			return trimEOL(lr.buf), truncated, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+func (lr *lineReader) nextNonBlank() ([]byte, bool, error) {
+	for {
+		l, trunc, err := lr.next()
+		if err != nil {
+			return nil, false, err
+		}
+		if len(bytes.TrimSpace(bytes.TrimPrefix(l, []byte("\xef\xbb\xbf")))) > 0 || trunc {
+			return bytes.TrimPrefix(l, []byte("\xef\xbb\xbf")), trunc, nil
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}

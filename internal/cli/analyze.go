@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/analyze"
+)
+
+type analyzeOptions struct {
+	IO           IO
+	Path         string
+	JSON         bool
+	ExitCode     int
+	AllowedTools string
+	Now          string
+	StderrPath   string
+	Clock        func() time.Time
+}
+
+// newAnalyzeCmd builds `ralph analyze`. runF replaces the run function in
+// flag tests.
+func newAnalyzeCmd(ios IO, runF func(*analyzeOptions) error) *cobra.Command {
+	opts := &analyzeOptions{IO: ios, Clock: time.Now}
+	cmd := &cobra.Command{
+		Use:   "analyze [FILE|-]",
+		Short: "Explain how ralph reads one agent output (the \"why did it decide that?\" tool)",
+		Long: `Reads one agent output — a Claude Code json result or stream-json transcript,
+the older flat JSON schema, Codex exec --json, Gemini CLI json/stream-json, or
+plain text — and prints what ralph makes of it: status block, exit signal,
+completion indicators, questions, errors, permission denials, usage limit,
+session and token usage.
+
+With no FILE, or FILE "-", reads standard input. --json prints the analysis
+object whose fields are a stable contract for scripts.`,
+		Example: `  ralph analyze .ralph/logs/claude_output_7.log
+  claude -p "…" --output-format json | ralph analyze --json --exit-code $? -
+  ralph analyze --json --now 2026-11-20T20:00:00Z --exit-code 1 limit.json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Path = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAnalyze(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the analysis as one JSON object")
+	f.IntVar(&opts.ExitCode, "exit-code", -1, "the agent process's exit status (-1: unknown)")
+	f.StringVar(&opts.AllowedTools, "allowed-tools", "", "the agent's allowed tools, e.g. \"Write,Read,Bash(git diff *)\"")
+	f.StringVar(&opts.Now, "now", "", "RFC3339 instant to resolve reset times against (default: the current time)")
+	f.StringVar(&opts.StderrPath, "stderr", "", "the agent's standard error, read for usage limits and errors")
+	return cmd
+}
+
+func runAnalyze(opts *analyzeOptions) error {
+	now := opts.Clock()
+	if opts.Now != "" {
+		t, err := time.Parse(time.RFC3339, opts.Now)
+		if err != nil {
+			return usageError{fmt.Errorf("--now %q: want an RFC3339 time such as 2026-11-20T20:00:00Z", opts.Now)}
+		}
+		now = t
+	}
+	var in io.Reader = opts.IO.In
+	name := "standard input"
+	if opts.Path != "" && opts.Path != "-" {
+		f, err := os.Open(opts.Path)
+		if err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		defer f.Close()
+		in, name = f, opts.Path
+	}
+	aopts := analyze.Options{ExitCode: opts.ExitCode, Now: now, AllowedTools: analyze.SplitToolList(opts.AllowedTools)}
+	if opts.StderrPath != "" {
+		b, err := os.ReadFile(opts.StderrPath)
+		if err != nil {
+			return fmt.Errorf("analyze: %w", err)
+		}
+		aopts.Stderr = b
+	}
+	a, err := analyze.Analyze(in, aopts)
+	if err != nil {
+		return fmt.Errorf("analyze %s: %w", name, err)
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(a)
+	}
+	_, err = io.WriteString(opts.IO.Out, humanSummary(a))
+	return err
+}
+
+// humanSummary is the short reading of an analysis for a person.
+func humanSummary(a *analyze.Analysis) string {
+	var b strings.Builder
+	line := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "%-15s %s\n", k+":", fmt.Sprintf(format, args...))
+	}
+	block := "none (heuristics used)"
+	if a.StatusBlock != nil {
+		block = a.StatusBlock.Dialect
+	}
+	line("format", "%s", a.Format)
+	line("status block", "%s", block)
+	exit := "no"
+	if a.ExitSignal {
+		exit = "yes"
+	}
+	if !a.ExitSignalExplicit {
+		exit += " (not stated)"
+	}
+	line("status", "%s", a.Status)
+	line("exit signal", "%s", exit)
+	line("work", "%s, files modified %s, tasks done %s, remaining %s", a.WorkType, num(a.FilesModified), num(a.TasksCompleted), num(a.TasksRemaining))
+	tests := a.TestsStatus
+	if a.IsTestOnly {
+		tests += " (test-only iteration)"
+	}
+	line("tests", "%s", tests)
+	completion := fmt.Sprintf("%d indicator(s)", a.CompletionIndicators)
+	if a.HasCompletionSignal {
+		completion += ", completion wording"
+	}
+	line("completion", "%s", completion)
+	if a.AskingQuestions {
+		line("questions", "%d asked", a.QuestionCount)
+	}
+	if a.ClarificationNeeded {
+		line("clarification", "needed: %s", strings.Join(a.ClarificationQuestions, " / "))
+	}
+	if a.PRReady {
+		line("pr ready", "yes")
+	}
+	if a.IsError {
+		line("agent error", "yes")
+	}
+	for i, e := range a.Errors {
+		if i == 5 {
+			line("", "… %d more", len(a.Errors)-5)
+			break
+		}
+		line(pick(i == 0, "errors", ""), "%s", e)
+	}
+	for i, d := range a.PermissionDenials {
+		line(pick(i == 0, "denied", ""), "%s %s", d.Tool, d.Command)
+	}
+	if u := a.UsageLimit; u.Detected {
+		reset := "unknown reset time"
+		if u.ResetsAt != "" {
+			reset = "resets " + u.ResetsAt
+		}
+		line("usage limit", "%s, %s — %s", u.Kind, reset, u.Message)
+	}
+	if a.SessionID != "" {
+		line("session", "%s", a.SessionID)
+	}
+	u := a.Usage
+	line("usage", "%d in, %d out, %d cache read, %d cache write, $%.4f", u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens, u.CostUSD)
+	if a.Summary != "" {
+		line("summary", "%s", a.Summary)
+	}
+	if a.Recommendation != "" {
+		line("recommendation", "%s", a.Recommendation)
+	}
+	for i, w := range a.Warnings {
+		line(pick(i == 0, "warnings", ""), "%s", w)
+	}
+	return b.String()
+}
+
+func num(n int) string {
+	if n < 0 {
+		return "?"
+	}
+	return fmt.Sprint(n)
+}
+
+func pick(first bool, a, b string) string {
+	if first {
+		return a
+	}
+	return b
+}
