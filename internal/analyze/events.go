@@ -506,7 +506,7 @@ func (c *collector) geminiMessage(o *obj) {
 	}
 	// Streamed deltas of one answer arrive as many events; they join into
 	// one message until something else happens.
-	if o.delta && c.lastMsgID == "gemini-delta" {
+	if o.delta && c.pendingGemini {
 		c.lastAssistant.write(text)
 	} else {
 		c.lastAssistant.reset()

@@ -110,7 +110,9 @@ func (c *collector) finish() *Analysis {
 	return a
 }
 
-func (c *collector) isClaude() bool { return c.initSessionID != "" || c.lastMsgID != "" && c.lastMsgID != "gemini-delta" }
+func (c *collector) isClaude() bool {
+	return c.initSessionID != "" || c.lastMsgID != "" && c.lastMsgID != "gemini-delta"
+}
 
 // finalText is the agent's last word: the result text, else its last
 // assistant message, else the tail of a plain-text output.

@@ -90,7 +90,7 @@ func sentences(text string) []string {
 // Questions addressed to a human: a sentence ending in "?" that speaks to
 // the reader or asks for a decision, or an explicit request for input.
 var (
-	questionCue = regexp.MustCompile(`\b(?:you|your|should i|shall i|may i|can i|could i|do i|would it be|which|prefer|want me|is it ok|is that ok|okay to|proceed|confirm|clarify)\b`)
+	questionCue = regexp.MustCompile(`\b(?:you|your|should i|shall i|may i|can i|could i|do i|should we|shall we|do we|would it be|which|prefer|want me|is it ok|is that ok|okay to|proceed|confirm|clarify)\b|^(?:what|how|where|when|who)\b.*\bshould\b`)
 	requestCue  = regexp.MustCompile(`^(?:please (?:confirm|clarify|advise|let me know|tell me|choose|decide)|let me know (?:which|whether|if|what|how)|i need (?:your|you to|clarification|guidance|input|a decision)|awaiting (?:your )?(?:input|decision|confirmation))\b`)
 )
 

@@ -106,7 +106,10 @@ func runAnalyze(opts *analyzeOptions) error {
 func humanSummary(a *analyze.Analysis) string {
 	var b strings.Builder
 	line := func(k, format string, args ...any) {
-		fmt.Fprintf(&b, "%-15s %s\n", k+":", fmt.Sprintf(format, args...))
+		if k != "" {
+			k += ":"
+		}
+		fmt.Fprintf(&b, "%-15s %s\n", k, fmt.Sprintf(format, args...))
 	}
 	block := "none (heuristics used)"
 	if a.StatusBlock != nil {
