@@ -241,13 +241,32 @@ func (s *Scanner) StringBytes() ([]byte, error) {
 		return nil, s.fail()
 	}
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return raw, nil
+		return validUTF8(raw), nil
 	}
 	out, ok := unescape(raw)
 	if !ok {
 		return nil, s.fail()
 	}
-	return out, nil
+	return validUTF8(out), nil
+}
+
+// validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does,
+// so text read here can be printed back as JSON unchanged.
+func validUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 func unescape(raw []byte) ([]byte, bool) {

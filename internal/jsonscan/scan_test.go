@@ -1,0 +1,112 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestWalk(t *testing.T) {
+	in := `{"type":"assistant","n":-1.5e3,"ok":true,"nil":null,"s":"a\"b\\\\","u":"\u00e9\ud83d\ude00",` +
+		`"big":{"x":[1,{"y":"}]"}],"z":"\\"},"arr":[1,"two",{"three":3}]}`
+	s := New([]byte(in))
+	got := map[string]any{}
+	err := s.Object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "type", "s", "u":
+			got[string(k)], err = s.String()
+		case "n":
+			got["n"], err = s.Number()
+		case "ok":
+			got["ok"], err = s.Bool()
+		case "nil":
+			got["nil"], err = s.String()
+		case "arr":
+			n := 0
+			err = s.Array(func(int) error { n++; return nil }) // elements left unread are skipped
+			got["arr"] = n
+		}
+		return err // "big" is not consumed: the scanner skips it
+	})
+	if err != nil || !s.AtEnd() {
+		t.Fatalf("walk: %v (at end %v)", err, s.AtEnd())
+	}
+	want := map[string]any{"type": "assistant", "n": -1500.0, "ok": true, "nil": "", "s": `a"b\\`, "u": "é😀", "arr": 3}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, got[k], v)
+		}
+	}
+}
+
+func TestSyntaxErrors(t *testing.T) {
+	for _, in := range []string{`{`, `{"a"}`, `{"a":1,}`, `{"a":1 "b":2}`, `{ invalid }`, `{"a":"x}`, `{"a":[1,2}`, `{"a":tru}`, `]`, `{"a":1}}`} {
+		s := New([]byte(in))
+		err := s.Object(func([]byte) error { return nil })
+		if err == nil && s.AtEnd() {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}
+
+func TestSkipLargeStrings(t *testing.T) {
+	// Backslashes before a quote decide whether it ends the string.
+	for _, tc := range []struct {
+		in   string
+		rest string
+	}{
+		{`"abc" x`, " x"},
+		{`"a\"b" x`, " x"},
+		{`"a\\" x`, " x"},
+		{`"a\\\"b" x`, " x"},
+		{`{"k":"v\\"} x`, " x"},
+	} {
+		s := New([]byte(tc.in))
+		if err := s.Skip(); err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if got := tc.in[s.Offset():]; got != tc.rest {
+			t.Errorf("%q: rest %q, want %q", tc.in, got, tc.rest)
+		}
+	}
+}
+
+// FuzzScanner: never panics; every document encoding/json accepts is walked
+// to its end, and its strings decode as encoding/json decodes them.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{`{"a":"b"}`, `[1,2,{"x":null}]`, `{"a":"\u00e9\n"}`, `"\ud800"`, `{"a":{"b":[true,false]}}`, `{`, `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		s := New(in)
+		var walk func() error
+		walk = func() error {
+			switch s.Peek() {
+			case Object:
+				return s.Object(func([]byte) error { return walk() })
+			case Array:
+				return s.Array(func(int) error { return walk() })
+			case String:
+				_, err := s.String()
+				return err
+			default:
+				return s.Skip()
+			}
+		}
+		err := walk()
+		if !json.Valid(in) {
+			return
+		}
+		if err != nil || !s.AtEnd() {
+			t.Fatalf("valid JSON %q not walked: %v", in, err)
+		}
+		var want string
+		if json.Unmarshal(in, &want) == nil {
+			got, err := New(in).String()
+			if err != nil || got != want {
+				t.Fatalf("String(%q) = %q, %v; want %q", in, got, err, want)
+			}
+		}
+	})
+}
