@@ -9,6 +9,7 @@ import (
 // so a long plain-text output never has to be held whole. The last complete
 // block wins; a block still open when its message ends is ignored.
 type blockParser struct {
+	lines   int    // lines read inside the open block
 	open    string // dialect of the delimited block being read, or ""
 	indent  bool   // reading a "RALPH_STATUS:" header block (indented lines)
 	fields  map[string]string
@@ -35,7 +36,7 @@ func markerLine(l string) string {
 func (p *blockParser) line(l string) {
 	m := markerLine(l)
 	if p.indent {
-		if startsIndented(l) {
+		if p.lines++; startsIndented(l) && p.lines <= maxBlockLines {
 			if k, v, ok := parseKV(l); ok {
 				p.set(k, v)
 				return
@@ -64,6 +65,7 @@ func (p *blockParser) line(l string) {
 		if p.open == "" {
 			p.fields = map[string]string{}
 			p.lastKey = ""
+			p.lines = 0
 			p.indent = true
 			return
 		}
@@ -74,6 +76,11 @@ func (p *blockParser) line(l string) {
 		}
 	}
 	if p.open != "" {
+		if p.lines++; p.lines > maxBlockLines {
+			p.notes.add("a status block longer than 200 lines was ignored")
+			p.open, p.fields, p.lastKey = "", nil, ""
+			return
+		}
 		if k, v, ok := parseKV(l); ok {
 			p.set(k, v)
 		} else if t := strings.TrimSpace(l); t != "" && p.lastKey != "" && !strings.HasPrefix(t, "```") {
@@ -81,27 +88,43 @@ func (p *blockParser) line(l string) {
 		}
 		return
 	}
+	if !strings.HasPrefix(m, "<promise>") {
+		return
+	}
 	if sm := promiseRE.FindStringSubmatch(m); sm != nil {
 		p.last = &StatusBlock{Dialect: DialectPromise, Fields: map[string]string{"PROMISE": sm[1]}}
 	}
 }
+
+// Bounds on what an open block may hold: an unterminated marker followed by
+// megabytes of text must not be collected.
+const (
+	maxBlockLines = 200
+	maxFieldLen   = 4 << 10
+)
 
 func (p *blockParser) start(dialect string) {
 	if p.open != "" {
 		p.notes.add("a status block was opened again before it was closed; the unfinished one is ignored")
 	}
 	p.open = dialect
+	p.lines = 0
 	p.fields = map[string]string{}
 	p.lastKey = ""
 }
 
 func (p *blockParser) set(k, v string) {
+	if len(v) > maxFieldLen {
+		v = v[:maxFieldLen]
+	}
 	p.fields[k] = v
 	p.lastKey = k
 }
 
 func (p *blockParser) appendValue(t string) {
-	p.fields[p.lastKey] = strings.TrimSpace(p.fields[p.lastKey] + "\n" + t)
+	if v := p.fields[p.lastKey]; len(v)+len(t) < maxFieldLen {
+		p.fields[p.lastKey] = strings.TrimSpace(v + "\n" + t)
+	}
 }
 
 func (p *blockParser) finish(dialect string) {

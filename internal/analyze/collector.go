@@ -14,6 +14,7 @@ const maxFinalText = 256 << 10
 // keeps is bounded, whatever the input's size.
 type collector struct {
 	opts   Options
+	low    []byte // scratch for lowerBuf
 	blocks blockParser
 	errs   errorList
 	notes  warnSet
@@ -84,29 +85,79 @@ func newCollector(opts Options) *collector {
 	}
 }
 
-// ownLine handles one line of the agent's own words.
-func (c *collector) ownLine(l string) {
+// ownLine handles one line of the agent's own words. Cheap keyword checks on
+// a lower-cased copy decide which of the (slower) patterns to try: most lines
+// of a long session match none.
+//
+// Messages of a structured transcript get only what every message needs
+// (blocks, errors, limits); the cues about tests and edits are read from the
+// final message at the end, since the tool calls tell the rest.
+func (c *collector) ownLine(l string, cues bool) {
 	c.blocks.line(l)
-	if e, ok := errorLine(l); ok {
-		c.errs.add(e)
+	low := c.lowerBuf(l)
+	if hasAny(low, errorWords) {
+		if e, ok := errorLine(l); ok {
+			c.errs.add(e)
+		}
 	}
-	if st := testsStatusOf(l); st != "" {
-		c.testsStatus = st
+	if hasAny(low, limitWords) {
+		c.limitText(l)
 	}
-	t := strings.TrimSpace(l)
-	if isTestCommand(t) {
-		c.testCmds++
+	if cues {
+		c.cues(l, low)
 	}
-	if implCue.MatchString(t) {
+}
+
+// cues reads what a line says about tests run and work done.
+func (c *collector) cues(l string, low []byte) {
+	if hasAny(low, testsWords) {
+		if st := testsStatusOf(l); st != "" {
+			c.testsStatus = st
+		}
+		if isTestCommand(strings.TrimSpace(l)) {
+			c.testCmds++
+		}
+	}
+	if implCue.MatchString(strings.TrimSpace(l)) {
 		c.implCues++
 	}
-	c.limitText(l)
+}
+
+var (
+	errorWords = [][]byte{[]byte("err"), []byte("fatal"), []byte("exception"), []byte("fail"), []byte("panic"),
+		[]byte("traceback"), []byte("segmentation"), []byte("not found"), []byte("caused by")}
+	testsWords = [][]byte{[]byte("test"), []byte("pass"), []byte("fail"), []byte("ok"), []byte("jest"),
+		[]byte("bats"), []byte("rspec"), []byte("mocha"), []byte("tox"), []byte("verify"), []byte("check")}
+	limitWords = [][]byte{[]byte("limit"), []byte("usage"), []byte("quota"), []byte("429"), []byte("resource_exhausted")}
+)
+
+func hasAny(low []byte, words [][]byte) bool {
+	for _, w := range words {
+		if bytes.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerBuf is an ASCII lower-case copy of l in a reused buffer.
+func (c *collector) lowerBuf(l string) []byte {
+	b := c.low[:0]
+	for i := 0; i < len(l); i++ {
+		ch := l[i]
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		b = append(b, ch)
+	}
+	c.low = b
+	return b
 }
 
 // ownMessage handles one complete message of the agent's own words.
 func (c *collector) ownMessage(text string) {
 	for _, l := range strings.Split(text, "\n") {
-		c.ownLine(strings.TrimSuffix(l, "\r"))
+		c.ownLine(strings.TrimSuffix(l, "\r"), false)
 	}
 	c.blocks.endMessage()
 }

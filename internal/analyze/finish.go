@@ -31,6 +31,11 @@ func (c *collector) finish() *Analysis {
 
 	final := c.finalText()
 	prose, proseLines := proseOf(final)
+	if c.resultText.set || c.lastAssistant.set {
+		for _, l := range proseLines {
+			c.cues(l, c.lowerBuf(l))
+		}
+	}
 
 	c.applyFlat(a)
 	c.applyBlock(a)
@@ -248,8 +253,10 @@ func parseBool(v string) (bool, bool) {
 
 func normWord(v string) string {
 	v = strings.ToUpper(strings.Trim(strings.TrimSpace(v), `"'.`))
-	return strings.NewReplacer(" ", "_", "-", "_").Replace(v)
+	return wordJoiner.Replace(v)
 }
+
+var wordJoiner = strings.NewReplacer(" ", "_", "-", "_")
 
 func normStatus(v string) string {
 	switch normWord(v) {

@@ -190,7 +190,7 @@ func (c *collector) textLine(line []byte) {
 	l := string(bytes.TrimSuffix(line, []byte("\r")))
 	c.plainText.write(l)
 	c.plainText.write("\n")
-	c.ownLine(l)
+	c.ownLine(l, true)
 }
 
 // readStderr reads the agent's standard error for limits and errors only.

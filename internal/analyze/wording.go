@@ -31,22 +31,37 @@ func hasCompletionWording(text string) bool {
 }
 
 func sentenceClaimsCompletion(s string) bool {
+	if len(s) > maxSentence { // a wall of text is not a claim; and keeps the checks linear
+		return false
+	}
 	s = strings.ToLower(cleanProse(s))
-	for _, loc := range strongCompletion.FindAllStringIndex(s, -1) {
+	if locs := strongCompletion.FindAllStringIndex(s, -1); len(locs) > 0 {
 		// The phrase itself may hold a marker ("nothing left to do"); the
 		// rest of the sentence may not ("phase 1 implementation complete").
-		if !negationBefore.MatchString(s[:loc[0]]) && !partialMarker.MatchString(s[:loc[0]]+" "+s[loc[1]:]) {
-			return true
+		var rest strings.Builder
+		prev := 0
+		for _, loc := range locs {
+			rest.WriteString(s[prev:loc[0]])
+			rest.WriteByte(' ')
+			prev = loc[1]
+		}
+		rest.WriteString(s[prev:])
+		if !partialMarker.MatchString(rest.String()) {
+			for _, loc := range locs {
+				if !negated(s, loc[0]) {
+					return true
+				}
+			}
 		}
 	}
 	if partialMarker.MatchString(s) {
 		return false
 	}
 	for _, loc := range completionWord.FindAllStringIndex(s, -1) {
-		if negationBefore.MatchString(s[:loc[0]]) {
+		if negated(s, loc[0]) {
 			continue
 		}
-		rest := s[loc[1]:]
+		rest := s[loc[1]:min(len(s), loc[1]+80)]
 		if partialObject.MatchString(rest) && !wholeObject.MatchString(rest) {
 			continue
 		}
@@ -55,10 +70,18 @@ func sentenceClaimsCompletion(s string) bool {
 	return false
 }
 
-// cleanProse drops Markdown emphasis and code so wording checks see words.
-func cleanProse(s string) string {
-	return strings.NewReplacer("**", "", "__", "", "`", "", "’", "'").Replace(s)
+const maxSentence = 2000
+
+// negated looks at the few words before a match (bounded, so many matches
+// in one sentence stay linear).
+func negated(s string, at int) bool {
+	return negationBefore.MatchString(s[max(0, at-60):at])
 }
+
+// cleanProse drops Markdown emphasis and code so wording checks see words.
+func cleanProse(s string) string { return proseCleaner.Replace(s) }
+
+var proseCleaner = strings.NewReplacer("**", "", "__", "", "`", "", "’", "'")
 
 // sentences splits prose into sentences and lines.
 func sentences(text string) []string {
