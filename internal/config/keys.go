@@ -1,0 +1,201 @@
+package config
+
+import (
+	"slices"
+	"strings"
+)
+
+// kind says how a key's text is parsed and which Go type holds it.
+type kind int
+
+const (
+	kString   kind = iota // free text
+	kCommand              // words split like a shell would (see SplitWords)
+	kEnum                 // one of KeyInfo.Values, matched case-insensitively
+	kBool                 // true/false, yes/no, on/off, 1/0
+	kInt                  // whole number within [min, max]
+	kMinutes              // whole number of minutes → time.Duration
+	kHours                // whole number of hours → time.Duration
+	kSeconds              // whole number of seconds → time.Duration
+	kDuration             // Go duration ("90s", "1h30m"); a bare number means seconds
+	kFloat                // non-negative decimal number
+	kList                 // comma separated; commas inside (...) do not split
+	kInert                // accepted for compatibility, has no effect
+)
+
+var kindNames = [...]string{
+	kString: "string", kCommand: "command", kEnum: "enum", kBool: "bool", kInt: "int",
+	kMinutes: "minutes", kHours: "hours", kSeconds: "seconds", kDuration: "duration",
+	kFloat: "float", kList: "list", kInert: "inert",
+}
+
+// rcPolicy says how much a repository's .ralphrc may decide for a key. A
+// .ralphrc comes with the repository, so keys that choose what runs on the
+// user's machine are treated with suspicion, as the bash tool does (its
+// issue #346).
+type rcPolicy int
+
+const (
+	rcAny        rcPolicy = iota // any valid value
+	rcStockOnly                  // only the values in stock; others are ignored with a warning
+	rcWarnCustom                 // any value, but non-stock ones are named in a warning
+)
+
+// Where a key comes from, for the key table and the report.
+const (
+	OriginBash    = "ralph-claude-code .ralphrc"
+	OriginBashEnv = "ralph-claude-code env/flag"
+	OriginNew     = "new in ralph"
+)
+
+// KeyInfo documents one configuration key. Describe returns one per key; the
+// .ralphrc template and `ralph doctor` are generated from them.
+type KeyInfo struct {
+	Name    string   // canonical name, as written in .ralphrc
+	Aliases []string // other names accepted in .ralphrc and the environment
+	Env     []string // environment variables read, highest priority first
+	Flag    string   // the ralph command-line flag that sets it, if any
+	Type    string   // int, bool, string, list, duration, minutes, hours, seconds, float, enum, command, inert
+	Values  []string // the allowed values of an enum
+	Default string   // the default, written as it would be in .ralphrc
+	Doc     string   // one line
+	Group   string   // section of the template
+	Origin  string   // OriginBash, OriginBashEnv or OriginNew
+	// RepoRestricted is set for keys a .ralphrc may only set to stock values
+	// (or not at all); custom values must come from the environment or a flag.
+	RepoRestricted bool
+
+	kind     kind
+	min, max int64 // bounds of kInt and the whole-number durations; max 0 = none
+	// emptyOK: an empty value is a real value ("no optional sections"), not "unset".
+	emptyOK bool
+	policy  rcPolicy
+	stock   []string              // values a .ralphrc may use under rcStockOnly / rcWarnCustom
+	check   func(v string) string // extra validation of kString values; returns a problem
+	field   func(c *Config) any   // pointer to the Config field that holds the value
+}
+
+// Describe returns every key in template order. The slices are copies.
+func Describe() []KeyInfo {
+	out := make([]KeyInfo, len(keyTable))
+	for i, k := range keyTable {
+		k.Aliases = slices.Clone(k.Aliases)
+		k.Values = slices.Clone(k.Values)
+		k.Env = envNames(&keyTable[i])
+		k.Type = kindNames[k.kind]
+		k.RepoRestricted = k.policy == rcStockOnly
+		k.stock, k.check, k.field = nil, nil, nil
+		out[i] = k
+	}
+	return out
+}
+
+// Lookup finds a key by its canonical name or an alias.
+func Lookup(name string) (KeyInfo, bool) {
+	k := findKey(name)
+	if k == nil {
+		return KeyInfo{}, false
+	}
+	for _, d := range Describe() {
+		if d.Name == k.Name {
+			return d, true
+		}
+	}
+	return KeyInfo{}, false
+}
+
+// findKey returns the table row for a canonical name or alias, or nil.
+func findKey(name string) *keyInfo {
+	for i := range keyTable {
+		k := &keyTable[i]
+		if k.Name == name || slices.Contains(k.Aliases, name) {
+			return k
+		}
+	}
+	return nil
+}
+
+// keyInfo is KeyInfo seen from inside the package; the alias keeps the table
+// literal readable.
+type keyInfo = KeyInfo
+
+// envNames lists the environment variables read for a key. Every key can be
+// given as RALPH_<KEY>. Names the bash tool used (canonical or alias) are also
+// read bare, because its docs promise "all .ralphrc keys can be set as
+// environment variables using the same name". Keys new in ralph are read only
+// with the prefix: bare DELAY, LIVE or VERBOSE are too generic to trust.
+func envNames(k *keyInfo) []string {
+	var names []string
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if strings.HasPrefix(k.Name, "RALPH_") {
+		add(k.Name)
+	} else {
+		add("RALPH_" + k.Name)
+	}
+	if k.Origin != OriginNew {
+		add(k.Name)
+	}
+	for _, a := range k.Aliases {
+		add(a)
+	}
+	return names
+}
+
+// suggest returns the known name closest to an unknown one, or "" when none is
+// close enough to be a likely typo.
+func suggest(name string) string {
+	if len(name) > 64 { // no key is that long; skip the quadratic work
+		return ""
+	}
+	upper := strings.ToUpper(name)
+	best, bestDist := "", -1
+	consider := func(cand string) {
+		d := editDistance(upper, cand)
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = cand, d
+		}
+	}
+	for i := range keyTable {
+		consider(keyTable[i].Name)
+		for _, a := range keyTable[i].Aliases {
+			consider(a)
+		}
+	}
+	limit := 1
+	if len(upper) >= 8 {
+		limit = 2
+	}
+	if len(upper) < 4 && bestDist > 0 {
+		return ""
+	}
+	if bestDist >= 0 && bestDist <= limit {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes. Key
+// names are ASCII, so bytes are characters.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
