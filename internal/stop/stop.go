@@ -1,0 +1,270 @@
+// Package stop decides, from what the agent said, the plan and the budgets,
+// whether the loop stops and why. It is pure: the caller passes the state of
+// earlier iterations in and gets the next state back, so the same step can run
+// in a test table or a durable workflow.
+//
+// The rules, in the order they are applied after a call:
+//
+//   - needs_clarification: the agent asked for clarification (STATUS
+//     NEEDS_CLARIFICATION, CLARIFICATION_NEEDED). With NoClarify the loop goes
+//     on and tells the agent to choose the safest default.
+//   - project_complete: EXIT_SIGNAL: true with at least two completion
+//     indicators in the same iteration (STATUS COMPLETE, tests passing, no
+//     tasks remaining, completion wording, the plan fully checked) and nothing
+//     contradicting it (open required plan tasks, failing tests). No extra
+//     iteration is spent to confirm.
+//   - completion_signals: a contradicted or thin EXIT_SIGNAL: true is answered
+//     with what contradicts it; the same claim in the next iteration stops.
+//     Without any EXIT_SIGNAL field, STATUS COMPLETE or completion wording in
+//     MaxDoneSignals (2) consecutive iterations stops too.
+//   - safety_threshold: SafetyThreshold (5) consecutive iterations with at
+//     least two completion indicators but no EXIT_SIGNAL field.
+//   - test_saturation: MaxTestOnly (3) consecutive test-only iterations.
+//
+// An explicit EXIT_SIGNAL: false overrides every heuristic: it resets the
+// completion, safety and test-only streaks. Before each call: plan_complete
+// (every required checkbox of fix_plan.md checked, so a finished plan costs no
+// call) and the budgets max_loops, max_runtime and max_cost.
+package stop
+
+import (
+	"fmt"
+	"time"
+)
+
+// Reason is why the loop stopped (status.json exit_reason).
+type Reason string
+
+// Reasons.
+const (
+	None               Reason = ""
+	ProjectComplete    Reason = "project_complete"
+	PlanComplete       Reason = "plan_complete"
+	CompletionSignals  Reason = "completion_signals"
+	TestSaturation     Reason = "test_saturation"
+	SafetyThreshold    Reason = "safety_threshold"
+	NeedsClarification Reason = "needs_clarification"
+	MaxLoops           Reason = "max_loops"
+	MaxRuntime         Reason = "max_runtime"
+	MaxCost            Reason = "max_cost"
+)
+
+// Success reports whether the reason means the work is done.
+func (r Reason) Success() bool {
+	switch r {
+	case ProjectComplete, PlanComplete, CompletionSignals, TestSaturation, SafetyThreshold:
+		return true
+	}
+	return false
+}
+
+// Options are the thresholds; zero values take the defaults.
+type Options struct {
+	MaxDoneSignals  int  // MAX_CONSECUTIVE_DONE_SIGNALS, default 2
+	MaxTestOnly     int  // MAX_CONSECUTIVE_TEST_LOOPS, default 3
+	SafetyThreshold int  // default 5
+	NoClarify       bool // --no-clarify
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxDoneSignals <= 0 {
+		o.MaxDoneSignals = 2
+	}
+	if o.MaxTestOnly <= 0 {
+		o.MaxTestOnly = 3
+	}
+	if o.SafetyThreshold <= 0 {
+		o.SafetyThreshold = 5
+	}
+	return o
+}
+
+// Plan is what fix_plan.md says, counting required tasks only.
+type Plan struct {
+	Known    bool   // the file was read
+	Total    int    // required tasks
+	Open     int    // required tasks not checked
+	NextOpen string // the first open required task, for the agent
+}
+
+// Complete reports a plan with tasks, all checked.
+func (p Plan) Complete() bool { return p.Known && p.Total > 0 && p.Open == 0 }
+
+// Observation is one iteration as the stop rules see it.
+type Observation struct {
+	ExitSignal, ExitSignalExplicit bool
+	StatusComplete                 bool
+	HasCompletionSignal            bool // completion wording
+	CompletionIndicators           int  // from the analysis (plan not included)
+	TestsFailing                   bool
+	TestOnly                       bool
+	NeedsClarification             bool
+	Questions                      []string
+	Plan                           Plan // after the call
+}
+
+// State is what the rules remember between iterations.
+type State struct {
+	ClaimRejected  bool `json:"claim_rejected"` // the last EXIT_SIGNAL: true was answered with a contradiction
+	DoneStreak     int  `json:"done_streak"`    // completion without EXIT_SIGNAL field
+	SafetyStreak   int  `json:"safety_streak"`
+	TestOnlyStreak int  `json:"test_only_streak"`
+	PlanDeferred   bool `json:"plan_deferred"` // a complete plan was let through once after EXIT_SIGNAL: false
+}
+
+// Decision is the outcome of a step.
+type Decision struct {
+	Stop    bool
+	Reason  Reason
+	Message string
+	// Corrections are sentences for the next call's context: what
+	// contradicts the agent's claim, or what it should do instead.
+	Corrections []string
+}
+
+func stopWith(r Reason, format string, args ...any) Decision {
+	return Decision{Stop: true, Reason: r, Message: fmt.Sprintf(format, args...)}
+}
+
+// Usage is what the run has spent so far.
+type Usage struct {
+	Loops   int // iterations done
+	Elapsed time.Duration
+	CostUSD float64
+}
+
+// Budget limits a run; zero means no limit.
+type Budget struct {
+	MaxLoops   int
+	MaxRuntime time.Duration
+	MaxCost    float64
+}
+
+// BeforeCall decides whether the next call is needed at all.
+func BeforeCall(st State, plan Plan, used Usage, b Budget) (State, Decision) {
+	switch {
+	case b.MaxLoops > 0 && used.Loops >= b.MaxLoops:
+		return st, stopWith(MaxLoops, "reached --max-loops %d", b.MaxLoops)
+	case b.MaxRuntime > 0 && used.Elapsed >= b.MaxRuntime:
+		return st, stopWith(MaxRuntime, "ran %s, --max-runtime is %s", used.Elapsed.Round(time.Second), b.MaxRuntime)
+	case b.MaxCost > 0 && used.CostUSD >= b.MaxCost:
+		return st, stopWith(MaxCost, "spent $%.2f, --max-cost is $%.2f", used.CostUSD, b.MaxCost)
+	}
+	if plan.Complete() {
+		if st.PlanDeferred {
+			st.PlanDeferred = false
+			return st, Decision{Corrections: []string{
+				"Every task in fix_plan.md is checked but you said EXIT_SIGNAL: false: add the remaining work to fix_plan.md as unchecked tasks, or set EXIT_SIGNAL: true."}}
+		}
+		return st, stopWith(PlanComplete, "all %d required tasks in fix_plan.md are checked", plan.Total)
+	}
+	return st, Decision{}
+}
+
+// AfterCall folds one iteration into the state and decides.
+func AfterCall(st State, obs Observation, opts Options) (State, Decision) {
+	opts = opts.withDefaults()
+	var d Decision
+	if obs.NeedsClarification {
+		if !opts.NoClarify {
+			return st, stopWith(NeedsClarification, "the agent needs clarification: %d question(s)", len(obs.Questions))
+		}
+		d.Corrections = append(d.Corrections, "Do not wait for answers: choose the safest reasonable default, note the assumption in fix_plan.md, and continue.")
+	}
+	indicators := obs.CompletionIndicators
+	if obs.Plan.Complete() {
+		indicators++
+	}
+	contradictions := contradictions(obs)
+
+	switch {
+	case obs.ExitSignalExplicit && obs.ExitSignal:
+		st.DoneStreak, st.SafetyStreak = 0, 0
+		if len(contradictions) == 0 && indicators >= 2 {
+			st.ClaimRejected = false
+			return st, stopWith(ProjectComplete, "EXIT_SIGNAL: true with %d completion indicators", indicators)
+		}
+		if st.ClaimRejected {
+			st.ClaimRejected = false
+			return st, stopWith(CompletionSignals, "EXIT_SIGNAL: true in two consecutive iterations (%s)", joinOr(contradictions, "thin evidence"))
+		}
+		st.ClaimRejected = true
+		if indicators < 2 && len(contradictions) == 0 {
+			contradictions = append(contradictions, fmt.Sprintf("only %d completion indicator(s) back it", indicators))
+		}
+		d.Corrections = append(d.Corrections, "You set EXIT_SIGNAL: true, but "+joinOr(contradictions, "")+
+			". Finish that work, or if it is truly done, say so again with EXIT_SIGNAL: true.")
+		st.TestOnlyStreak = 0
+		return st, d
+
+	case obs.ExitSignalExplicit: // EXIT_SIGNAL: false overrides every heuristic
+		st = State{PlanDeferred: obs.Plan.Complete()}
+		return st, d
+	}
+
+	st.ClaimRejected = false
+	if obs.StatusComplete || obs.HasCompletionSignal {
+		st.DoneStreak++
+		if st.DoneStreak >= opts.MaxDoneSignals {
+			return st, stopWith(CompletionSignals, "completion reported in %d consecutive iterations without an EXIT_SIGNAL field", st.DoneStreak)
+		}
+		msg := "You reported completion without an EXIT_SIGNAL field. If all work is done, end with EXIT_SIGNAL: true in the RALPH_STATUS block"
+		if len(contradictions) > 0 {
+			msg += "; but " + joinOr(contradictions, "")
+		}
+		d.Corrections = append(d.Corrections, msg+".")
+	} else {
+		st.DoneStreak = 0
+	}
+	if indicators >= 2 {
+		st.SafetyStreak++
+		if st.SafetyStreak >= opts.SafetyThreshold {
+			return st, stopWith(SafetyThreshold, "%d consecutive iterations with completion indicators but no EXIT_SIGNAL field", st.SafetyStreak)
+		}
+	} else {
+		st.SafetyStreak = 0
+	}
+	if obs.TestOnly {
+		st.TestOnlyStreak++
+		if st.TestOnlyStreak >= opts.MaxTestOnly {
+			return st, stopWith(TestSaturation, "%d consecutive iterations only ran tests", st.TestOnlyStreak)
+		}
+	} else {
+		st.TestOnlyStreak = 0
+	}
+	return st, d
+}
+
+func contradictions(obs Observation) []string {
+	var c []string
+	if p := obs.Plan; p.Known && p.Total > 0 && p.Open > 0 {
+		s := fmt.Sprintf("fix_plan.md still has %d open item(s)", p.Open)
+		if p.NextOpen != "" {
+			s += fmt.Sprintf(" (next: %q)", truncate(p.NextOpen, 80))
+		}
+		c = append(c, s)
+	}
+	if obs.TestsFailing {
+		c = append(c, "the tests are failing")
+	}
+	return c
+}
+
+func joinOr(list []string, empty string) string {
+	if len(list) == 0 {
+		return empty
+	}
+	s := list[0]
+	for _, x := range list[1:] {
+		s += " and " + x
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
