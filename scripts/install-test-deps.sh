@@ -5,3 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 go mod download
+bash scripts/install-agents.sh
