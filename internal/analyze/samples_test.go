@@ -87,3 +87,36 @@ func TestVerbatimSamples(t *testing.T) {
 		})
 	}
 }
+
+// Outputs of the real Claude Code CLI run against the project's fake API
+// (testdata/real, written by internal/agenttest -update).
+func TestRealCLIOutputs(t *testing.T) {
+	now := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
+	limit := func(kind, reset string) map[string]any {
+		return map[string]any{"usage_limit.detected": true, "usage_limit.kind": kind, "usage_limit.resets_at": reset, "is_error": true}
+	}
+	done := map[string]any{"status": "COMPLETE", "exit_signal": true, "is_error": false, "usage_limit.detected": false,
+		"errors": map[string]any{"len": 0.0}, "usage.input_tokens": map[string]any{"min": 1.0}}
+	cases := map[string]map[string]any{
+		"claude_json_429_unified_headers_apikey.json":         limit("unknown", ""),
+		"claude_stream_json_429_unified_headers_apikey.jsonl": limit("unknown", ""),
+		"claude_json_5h_limit_oauth.json":                     limit("five_hour", "2026-11-21T03:00:00Z"),
+		"claude_stream_json_5h_limit_oauth.jsonl":             limit("five_hour", "2026-11-21T03:00:00Z"),
+		"claude_json_weekly_limit_oauth.json":                 limit("weekly", "2026-11-24T00:00:00Z"),
+		"claude_json_529_overloaded_oauth.json":               {"is_error": true, "usage_limit.detected": false},
+		"claude_json_permission_denied_write.json":            {"permission_denials": []any{map[string]any{"tool": "Write", "command": ""}}},
+		"claude_json_write_bash_success.json":                 done,
+		"claude_json_resumed_success.json":                    done,
+		"claude_stream_json_write_bash_success.jsonl":         done,
+	}
+	for file, expect := range cases {
+		t.Run(file, func(t *testing.T) {
+			got := analyzeFileJSON(t, "testdata/real/"+file, Options{ExitCode: 1, Now: now})
+			for path, want := range expect {
+				if err := match(lookup(got, path), want); err != nil {
+					t.Errorf("%s: %v", path, err)
+				}
+			}
+		})
+	}
+}
