@@ -1,0 +1,141 @@
+package claude
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"ralph/internal/agent"
+)
+
+func TestCommand(t *testing.T) {
+	base := agent.Invocation{Prompt: "do the task", AppendSystemPrompt: "loop 3 of 10"}
+	with := func(f func(*agent.Invocation)) agent.Invocation {
+		inv := base
+		f(&inv)
+		return inv
+	}
+	tail := []string{"--append-system-prompt", "loop 3 of 10", "-p", "--", "do the task"}
+	tests := []struct {
+		name string
+		cmd  string
+		inv  agent.Invocation
+		want []string
+	}{
+		{"defaults", "", base,
+			append([]string{"claude", "--output-format", "json"}, tail...)},
+		{"model and effort", "", with(func(i *agent.Invocation) { i.Model, i.Effort = "claude-opus-5-5", "high" }),
+			append([]string{"claude", "--model", "claude-opus-5-5", "--effort", "high", "--output-format", "json"}, tail...)},
+		{"resume", "", with(func(i *agent.Invocation) { i.SessionID = "1f619081-1f59-4397-bd4c-8791b3f050a0" }),
+			append([]string{"claude", "--output-format", "json", "--resume", "1f619081-1f59-4397-bd4c-8791b3f050a0"}, tail...)},
+		{"allowed tools one per element", "", with(func(i *agent.Invocation) {
+			i.AllowedTools = []string{"Write", "Bash(git diff *)", "Read,Edit", "Write"}
+		}),
+			append([]string{"claude", "--output-format", "json", "--allowedTools", "Write", "Bash(git diff *)", "Read", "Edit"}, tail...)},
+		{"stream-json adds verbose", "", with(func(i *agent.Invocation) { i.OutputFormat = agent.FormatStreamJSON }),
+			append([]string{"claude", "--output-format", "stream-json", "--verbose"}, tail...)},
+		{"live upgrades json to stream-json", "", with(func(i *agent.Invocation) { i.Live, i.OutputFormat = true, agent.FormatJSON }),
+			append([]string{"claude", "--output-format", "stream-json", "--verbose"}, tail...)},
+		{"text stays text", "", with(func(i *agent.Invocation) { i.Live, i.OutputFormat = true, agent.FormatText }),
+			append([]string{"claude", "--output-format", "text"}, tail...)},
+		{"custom command words", `npx -y "@anthropic-ai/claude-code@2.1.329"`, base,
+			append([]string{"npx", "-y", "@anthropic-ai/claude-code@2.1.329", "--output-format", "json"}, tail...)},
+		{"path with spaces", `'/opt/my tools/claude' --debug`, base,
+			append([]string{"/opt/my tools/claude", "--debug", "--output-format", "json"}, tail...)},
+		{"no context", "", with(func(i *agent.Invocation) { i.AppendSystemPrompt = "" }),
+			[]string{"claude", "--output-format", "json", "-p", "--", "do the task"}},
+		{"prompt starting with a dash", "", with(func(i *agent.Invocation) { i.Prompt, i.AppendSystemPrompt = "- [ ] task one", "" }),
+			[]string{"claude", "--output-format", "json", "-p", "--", "- [ ] task one"}},
+		{"everything", "claude", with(func(i *agent.Invocation) {
+			i.Model, i.Effort, i.SessionID, i.Live = "opus", "max", "sess-1", true
+			i.AllowedTools = []string{"Write", "Bash(go test *)"}
+		}),
+			append([]string{"claude", "--model", "opus", "--effort", "max", "--output-format", "stream-json", "--verbose",
+				"--allowedTools", "Write", "Bash(go test *)", "--resume", "sess-1"}, tail...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := a.Command(tt.inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
+			}
+			if slices.Contains(got, "--continue") || slices.Contains(got, "-c") {
+				t.Errorf("argv holds --continue: %q", got)
+			}
+		})
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	ok := agent.Invocation{Prompt: "p"}
+	tests := []struct {
+		name string
+		inv  agent.Invocation
+		want string
+	}{
+		{"empty prompt", agent.Invocation{Prompt: "  \n"}, "empty prompt"},
+		{"bad format", agent.Invocation{Prompt: "p", OutputFormat: "yaml"}, "output format"},
+		{"model like a flag", agent.Invocation{Prompt: "p", Model: "--dangerously-skip-permissions"}, "--model"},
+		{"session like a flag", agent.Invocation{Prompt: "p", SessionID: "-x"}, "--resume"},
+		{"tool like a flag", agent.Invocation{Prompt: "p", AllowedTools: []string{"--dangerously-skip-permissions"}}, "allowed tool"},
+		{"huge prompt", agent.Invocation{Prompt: strings.Repeat("x", 200<<10)}, "system limit"},
+	}
+	a, _ := New("")
+	if _, err := a.Command(ok); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if _, err := a.Command(tt.inv); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := New(`"unbalanced`); err == nil || !strings.Contains(err.Error(), "unbalanced") && !strings.Contains(err.Error(), "unterminated") {
+		t.Errorf("New with unbalanced quotes: %v", err)
+	}
+}
+
+func TestDefaultAllowedTools(t *testing.T) {
+	tools := DefaultAllowedTools()
+	for _, must := range []string{"Write", "Read", "Edit", "MultiEdit", "Glob", "Grep", "TodoWrite",
+		"Bash(git status *)", "Bash(git diff *)", "Bash(git commit *)", "Bash(go test *)", "Bash(npm test *)",
+		"Bash(pytest *)", "Bash(cargo test *)", "Bash(make *)", "Bash(bats *)"} {
+		if !slices.Contains(tools, must) {
+			t.Errorf("missing %s", must)
+		}
+	}
+	for _, tool := range tools {
+		if strings.HasPrefix(tool, "Bash(") {
+			pattern := strings.TrimSuffix(strings.TrimPrefix(tool, "Bash("), ")")
+			// Space-star form (word boundary) or an exact command; never
+			// the boundary-less "cmd*" or the legacy "cmd:*".
+			if strings.Contains(pattern, ":*") || strings.HasSuffix(pattern, "*") && !strings.HasSuffix(pattern, " *") {
+				t.Errorf("%s: use the \"Bash(cmd *)\" form", tool)
+			}
+			for _, word := range strings.Fields(pattern) {
+				if slices.Contains([]string{"push", "reset", "clean", "rm", "restore", "rebase", "stash", "-D", "-f", "--force"}, word) {
+					t.Errorf("%s can destroy work", tool)
+				}
+			}
+		}
+	}
+	tools[0] = "changed"
+	if DefaultAllowedTools()[0] == "changed" {
+		t.Error("DefaultAllowedTools shares its slice")
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	a, _ := New("")
+	c := a.Capabilities()
+	if a.Name() != "claude" || !c.StructuredOutput || !c.SessionResume || !c.Streaming || !c.ToolRestrictions ||
+		!c.PermissionDenials || !c.UsageLimits || !c.TokenUsage {
+		t.Errorf("%s: %+v", a.Name(), c)
+	}
+}

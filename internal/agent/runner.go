@@ -1,0 +1,307 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Defaults of Runner.
+const (
+	DefaultGrace       = 2 * time.Second
+	DefaultReapTimeout = 5 * time.Second
+)
+
+// ProcessRunner runs one agent process. *Runner is the real one; adapters
+// hold the interface so a test can record or fake what would be run.
+type ProcessRunner interface {
+	Run(ctx context.Context, p Process) (ProcessResult, error)
+}
+
+// Process is one agent command to run.
+type Process struct {
+	// Argv is executed directly, never through a shell.
+	Argv []string
+	Dir  string
+	// Env holds extra KEY=value entries on top of ralph's environment; later
+	// entries win.
+	Env []string
+	// StdoutPath and StderrPath receive the two streams separately
+	// (truncated first; the parent directory is created).
+	StdoutPath, StderrPath string
+	// Timeout kills the process group when it expires; 0 means none.
+	Timeout time.Duration
+	// OnLine, when set, also receives stdout line by line (without the line
+	// end) while the process runs. It is called from one goroutine, never
+	// after Run returns, and owns the slice. Lines are dropped rather than
+	// stall the agent when the callback falls behind (a terminal paused
+	// with Ctrl-S must not freeze the agent); the file always gets all.
+	OnLine func(line []byte)
+}
+
+// ProcessResult is how a process ended.
+type ProcessResult struct {
+	// ExitCode is the exit status, 128+N when killed by signal N, -1 when
+	// the process never ran.
+	ExitCode    int
+	TimedOut    bool
+	Interrupted bool
+	Duration    time.Duration
+	// StartErr is an *StartError when the executable could not be started.
+	StartErr error
+	Warnings []string
+}
+
+// Runner starts agent processes in their own process group, with stdin
+// from /dev/null, and makes sure nothing of the group outlives the call.
+//
+// Stopping (context cancelled, timeout, or processes left behind after the
+// agent exited) sends SIGTERM to the whole group, waits up to Grace for the
+// group to be gone, then sends SIGKILL and waits up to ReapTimeout more.
+// A process that moves itself into another group or session (setsid,
+// daemonising) escapes; catching those needs cgroups.
+//
+// The zero value is ready to use.
+type Runner struct {
+	// Grace is the time between SIGTERM and SIGKILL (DefaultGrace when 0).
+	Grace time.Duration
+	// ReapTimeout bounds the wait for the group to vanish after SIGKILL
+	// (DefaultReapTimeout when 0).
+	ReapTimeout time.Duration
+}
+
+func (r *Runner) grace() time.Duration {
+	if r == nil || r.Grace <= 0 {
+		return DefaultGrace
+	}
+	return r.Grace
+}
+
+func (r *Runner) reapTimeout() time.Duration {
+	if r == nil || r.ReapTimeout <= 0 {
+		return DefaultReapTimeout
+	}
+	return r.ReapTimeout
+}
+
+// Run runs p to completion. A non-zero exit, a timeout or an interrupt is
+// reported in ProcessResult; err is non-nil when the process could not be
+// run at all (then, for a start failure, err is ProcessResult.StartErr).
+func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
+	res := ProcessResult{ExitCode: -1}
+	if len(p.Argv) == 0 || p.Argv[0] == "" {
+		return res, errors.New("agent: empty command")
+	}
+	if p.StdoutPath == "" || p.StderrPath == "" {
+		return res, errors.New("agent: stdout and stderr log paths are required")
+	}
+	if ctx.Err() != nil {
+		res.Interrupted = true
+		return res, nil
+	}
+	stdout, err := createLog(p.StdoutPath)
+	if err != nil {
+		return res, err
+	}
+	defer stdout.Close()
+	stderr, err := createLog(p.StderrPath)
+	if err != nil {
+		return res, err
+	}
+	defer stderr.Close()
+
+	env, tmp, err := environ(p.Env)
+	if err != nil {
+		return res, err
+	}
+	if tmp != "" {
+		// Removed when Run returns, after the whole group is gone.
+		defer os.RemoveAll(tmp)
+	}
+
+	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	cmd.Dir = p.Dir
+	cmd.Env = env
+	cmd.Stdin = nil // os/exec connects /dev/null: agent CLIs wait on a non-terminal stdin
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = sysProcAttr()
+	var tee *lineTee
+	var pipeW *os.File
+	if p.OnLine != nil {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return res, fmt.Errorf("agent: stdout pipe: %w", err)
+		}
+		defer pr.Close()
+		cmd.Stdout, pipeW = pw, pw
+		tee = newLineTee(pr, stdout, p.OnLine)
+	} else {
+		// Straight to the file: no copying goroutine, and nothing to block
+		// on when a grandchild keeps stdout open.
+		cmd.Stdout = stdout
+	}
+
+	start := time.Now()
+	started := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		// Pdeathsig (Linux) fires when the thread that forked the child
+		// exits, not the process; pin this goroutine to its thread until
+		// the child is reaped so the signal only comes when ralph dies.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			_ = cmd.Wait() // the status is read from cmd.ProcessState
+		}
+		close(done)
+	}()
+	if err := <-started; err != nil {
+		if pipeW != nil {
+			pipeW.Close()
+		}
+		res.StartErr = &StartError{Command: p.Argv[0], Err: err}
+		return res, res.StartErr
+	}
+	if pipeW != nil {
+		// The child holds its own copy; ours must go or the reader never
+		// sees EOF.
+		pipeW.Close()
+		tee.start()
+	}
+	pgid := cmd.Process.Pid // Setpgid: the leader's pid is the group id
+
+	var timeout <-chan time.Time
+	if p.Timeout > 0 {
+		t := time.NewTimer(p.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var termAt time.Time
+	select {
+	case <-done:
+	case <-ctx.Done():
+		res.Interrupted = true
+	case <-timeout:
+		res.TimedOut = true
+	}
+	select {
+	case <-done:
+		// It finished by itself as the timer fired: nothing was killed.
+		res.Interrupted, res.TimedOut = false, false
+	default:
+	}
+	if res.Interrupted || res.TimedOut {
+		signalGroup(pgid, syscall.SIGTERM)
+		termAt = time.Now()
+		grace := time.NewTimer(r.grace())
+		select {
+		case <-done:
+		case <-grace.C:
+			signalGroup(pgid, syscall.SIGKILL)
+			<-done
+		}
+		grace.Stop()
+	}
+	res.Duration = time.Since(start)
+	res.ExitCode = exitCode(cmd.ProcessState)
+
+	res.Warnings = append(res.Warnings, r.clearGroup(pgid, termAt)...)
+	if tee != nil {
+		res.Warnings = append(res.Warnings, tee.wait(r.reapTimeout())...)
+	}
+	return res, nil
+}
+
+// clearGroup makes sure no process of the group survives its leader, which
+// has already been reaped. termAt is when SIGTERM went out, zero if never.
+func (r *Runner) clearGroup(pgid int, termAt time.Time) []string {
+	if !groupAlive(pgid) {
+		return nil
+	}
+	var warnings []string
+	if termAt.IsZero() {
+		// The agent exited on its own but left processes behind (a dev
+		// server, `sleep 1000 &`); they must not outlive the iteration.
+		warnings = append(warnings, "the agent left background processes running; ralph stopped them")
+		signalGroup(pgid, syscall.SIGTERM)
+		termAt = time.Now()
+	}
+	if waitGroupGone(pgid, termAt.Add(r.grace())) {
+		return warnings
+	}
+	signalGroup(pgid, syscall.SIGKILL)
+	if waitGroupGone(pgid, time.Now().Add(r.reapTimeout())) {
+		return warnings
+	}
+	return append(warnings, fmt.Sprintf("processes of the agent's process group %d still exist %v after SIGKILL", pgid, r.reapTimeout()))
+}
+
+// waitGroupGone polls until the group has no live process or the deadline
+// passes. Polling is the only portable way: there is no wait for processes
+// that are not our children.
+func waitGroupGone(pgid int, deadline time.Time) bool {
+	delay := time.Millisecond
+	for {
+		if !groupAlive(pgid) {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 20*time.Millisecond)
+	}
+}
+
+// signalGroup signals every process of the group; ESRCH (already gone) is
+// fine.
+func signalGroup(pgid int, sig syscall.Signal) {
+	_ = syscall.Kill(-pgid, sig)
+}
+
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func createLog(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("agent: log directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("agent: log file: %w", err)
+	}
+	return f, nil
+}
+
+// environ is ralph's environment plus extra. Unless extra sets TMPDIR, the
+// agent gets a fresh temp directory (returned, for removal): agents and the
+// tools they run litter TMPDIR, and parallel loops must not share it.
+func environ(extra []string) (env []string, tmp string, err error) {
+	env = append(os.Environ(), extra...)
+	for _, kv := range extra {
+		if strings.HasPrefix(kv, "TMPDIR=") {
+			return env, "", nil
+		}
+	}
+	tmp, err = os.MkdirTemp("", "ralph-agent-")
+	if err != nil {
+		return nil, "", fmt.Errorf("agent: temp directory: %w", err)
+	}
+	return append(env, "TMPDIR="+tmp), tmp, nil
+}

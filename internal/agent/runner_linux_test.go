@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// running reports whether pid is a live (non-zombie) process. Zombies count
+// as dead: where PID 1 does not reap orphans they never disappear.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, _, ok := parseStat(b)
+	return ok && state != 'Z' && state != 'X'
+}
+
+func TestRunOwnProcessGroup(t *testing.T) {
+	p := proc(t, "/bin/sh", "-c", `cut -d' ' -f5 /proc/$$/stat; echo $$`)
+	if _, err := testRunner().Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(readFile(t, p.StdoutPath))
+	if len(f) != 2 || f[0] != f[1] || f[0] == strconv.Itoa(os.Getpid()) {
+		t.Errorf("pgid, pid = %q: want the agent to lead its own group", f)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	state, pg, ok := parseStat([]byte("1234 (a (weird) name) S 1 777 777 0 -1"))
+	if !ok || state != 'S' || pg != 777 {
+		t.Errorf("parseStat = %c %d %v", state, pg, ok)
+	}
+	if _, _, ok := parseStat([]byte("garbage")); ok {
+		t.Error("garbage parsed")
+	}
+}

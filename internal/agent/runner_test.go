@@ -1,0 +1,346 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"ralph/internal/agent/fakeagent/script"
+)
+
+// fakeAgent is the scripted fake agent executable, built once in TestMain.
+var fakeAgent string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ralph-agent-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakeAgent, err = script.Build(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testRunner keeps kills short so the tests stay fast.
+func testRunner() *Runner {
+	return &Runner{Grace: 300 * time.Millisecond, ReapTimeout: 2 * time.Second}
+}
+
+// proc is a Process logging to a fresh directory.
+func proc(t *testing.T, argv ...string) Process {
+	dir := t.TempDir()
+	return Process{
+		Argv: argv, Dir: dir,
+		StdoutPath: filepath.Join(dir, "logs", "out.log"), StderrPath: filepath.Join(dir, "logs", "err.log"),
+	}
+}
+
+// fakeProc runs the fake agent with one scripted iteration.
+func fakeProc(t *testing.T, it script.Iteration) Process {
+	p := proc(t, fakeAgent)
+	path := filepath.Join(t.TempDir(), "script.json")
+	if err := (script.Script{Iterations: []script.Iteration{it}}).Write(path); err != nil {
+		t.Fatal(err)
+	}
+	p.Env = []string{script.EnvScript + "=" + path}
+	return p
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// killPID cleans up after a failing test.
+func killPID(t *testing.T, pid int) {
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+}
+
+func TestRunExitCodeAndStreams(t *testing.T) {
+	tests := []struct {
+		name, script, stdout, stderr string
+		code                         int
+	}{
+		{"ok", "echo out; echo err >&2", "out\n", "err\n", 0},
+		{"exit 3", "echo partial; exit 3", "partial\n", "", 3},
+		{"killed by signal", "kill -KILL $$", "", "", 128 + 9},
+		{"stdin is /dev/null", "cat; echo eof", "eof\n", "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := proc(t, "/bin/sh", "-c", tt.script)
+			p.Timeout = 10 * time.Second
+			res, err := testRunner().Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != tt.code || res.TimedOut || res.Interrupted || res.StartErr != nil {
+				t.Errorf("result = %+v, want exit %d", res, tt.code)
+			}
+			if got := readFile(t, p.StdoutPath); got != tt.stdout {
+				t.Errorf("stdout = %q, want %q", got, tt.stdout)
+			}
+			if got := readFile(t, p.StderrPath); got != tt.stderr {
+				t.Errorf("stderr = %q, want %q", got, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestRunEnvironment(t *testing.T) {
+	t.Setenv("RALPH_TEST_PARENT", "inherited")
+	p := proc(t, "/bin/sh", "-c", `echo "$RALPH_TEST_PARENT $RALPH_TEST_EXTRA $RALPH_TEST_OVERRIDE"; echo "$TMPDIR"; [ -d "$TMPDIR" ] && echo tmp-exists; pwd`)
+	t.Setenv("RALPH_TEST_OVERRIDE", "parent")
+	p.Env = []string{"RALPH_TEST_EXTRA=extra", "RALPH_TEST_OVERRIDE=child"}
+	if _, err := testRunner().Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, p.StdoutPath)), "\n")
+	if len(lines) != 4 || lines[0] != "inherited extra child" || lines[2] != "tmp-exists" {
+		t.Fatalf("output %q", lines)
+	}
+	if !strings.Contains(filepath.Base(lines[1]), "ralph-agent-") {
+		t.Errorf("TMPDIR = %q, want a per-run directory", lines[1])
+	}
+	if _, err := os.Stat(lines[1]); !os.IsNotExist(err) {
+		t.Errorf("per-run TMPDIR %s not removed: %v", lines[1], err)
+	}
+	if real, _ := filepath.EvalSymlinks(p.Dir); lines[3] != p.Dir && lines[3] != real {
+		t.Errorf("working directory %q, want %q", lines[3], p.Dir)
+	}
+
+	// A TMPDIR given by the caller is used as is.
+	own := t.TempDir()
+	p = proc(t, "/bin/sh", "-c", `echo "$TMPDIR"`)
+	p.Env = []string{"TMPDIR=" + own}
+	if _, err := testRunner().Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(readFile(t, p.StdoutPath)); got != own {
+		t.Errorf("TMPDIR = %q, want %q", got, own)
+	}
+}
+
+func TestRunStartErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		dir  string
+	}{
+		{"not found", []string{"ralph-no-such-agent-xyz", "-p", "hi"}, ""},
+		{"missing path", []string{"/nonexistent/bin/claude"}, ""},
+		{"not executable", []string{"/etc/hostname"}, ""},
+		{"missing dir", []string{"/bin/sh", "-c", "true"}, "/nonexistent/project"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := proc(t, tt.argv...)
+			if tt.dir != "" {
+				p.Dir = tt.dir
+			}
+			res, err := testRunner().Run(context.Background(), p)
+			var se *StartError
+			if !errors.As(err, &se) || res.StartErr != err {
+				t.Fatalf("err = %v, StartErr = %v; want the same *StartError", err, res.StartErr)
+			}
+			if se.Command != tt.argv[0] || !strings.Contains(err.Error(), strconv.Quote(tt.argv[0])) {
+				t.Errorf("message %q does not name the command %q", err, tt.argv[0])
+			}
+			if res.ExitCode != -1 {
+				t.Errorf("exit code %d, want -1", res.ExitCode)
+			}
+		})
+	}
+}
+
+func TestRunInvalid(t *testing.T) {
+	r := testRunner()
+	if _, err := r.Run(context.Background(), Process{StdoutPath: "a", StderrPath: "b"}); err == nil {
+		t.Error("empty argv accepted")
+	}
+	if _, err := r.Run(context.Background(), Process{Argv: []string{"true"}}); err == nil {
+		t.Error("missing log paths accepted")
+	}
+}
+
+// TestRunTimeoutKillsGroup runs a real process tree: the fake agent starts
+// a background grandchild and hangs; the timeout must take both down.
+func TestRunTimeoutKillsGroup(t *testing.T) {
+	p := fakeProc(t, script.Iteration{
+		Stdout: "working\n", Sleep: script.Duration(time.Hour),
+		PIDFile: "agent.pid", SpawnGrandchild: true, GrandchildPIDFile: "grandchild.pid",
+	})
+	p.Timeout = time.Second // long enough for the tree to be up under -race
+	start := time.Now()
+	res, err := testRunner().Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPID, gcPID := readPID(t, filepath.Join(p.Dir, "agent.pid")), readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
+	killPID(t, agentPID)
+	killPID(t, gcPID)
+	if !res.TimedOut || res.Interrupted || res.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Errorf("result = %+v, want timed out by SIGTERM", res)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+	if running(agentPID) || running(gcPID) {
+		t.Errorf("still running: agent %v, grandchild %v", running(agentPID), running(gcPID))
+	}
+	if got := readFile(t, p.StdoutPath); got != "working\n" {
+		t.Errorf("stdout = %q", got)
+	}
+}
+
+// TestRunSIGKILLAfterGrace: an agent and grandchild that ignore SIGTERM
+// are killed with SIGKILL once the grace period is over.
+func TestRunSIGKILLAfterGrace(t *testing.T) {
+	p := fakeProc(t, script.Iteration{
+		Sleep: script.Duration(time.Hour), IgnoreSIGTERM: true, PIDFile: "agent.pid",
+		SpawnGrandchild: true, GrandchildIgnoresSIGTERM: true, GrandchildPIDFile: "grandchild.pid",
+	})
+	p.Timeout = time.Second
+	r := testRunner()
+	start := time.Now()
+	res, err := r.Run(context.Background(), p)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentPID, gcPID := readPID(t, filepath.Join(p.Dir, "agent.pid")), readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
+	killPID(t, agentPID)
+	killPID(t, gcPID)
+	if !res.TimedOut || res.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Errorf("result = %+v, want timed out, killed by SIGKILL", res)
+	}
+	if elapsed < p.Timeout+r.Grace {
+		t.Errorf("returned after %v, before timeout+grace %v", elapsed, p.Timeout+r.Grace)
+	}
+	if running(agentPID) || running(gcPID) {
+		t.Errorf("still running: agent %v, grandchild %v", running(agentPID), running(gcPID))
+	}
+}
+
+func TestRunContextCancel(t *testing.T) {
+	p := fakeProc(t, script.Iteration{Sleep: script.Duration(time.Hour), SpawnGrandchild: true, GrandchildPIDFile: "grandchild.pid"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Cancel once the process tree is up.
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(p.Dir, "grandchild.pid")); err == nil {
+				cancel()
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	res, err := testRunner().Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gcPID := readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
+	killPID(t, gcPID)
+	if !res.Interrupted || res.TimedOut || res.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Errorf("result = %+v, want interrupted", res)
+	}
+	if running(gcPID) {
+		t.Error("grandchild still running")
+	}
+
+	// Already cancelled: nothing starts.
+	res, err = testRunner().Run(ctx, proc(t, "/bin/sh", "-c", "exit 0"))
+	if err != nil || !res.Interrupted || res.ExitCode != -1 {
+		t.Errorf("pre-cancelled run = %+v, %v", res, err)
+	}
+}
+
+// TestRunCleansUpAfterNormalExit: the agent exits 0 but leaves a background
+// process behind; it must not outlive the call.
+func TestRunCleansUpAfterNormalExit(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			p := fakeProc(t, script.Iteration{Stdout: "done\n", SpawnGrandchild: true, GrandchildPIDFile: "grandchild.pid"})
+			var lines []string
+			if live {
+				// The grandchild holds the stdout pipe: reading must still end.
+				p.OnLine = func(l []byte) { lines = append(lines, string(l)) }
+			}
+			res, err := testRunner().Run(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gcPID := readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
+			killPID(t, gcPID)
+			if res.ExitCode != 0 || res.TimedOut || res.Interrupted {
+				t.Errorf("result = %+v", res)
+			}
+			if running(gcPID) {
+				t.Error("grandchild still running")
+			}
+			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "background processes") {
+				t.Errorf("warnings = %q", res.Warnings)
+			}
+			if live && (len(lines) != 1 || lines[0] != "done") {
+				t.Errorf("lines = %q", lines)
+			}
+		})
+	}
+}
+
+func TestRunLiveLines(t *testing.T) {
+	p := fakeProc(t, script.Iteration{
+		Stdout: "one\r\ntwo\n\nthree without newline", LineDelay: script.Duration(20 * time.Millisecond),
+		Stderr: "noise\n",
+	})
+	var mu sync.Mutex
+	var lines []string
+	p.OnLine = func(l []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, string(l))
+	}
+	res, err := testRunner().Run(context.Background(), p)
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"one", "two", "", "three without newline"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Errorf("lines = %q, want %q", lines, want)
+	}
+	if got := readFile(t, p.StdoutPath); got != "one\r\ntwo\n\nthree without newline" {
+		t.Errorf("stdout file = %q", got)
+	}
+	if got := readFile(t, p.StderrPath); got != "noise\n" {
+		t.Errorf("stderr file = %q", got)
+	}
+}
