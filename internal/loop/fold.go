@@ -64,6 +64,7 @@ type State struct {
 	Calls       ratelimit.State `json:"-"` // persisted in its own file
 	Tokens      int64           `json:"total_tokens"`
 	CostUSD     float64         `json:"total_cost_usd"`
+	Usage       analyze.Usage   `json:"usage"` // totals by kind
 	LastSummary string          `json:"last_summary"`
 	Corrections []string        `json:"corrections"`
 }
@@ -117,6 +118,11 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 	st.Loop = it.Loop
 	st.Tokens += a.Usage.Total()
 	st.CostUSD += a.Usage.CostUSD
+	st.Usage.InputTokens += a.Usage.InputTokens
+	st.Usage.OutputTokens += a.Usage.OutputTokens
+	st.Usage.CacheReadInputTokens += a.Usage.CacheReadInputTokens
+	st.Usage.CacheCreationInputTokens += a.Usage.CacheCreationInputTokens
+	st.Usage.CostUSD = st.CostUSD
 	lim := ratelimit.New(p.Limits, st.Calls)
 	lim.Record(it.Ended, a.Usage.Total())
 	st.Calls = lim.State()

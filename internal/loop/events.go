@@ -1,0 +1,57 @@
+package loop
+
+import "time"
+
+// Event types: one event type flows from the engine to every observer
+// (log, terminal, JSON lines, later the monitor and chat).
+const (
+	EventStart          = "start"
+	EventIterationStart = "iteration_start"
+	EventIterationEnd   = "iteration_end"
+	EventWait           = "wait"
+	EventBackup         = "backup"
+	EventWarning        = "warning"
+	EventStop           = "stop"
+)
+
+// Event is one thing that happened in the loop.
+type Event struct {
+	Type      string    `json:"type"`
+	At        time.Time `json:"at"`
+	Loop      int       `json:"loop"`
+	Message   string    `json:"message,omitempty"`
+	Session   string    `json:"session_id,omitempty"`
+	WaitKind  string    `json:"wait_kind,omitempty"`
+	Until     time.Time `json:"until,omitzero"`
+	Reason    string    `json:"exit_reason,omitempty"`
+	ExitCode  int       `json:"exit_code,omitempty"`
+	Iteration *Metrics  `json:"iteration,omitempty"`
+}
+
+// Metrics is one line of logs/metrics.jsonl: what one iteration did and cost.
+type Metrics struct {
+	Loop                 int       `json:"loop"`
+	StartedAt            time.Time `json:"started_at"`
+	DurationMS           int64     `json:"duration_ms"`
+	ExitCode             int       `json:"exit_code"`
+	TimedOut             bool      `json:"timed_out,omitempty"`
+	InputTokens          int64     `json:"input_tokens"`
+	OutputTokens         int64     `json:"output_tokens"`
+	CacheReadTokens      int64     `json:"cache_read_input_tokens"`
+	CacheCreationTokens  int64     `json:"cache_creation_input_tokens"`
+	CostUSD              float64   `json:"cost_usd"`
+	FilesChanged         int       `json:"files_changed"`
+	Progress             bool      `json:"progress"`
+	Failed               bool      `json:"failed"`
+	Status               string    `json:"status"`
+	ExitSignal           bool      `json:"exit_signal"`
+	CompletionIndicators int       `json:"completion_indicators"`
+	TestOnly             bool      `json:"test_only"`
+	Errors               int       `json:"errors"`
+	Denials              int       `json:"permission_denials"`
+	UsageLimit           bool      `json:"usage_limit"`
+	Summary              string    `json:"summary,omitempty"`
+	Decision             string    `json:"decision"`
+	Breaker              string    `json:"circuit_breaker"`
+	Agent                string    `json:"agent,omitempty"`
+}
