@@ -22,7 +22,7 @@ type IO struct {
 
 // Main runs ralph with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext(stderr)
 	defer stop()
 	root := NewRoot(IO{In: stdin, Out: stdout, Err: stderr})
 	root.SetArgs(args)
@@ -51,11 +51,47 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})
+	// Bare `ralph` with run's flags runs the loop, as the bash tool did.
+	rf := addRunFlags(root.Flags())
+	root.Args = cobra.NoArgs
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
 	root.AddCommand(
+		newRunCmd(ios),
+		newStatusCmd(ios),
+		newCircuitCmd(ios),
+		newSessionCmd(ios),
 		newAnalyzeCmd(ios, nil),
 		newVersionCmd(ios),
 	)
 	return root
+}
+
+// interruptContext is cancelled by the first SIGINT or SIGTERM, so the loop
+// can stop the agent and leave consistent state; a second one exits at once.
+func interruptContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "ralph: interrupted again, exiting now")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
 }
 
 // ExitError carries a specific exit code out of a command.

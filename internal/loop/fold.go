@@ -175,7 +175,7 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		if bd.Reason == breaker.ReasonPermissionDenied {
 			out.Message = deniedMessage(bd.DeniedTools, bd.Message)
 		}
-		out.ResetSession = "circuit breaker opened"
+		out.ResetSession = "circuit_breaker_open"
 		return st, out
 	}
 
@@ -190,7 +190,7 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 	if sd.Stop {
 		out.Action, out.Reason, out.Message = Stop, string(sd.Reason), sd.Message
 		if sd.Reason.Success() {
-			out.ResetSession = "project complete"
+			out.ResetSession = "completion"
 		}
 		return st, out
 	}
@@ -202,7 +202,7 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		st.Corrections = append(st.Corrections, fmt.Sprintf("Last iteration these tool calls were refused: %s. Do not retry them; use the allowed tools (e.g. no pipes or redirects in Bash commands).", strings.Join(limitList(denied, 3), ", ")))
 	}
 	if a.IsError {
-		out.ResetSession = "agent reported an error"
+		out.ResetSession = "is_error"
 	}
 	return st, out
 }

@@ -1,0 +1,265 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/agent"
+	"ralph/internal/agent/claude"
+	"ralph/internal/breaker"
+	"ralph/internal/config"
+	"ralph/internal/loop"
+	"ralph/internal/plan"
+	"ralph/internal/ratelimit"
+	"ralph/internal/stop"
+	"ralph/internal/store"
+)
+
+const runLong = `Runs the agent on the project in the current directory (or --dir), one fresh
+call per iteration, and after every call decides whether to go on, wait or stop.
+The project needs .ralph/PROMPT.md, .ralph/fix_plan.md and .ralph/AGENT.md.
+
+Configuration: flags > environment (RALPH_<KEY> or the bash tool's names) >
+.ralphrc > defaults. .ralphrc is parsed, never executed.
+
+Exit codes: 0 done (project_complete, plan_complete, completion_signals,
+test_saturation, safety_threshold), 1 configuration or start-up error,
+2 circuit breaker open, 3 permission denied, 4 usage limit (--on-usage-limit
+exit), 5 budget reached (max_loops, max_runtime, max_cost), 6 needs
+clarification, 7 integrity failure, 130 interrupted.`
+
+func newRunCmd(ios IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Loop the agent over the project until the work is done (ralph's main job)",
+		Long:  runLong,
+		Args:  cobra.NoArgs,
+	}
+	rf := addRunFlags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
+	return cmd
+}
+
+// loadConfig resolves the configuration of the project in dir.
+func loadConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, error) {
+	rc, warns, err := config.ReadRalphrc(filepath.Join(dir, ".ralphrc"), os.LookupEnv)
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg, more, err := config.Resolve(config.Defaults(), rc, config.FromEnv(os.Getenv), flags)
+	for _, w := range append(warns, more...) {
+		fmt.Fprintln(warn, "ralph: warning:", w)
+	}
+	return cfg, err
+}
+
+// openProject opens the project's state directory, explaining the old flat
+// layout instead of failing obscurely.
+func openProject(dir string, cfg config.Config) (*store.Store, error) {
+	st, err := store.OpenWith(dir, store.Options{RalphDir: cfg.RalphDir, PromptFile: cfg.PromptFile})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(st.RalphDir()); errors.Is(err, os.ErrNotExist) {
+		for _, old := range []string{"PROMPT.md", "@fix_plan.md", "fix_plan.md", "@AGENT.md"} {
+			if _, err := os.Stat(filepath.Join(dir, old)); err == nil {
+				return nil, fmt.Errorf("%s uses the old flat layout (%s at the top level); ralph keeps its files in .ralph/: move PROMPT.md, @fix_plan.md (as fix_plan.md), @AGENT.md (as AGENT.md) and specs/ into .ralph/", dir, old)
+			}
+		}
+		return nil, fmt.Errorf("%s is not a ralph project: %s does not exist (it needs PROMPT.md, fix_plan.md and AGENT.md)", dir, st.RalphDir())
+	}
+	return st, nil
+}
+
+func runRun(ctx context.Context, ios IO, rf *runFlags) error {
+	dir, err := filepath.Abs(rf.Dir)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(dir, rf.layer(), ios.Err)
+	if err != nil {
+		return err
+	}
+	st, err := openProject(dir, cfg)
+	if err != nil {
+		return err
+	}
+	switch {
+	case rf.Status:
+		return printStatus(ios, st, rf.JSON)
+	case rf.CircuitStatus:
+		return circuitStatus(ios, st, cfg, rf.JSON)
+	case rf.ResetCircuit:
+		return circuitReset(ios, st, "reset by hand (--reset-circuit)")
+	case rf.ResetSession:
+		return sessionReset(ios, st, "reset by hand (--reset-session)")
+	case rf.Rollback:
+		return rollback(ctx, ios, dir)
+	}
+	if cfg.AgentProvider != "" && cfg.AgentProvider != "claude" {
+		return fmt.Errorf("agent %q is not supported yet; only claude is", cfg.AgentProvider)
+	}
+	ad, err := claude.New(cfg.AgentCmd)
+	if err != nil {
+		return fmt.Errorf("agent command: %w", err)
+	}
+	human := ios.Out
+	if rf.JSON {
+		human = ios.Err
+	}
+	lock, err := store.AcquireLock(st.LockFile())
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := st.EnsureDirs(); err != nil {
+		return err
+	}
+	logw, err := store.NewRotatingWriter(st.LogFile(), 10<<20, 4)
+	if err != nil {
+		return err
+	}
+	defer logw.Close()
+
+	set := settingsFrom(cfg)
+	set.AgentName = ad.Name()
+	if cfg.Live {
+		set.OnLive = agent.RenderLive(human)
+	}
+	if cfg.DryRun {
+		return dryRun(ios, st, ad, set)
+	}
+	obs := &observers{human: human, log: logw, verbose: cfg.Verbose}
+	if rf.JSON {
+		obs.json = json.NewEncoder(ios.Out)
+	}
+	eng := loop.New(set, loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit})
+	res, err := eng.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if cfg.Notify {
+		notify(fmt.Sprintf("ralph stopped: %s", res.Reason), res.Message)
+	}
+	if res.ExitCode != 0 {
+		return &ExitError{Code: res.ExitCode}
+	}
+	return nil
+}
+
+func settingsFrom(cfg config.Config) loop.Settings {
+	tools := cfg.AllowedTools
+	if len(tools) == 0 {
+		tools = claude.DefaultAllowedTools()
+	}
+	var env []string
+	for k, v := range cfg.Secrets {
+		if _, set := os.LookupEnv(k); !set {
+			env = append(env, k+"="+v.Reveal())
+		}
+	}
+	return loop.Settings{
+		Model: cfg.Model, Effort: cfg.Effort, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
+		AllowedTools: tools, Timeout: cfg.AgentTimeout, Env: env, Continuity: cfg.SessionContinuity,
+		Delay: cfg.Delay, FailureBackoff: cfg.FailureBackoff,
+		Budget: stop.Budget{MaxLoops: cfg.MaxLoops, MaxRuntime: cfg.MaxRuntime, MaxCost: cfg.MaxCost},
+		Plan:   plan.Options{OptionalSections: cfg.OptionalSections},
+		Policy: loop.Policy{
+			Breaker: breaker.Thresholds{
+				NoProgress: cfg.Breaker.NoProgressThreshold, SameError: cfg.Breaker.SameErrorThreshold,
+				PermissionDenial: cfg.Breaker.PermissionDenialThreshold, OutputDeclinePercent: cfg.Breaker.OutputDeclineThreshold,
+				Failure: cfg.Breaker.FailureThreshold, Cooldown: cfg.Breaker.Cooldown, AutoReset: cfg.Breaker.AutoReset,
+			},
+			Stop:             stop.Options{MaxDoneSignals: cfg.MaxConsecutiveDoneSignals, MaxTestOnly: cfg.MaxConsecutiveTestLoops, NoClarify: cfg.NoClarify},
+			Limits:           ratelimit.Limits{MaxCallsPerHour: cfg.MaxCallsPerHour, MaxTokensPerHour: int64(cfg.MaxTokensPerHour)},
+			UsageLimitWait:   cfg.UsageLimitWait,
+			UsageLimitMargin: ratelimit.DefaultUsageMargin,
+			ExitOnUsageLimit: cfg.OnUsageLimit == "exit",
+		},
+	}
+}
+
+func dryRun(ios IO, st *store.Store, ad agent.Adapter, set loop.Settings) error {
+	prompt, err := os.ReadFile(st.PromptFile())
+	if err != nil {
+		return fmt.Errorf("read prompt: %w", err)
+	}
+	pl, _ := set.Plan.Load(st.FixPlanFile())
+	inv := agent.Invocation{Dir: st.ProjectDir(), Prompt: string(prompt), Model: set.Model, Effort: set.Effort,
+		AllowedTools: set.AllowedTools, OutputFormat: set.OutputFormat, Live: set.Live,
+		AppendSystemPrompt: loop.BuildContext(loop.ContextInput{Loop: 1, PlanKnown: true, PlanOpen: pl.Counts().OpenRequired, PlanTotal: pl.Counts().Total})}
+	argv, err := ad.Command(inv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.Out, "dry run: no agent call is made\nplan:    %s\ncommand: %s\n", pl.Summary(), agent.JoinWords(argv))
+	return nil
+}
+
+// observers print, log and stream the engine's events; they never decide.
+type observers struct {
+	mu      sync.Mutex
+	human   io.Writer
+	log     io.Writer
+	json    *json.Encoder
+	verbose bool
+}
+
+func (o *observers) emit(ev loop.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	line := describe(ev)
+	if line != "" {
+		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), store.Redact(line))
+		if ev.Type != loop.EventIterationStart || o.verbose {
+			fmt.Fprintf(o.human, "%s %s\n", ev.At.Local().Format("15:04:05"), line)
+		}
+	}
+	if o.json != nil {
+		_ = o.json.Encode(ev)
+	}
+}
+
+func describe(ev loop.Event) string {
+	switch ev.Type {
+	case loop.EventStart:
+		return "ralph: " + ev.Message
+	case loop.EventIterationStart:
+		s := fmt.Sprintf("loop %d: calling the agent", ev.Loop)
+		if ev.Session != "" {
+			s += " (resuming session " + ev.Session + ")"
+		}
+		return s
+	case loop.EventIterationEnd:
+		m := ev.Iteration
+		if m == nil {
+			return ""
+		}
+		s := fmt.Sprintf("loop %d: %s in %s, exit %d, %d files changed, %d tokens, $%.4f — %s",
+			ev.Loop, strings.ToLower(m.Status), (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Second),
+			m.ExitCode, m.FilesChanged, m.InputTokens+m.OutputTokens+m.CacheReadTokens+m.CacheCreationTokens, m.CostUSD, m.Decision)
+		if m.Summary != "" {
+			s += ": " + m.Summary
+		}
+		return s
+	case loop.EventWait:
+		return fmt.Sprintf("waiting (%s) until %s: %s", ev.WaitKind, ev.Until.Local().Format("15:04:05"), ev.Message)
+	case loop.EventBackup:
+		return "backup: " + ev.Message
+	case loop.EventWarning:
+		return "warning: " + ev.Message
+	case loop.EventStop:
+		return fmt.Sprintf("stopped after loop %d: %s (exit %d) — %s", ev.Loop, ev.Reason, ev.ExitCode, ev.Message)
+	}
+	return ""
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"ralph/internal/config"
+)
+
+// runFlags are `ralph run`'s flags. Those backed by a configuration key are
+// kept as text and handed to the config layer only when the user set them, so
+// precedence (flags > env > .ralphrc > defaults) is decided in one place.
+type runFlags struct {
+	fs       *pflag.FlagSet
+	keyed    map[string]string // flag name → config key
+	boolKeys map[string]bool   // flag is a bool switch
+	invert   map[string]bool   // the switch sets its key to false
+
+	JSON          bool
+	ResetCircuit  bool
+	ResetSession  bool
+	Status        bool
+	CircuitStatus bool
+	Rollback      bool
+	Dir           string
+}
+
+// keyedFlags: name, shorthand, config key, help. Names and short forms are
+// those of the bash tool where it had one.
+var keyedFlags = []struct{ name, short, key, help string }{
+	{"calls", "c", "MAX_CALLS_PER_HOUR", "maximum agent calls per sliding hour"},
+	{"max-tokens", "", "MAX_TOKENS_PER_HOUR", "maximum tokens per sliding hour (0: no limit)"},
+	{"prompt", "p", "PROMPT_FILE", "prompt file (default .ralph/PROMPT.md)"},
+	{"timeout", "t", "CLAUDE_TIMEOUT_MINUTES", "minutes before one agent call is killed"},
+	{"output-format", "", "CLAUDE_OUTPUT_FORMAT", "agent output format: json or stream-json"},
+	{"allowed-tools", "", "ALLOWED_TOOLS", "tools the agent may use, e.g. \"Write,Read,Bash(git diff *)\""},
+	{"session-expiry", "", "SESSION_EXPIRY_HOURS", "hours after which the agent session is not resumed"},
+	{"agent-cmd", "", "AGENT_CMD", "agent executable, words split without a shell (e.g. \"npx @anthropic-ai/claude-code\")"},
+	{"agent", "", "AGENT_PROVIDER", "agent to run (claude)"},
+	{"model", "", "CLAUDE_MODEL", "model passed to the agent"},
+	{"effort", "", "CLAUDE_EFFORT", "effort level passed to the agent"},
+	{"max-loops", "", "MAX_LOOPS", "stop after this many iterations (0: no limit)"},
+	{"max-runtime", "", "MAX_RUNTIME", "stop after running this long, e.g. 8h (0: no limit)"},
+	{"max-cost", "", "MAX_COST", "stop once the agent reported this much cost in USD (0: no limit)"},
+	{"delay", "", "DELAY", "pause between iterations, e.g. 5s"},
+	{"failure-backoff", "", "FAILURE_BACKOFF", "pause after a failed iteration, doubling up to 10m (0: off)"},
+	{"on-usage-limit", "", "ON_USAGE_LIMIT", "on a usage limit: wait for the reset, or exit (code 4)"},
+}
+
+var boolFlags = []struct {
+	name, short, key, help string
+	invert                 bool
+}{
+	{"live", "l", "LIVE", "show the agent's work as it streams (stream-json)", false},
+	{"verbose", "v", "VERBOSE", "print more about each decision", false},
+	{"no-continue", "", "SESSION_CONTINUITY", "start a fresh agent session every iteration", true},
+	{"notify", "n", "NOTIFY", "desktop notification when the loop stops", false},
+	{"backup", "b", "BACKUP", "snapshot the working tree to refs/ralph/backups/ before each iteration", false},
+	{"auto-reset-circuit", "", "CB_AUTO_RESET", "close an open circuit breaker on start", false},
+	{"no-clarify", "", "NO_CLARIFY", "never stop for questions: tell the agent to choose the safest default", false},
+	{"dry-run", "", "DRY_RUN", "show what would run, without calling the agent", false},
+}
+
+func addRunFlags(fs *pflag.FlagSet) *runFlags {
+	rf := &runFlags{fs: fs, keyed: map[string]string{}, boolKeys: map[string]bool{}, invert: map[string]bool{}}
+	for _, f := range keyedFlags {
+		fs.StringP(f.name, f.short, "", f.help)
+		rf.keyed[f.name] = f.key
+	}
+	for _, f := range boolFlags {
+		fs.BoolP(f.name, f.short, false, f.help)
+		rf.keyed[f.name] = f.key
+		rf.boolKeys[f.name] = true
+		rf.invert[f.name] = f.invert
+	}
+	fs.BoolVar(&rf.JSON, "json", false, "print one JSON event per line on stdout (human output goes to stderr)")
+	fs.BoolVar(&rf.ResetCircuit, "reset-circuit", false, "close the circuit breaker and exit")
+	fs.BoolVar(&rf.ResetSession, "reset-session", false, "forget the agent session and exit")
+	fs.BoolVarP(&rf.Status, "status", "s", false, "print the loop's status and exit")
+	fs.BoolVar(&rf.CircuitStatus, "circuit-status", false, "print the circuit breaker's state and exit")
+	fs.BoolVar(&rf.Rollback, "rollback", false, "restore the working tree from the newest --backup snapshot and exit")
+	fs.StringVarP(&rf.Dir, "dir", "C", ".", "project directory")
+	return rf
+}
+
+// layer turns the flags the user set into a config layer.
+func (rf *runFlags) layer() config.Layer {
+	l := config.Layer{}
+	rf.fs.Visit(func(f *pflag.Flag) {
+		key, ok := rf.keyed[f.Name]
+		if !ok {
+			return
+		}
+		v := f.Value.String()
+		if rf.boolKeys[f.Name] && rf.invert[f.Name] {
+			b, _ := strconv.ParseBool(v)
+			v = strconv.FormatBool(!b)
+		}
+		l.SetFlag(key, "--"+f.Name, v)
+	})
+	return l
+}

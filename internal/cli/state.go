@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"ralph/internal/breaker"
+	"ralph/internal/config"
+	"ralph/internal/gitx"
+	"ralph/internal/session"
+	"ralph/internal/store"
+)
+
+// sessions adapts the session manager to the loop's needs.
+type sessions struct {
+	m       *session.Manager
+	current string
+	warn    func(string)
+}
+
+func newSessions(st *store.Store, expiry time.Duration) *sessions {
+	return &sessions{m: session.NewManager(st, expiry, nil)}
+}
+
+func (s *sessions) Current(time.Time) string {
+	start, err := s.m.Start(0)
+	if err != nil {
+		return ""
+	}
+	s.current = start.Resume.ID
+	return s.current
+}
+
+func (s *sessions) Save(id string, _ time.Time) error {
+	_, err := s.m.Record(id, id == s.current && id != "", 0)
+	return err
+}
+
+func (s *sessions) Reset(reason string, loop int, _ time.Time) error {
+	_, err := s.m.Reset(session.Reason(reason), loop)
+	s.current = ""
+	return err
+}
+
+func printStatus(ios IO, st *store.Store, asJSON bool) error {
+	s, err := store.ReadStatus(st.StatusFile())
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no status yet: %s does not exist (has `ralph run` been started here?)", st.StatusFile())
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(ios.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	fmt.Fprintf(ios.Out, "status:          %s (%s)\n", s.Status, s.LastAction)
+	if s.ExitReason != "" {
+		fmt.Fprintf(ios.Out, "exit reason:     %s\n", s.ExitReason)
+	}
+	fmt.Fprintf(ios.Out, "loop:            %d\n", s.LoopCount)
+	fmt.Fprintf(ios.Out, "calls this hour: %d/%d\n", s.CallsMadeThisHour, s.MaxCallsPerHour)
+	fmt.Fprintf(ios.Out, "circuit breaker: %s %s\n", s.Breaker.State, s.Breaker.Reason)
+	if s.Wait != nil {
+		fmt.Fprintf(ios.Out, "waiting:         %s until %s %s\n", s.Wait.Kind, s.Wait.Until.Local().Format(time.RFC3339), s.Wait.Reason)
+	}
+	t := s.Totals
+	fmt.Fprintf(ios.Out, "totals:          %d in, %d out, %d cache read, %d cache write tokens, $%.4f\n",
+		t.InputTokens, t.OutputTokens, t.CacheReadInputTokens, t.CacheCreationInputTokens, t.CostUSD)
+	if s.LastAnalysis != "" {
+		fmt.Fprintf(ios.Out, "last analysis:   %s\n", s.LastAnalysis)
+	}
+	for _, q := range s.ClarificationQuestions {
+		fmt.Fprintf(ios.Out, "question:        %s\n", q)
+	}
+	fmt.Fprintf(ios.Out, "updated:         %s\n", s.Timestamp.Local().Format(time.RFC3339))
+	return nil
+}
+
+func readBreaker(st *store.Store) (breaker.State, error) {
+	var b breaker.State
+	err := store.ReadJSON(st.BreakerFile(), &b)
+	if errors.Is(err, fs.ErrNotExist) {
+		return breaker.New(time.Now()), nil
+	}
+	if err == nil {
+		err = b.Validate()
+	}
+	return b, err
+}
+
+func circuitStatus(ios IO, st *store.Store, cfg config.Config, asJSON bool) error {
+	b, err := readBreaker(st)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(ios.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(b)
+	}
+	fmt.Fprintf(ios.Out, "state:     %s\n", b.Status)
+	if b.Message != "" {
+		fmt.Fprintf(ios.Out, "reason:    %s\n", b.Message)
+	}
+	fmt.Fprintf(ios.Out, "counters:  no progress %d/%d, same error %d/%d, permission denials %d/%d, failures %d/%d\n",
+		b.NoProgress, cfg.Breaker.NoProgressThreshold, b.SameError, cfg.Breaker.SameErrorThreshold,
+		b.PermissionDenials, cfg.Breaker.PermissionDenialThreshold, b.Failures, cfg.Breaker.FailureThreshold)
+	if b.Status == breaker.Open {
+		th := breaker.Thresholds{Cooldown: cfg.Breaker.Cooldown}
+		fmt.Fprintf(ios.Out, "half-open: after %s (or `ralph circuit reset`)\n", b.ResumeAt(th).Local().Format(time.RFC3339))
+	}
+	return nil
+}
+
+func circuitReset(ios IO, st *store.Store, why string) error {
+	b, err := readBreaker(st)
+	if err != nil {
+		if _, rerr := store.Recover(st.BreakerFile()); rerr == nil {
+			fmt.Fprintf(ios.Err, "ralph: the breaker state was corrupt (%v); set aside\n", err)
+		}
+		b = breaker.New(time.Now())
+	}
+	b, _ = b.Reset(time.Now(), why)
+	if err := store.WriteJSON(st.BreakerFile(), b); err != nil {
+		return err
+	}
+	fmt.Fprintln(ios.Out, "circuit breaker: CLOSED")
+	return nil
+}
+
+func sessionReset(ios IO, st *store.Store, _ string) error {
+	if _, err := session.NewManager(st, 0, nil).Reset(session.ReasonManual, 0); err != nil {
+		return err
+	}
+	fmt.Fprintln(ios.Out, "agent session reset: the next call starts a new session")
+	return nil
+}
+
+func rollback(ctx context.Context, ios IO, dir string) error {
+	backups, err := gitx.ListBackups(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if len(backups) == 0 {
+		return fmt.Errorf("no backups in %s (run with --backup to make them)", dir)
+	}
+	last := backups[len(backups)-1]
+	res, err := gitx.Rollback(ctx, dir, last.Ref, false)
+	if err != nil {
+		return fmt.Errorf("rollback to %s: %w", last.Ref, err)
+	}
+	fmt.Fprintf(ios.Out, "restored the working tree from %s (%s): %d files restored, %d removed\n",
+		last.Ref, last.Time.Local().Format(time.RFC3339), len(res.Restored), len(res.Removed))
+	return nil
+}
+
+// notify tells the desktop the loop stopped; with no notifier, the terminal bell.
+func notify(title, body string) {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("osascript", "-e", fmt.Sprintf("display notification %q with title %q", body, title))
+	default:
+		if p, err := exec.LookPath("notify-send"); err == nil {
+			cmd = exec.Command(p, title, body)
+		}
+	}
+	if cmd == nil || cmd.Run() != nil {
+		fmt.Fprint(os.Stderr, "\a")
+	}
+}
