@@ -1,20 +1,80 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"ralph/internal/agent/fakeagent/script"
 )
 
 // The scripts in testdata/script run the real ralph command line: testscript
-// re-executes this test binary as "ralph".
+// re-executes this test binary as "ralph". `ralph run` calls the scripted
+// fake agent executable, built once here.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ralph": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
+var fakeAgentBin string
+
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script", RequireExplicitExec: true})
+	if fakeAgentBin == "" {
+		bin, err := script.Build(t.TempDir())
+		if err != nil {
+			t.Fatalf("build the fake agent: %v", err)
+		}
+		fakeAgentBin = bin
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("FAKEAGENT", fakeAgentBin)
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_AUTHOR_NAME", "t")
+			env.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
+			env.Setenv("GIT_COMMITTER_NAME", "t")
+			env.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
+			// Scripts pace nothing: no delays or backoffs unless they ask.
+			env.Setenv("RALPH_DELAY", "0")
+			env.Setenv("RALPH_FAILURE_BACKOFF", "0")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"initproject": initProject,
+		},
+	})
+}
+
+// initproject DIR PLANFILE: a git repository with .ralph/PROMPT.md,
+// fix_plan.md (from PLANFILE) and AGENT.md, committed.
+func initProject(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: initproject DIR PLANFILE")
+	}
+	dir := ts.MkAbs(args[0])
+	plan, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	ts.Check(os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755))
+	for name, content := range map[string]string{"PROMPT.md": "Work on fix_plan.md.\n", "fix_plan.md": string(plan), "AGENT.md": "Run: go test ./...\n"} {
+		ts.Check(os.WriteFile(filepath.Join(dir, ".ralph", name), []byte(content), 0o644))
+	}
+	for _, a := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		for _, k := range []string{"PATH", "HOME", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+			cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			ts.Fatalf("git %v: %v\n%s", a, err, out)
+		}
+	}
+	fmt.Fprintf(ts.Stdout(), "project %s ready\n", args[0])
 }

@@ -97,7 +97,7 @@ func TestDefaults(t *testing.T) {
 		{"RalphDir", c.RalphDir, ".ralph"},
 		{"PromptPath", c.PromptPath(), ".ralph/PROMPT.md"},
 		{"OptionalSections", strings.Join(c.OptionalSections, "|"), "Optional|Future|Future Enhancements|Nice to Have"},
-		{"AllowedTools", len(c.AllowedTools), 19},
+		{"AllowedTools", len(c.AllowedTools), 0}, // empty: the agent adapter's granular default
 		{"E2BCostPerHour", c.Sandbox.E2BCostPerHour, 0.10},
 		{"Sandbox.Provider", c.Sandbox.Provider, ""},
 	}

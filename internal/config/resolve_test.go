@@ -126,6 +126,7 @@ OPTIONAL_SECTIONS="Later, Someday"
 
 func TestResolveDoesNotShareDefaults(t *testing.T) {
 	d := Defaults()
+	d.AllowedTools = []string{"Write"}
 	cfg, _, _ := Resolve(d, nil, nil, nil)
 	cfg.AllowedTools[0] = "changed"
 	cfg.Sources["X"] = Source{}

@@ -162,6 +162,24 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 	if a.Status == analyze.StatusBlocked {
 		blockedReason = firstNonEmpty(a.Recommendation, a.Summary)
 	}
+	var sd stop.Decision
+	st.Stop, sd = stop.AfterCall(st.Stop, stop.Observation{
+		ExitSignal: a.ExitSignal, ExitSignalExplicit: a.ExitSignalExplicit,
+		StatusComplete: a.Status == analyze.StatusComplete, HasCompletionSignal: a.HasCompletionSignal,
+		CompletionIndicators: a.CompletionIndicators, TestsFailing: a.TestsStatus == analyze.TestsFailing,
+		TestOnly: a.IsTestOnly, NeedsClarification: a.ClarificationNeeded || a.Status == analyze.StatusNeedsClarification,
+		Questions: a.ClarificationQuestions, Plan: it.Plan,
+	}, p.Stop)
+	// The stop rules go first: an iteration that proves the work done ends
+	// the run as done, even if it changed nothing (the breaker would call
+	// that "no progress").
+	if sd.Stop {
+		out.Action, out.Reason, out.Message = Stop, string(sd.Reason), sd.Message
+		if sd.Reason.Success() {
+			out.ResetSession = "completion"
+		}
+		return st, out
+	}
 	var bd breaker.Decision
 	st.Breaker, bd = st.Breaker.Step(breaker.Observation{
 		At: it.Ended, Loop: it.Loop, Progress: progress,
@@ -179,21 +197,6 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		return st, out
 	}
 
-	var sd stop.Decision
-	st.Stop, sd = stop.AfterCall(st.Stop, stop.Observation{
-		ExitSignal: a.ExitSignal, ExitSignalExplicit: a.ExitSignalExplicit,
-		StatusComplete: a.Status == analyze.StatusComplete, HasCompletionSignal: a.HasCompletionSignal,
-		CompletionIndicators: a.CompletionIndicators, TestsFailing: a.TestsStatus == analyze.TestsFailing,
-		TestOnly: a.IsTestOnly, NeedsClarification: a.ClarificationNeeded || a.Status == analyze.StatusNeedsClarification,
-		Questions: a.ClarificationQuestions, Plan: it.Plan,
-	}, p.Stop)
-	if sd.Stop {
-		out.Action, out.Reason, out.Message = Stop, string(sd.Reason), sd.Message
-		if sd.Reason.Success() {
-			out.ResetSession = "completion"
-		}
-		return st, out
-	}
 	st.Corrections = append(st.Corrections, sd.Corrections...)
 	if a.AskingQuestions && !a.ClarificationNeeded {
 		st.Corrections = append(st.Corrections, "Last iteration you asked questions instead of acting: nobody answers in this loop; choose the most reasonable option yourself and proceed.")

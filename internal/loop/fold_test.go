@@ -55,6 +55,7 @@ func TestFold(t *testing.T) {
 	clarify := Iteration{InRepo: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) {
 		a.Status, a.ClarificationNeeded, a.ClarificationQuestions = analyze.StatusNeedsClarification, true, []string{"Which DB?"}
 	})}
+	testOnly := Iteration{InRepo: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) { a.IsTestOnly, a.TestsStatus = true, analyze.TestsPassing })}
 	outsideGit := Iteration{InRepo: false, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) { a.FilesModified = 2 })}
 	timedOutWithChanges := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Changed: true, Plan: openPlan, Analysis: an(nil)}
 	timedOutIdle := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Plan: openPlan, Analysis: an(nil)}
@@ -73,6 +74,7 @@ func TestFold(t *testing.T) {
 		{"usage limit with --on-usage-limit exit", func(p *Policy) { p.ExitOnUsageLimit = true }, []foldStep{{limited, Stop, ReasonUsageLimit, ""}}},
 		{"usage limits do not count as failures", nil, []foldStep{{limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {working, Continue, "", ""}}},
 		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop, ReasonBreakerOpen, ""}}},
+		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop, "test_saturation", ""}}},
 		{"clarification stops with exit 6", nil, []foldStep{{clarify, Stop, "needs_clarification", ""}}},
 		{"outside git the self-report counts", nil, []foldStep{{outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}}},
 		{"a timed-out iteration that changed files is productive", nil, []foldStep{{timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}}},
