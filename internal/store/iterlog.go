@@ -1,0 +1,105 @@
+package store
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Per-iteration logs are logs/iteration_<N>_<UTC start>.stdout.log and
+// .stderr.log: the agent's raw output, kept for the analyzer to re-read and
+// for people to debug a decision.
+const (
+	StdoutSuffix = ".stdout.log"
+	StderrSuffix = ".stderr.log"
+
+	// DefaultIterationLogKeep is how many iterations' logs are kept.
+	DefaultIterationLogKeep = 200
+)
+
+// iterLogRE parses the names IterationLogBase makes; nothing else in logs/
+// is ever pruned.
+var iterLogRE = regexp.MustCompile(`^iteration_(\d{1,18})_(\d{8}T\d{6}Z)\.(?:stdout|stderr)\.log$`)
+
+// IterationLogBase is the common part of iteration n's log names.
+func IterationLogBase(n int, start time.Time) string {
+	return fmt.Sprintf("iteration_%d_%s", n, start.UTC().Format(compactTime))
+}
+
+// PruneIterationLogs deletes the logs of all but the newest keep iterations
+// in dir and returns the paths it removed. Age comes from the names, never
+// from modification times, which copying, checkouts and touch change: the
+// higher iteration number is newer, and for equal numbers (a later run that
+// counted from 1 again) the later start time. The engine is expected to
+// number iterations on from the previous run's loop count, so that a new run
+// never looks older than an old one. An iteration's stdout and stderr logs
+// count as one and go together. keep <= 0 turns retention off.
+func PruneIterationLogs(dir string, keep int) ([]string, error) {
+	if keep <= 0 {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("prune iteration logs: %w", err)
+	}
+	type iteration struct {
+		n     int64
+		start string // compactTime sorts as text
+		names []string
+	}
+	byKey := map[string]*iteration{}
+	for _, e := range entries {
+		m := iterLogRE.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		key := m[1] + "_" + m[2]
+		it := byKey[key]
+		if it == nil {
+			it = &iteration{n: n, start: m[2]}
+			byKey[key] = it
+		}
+		it.names = append(it.names, e.Name())
+	}
+	if len(byKey) <= keep {
+		return nil, nil
+	}
+	its := make([]*iteration, 0, len(byKey))
+	for _, it := range byKey {
+		its = append(its, it)
+	}
+	slices.SortFunc(its, func(a, b *iteration) int { // newest first
+		return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(b.start, a.start))
+	})
+	var removed []string
+	var errs []error
+	for _, it := range its[keep:] {
+		for _, name := range it.names {
+			p := filepath.Join(dir, name)
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+				continue
+			}
+			removed = append(removed, p)
+		}
+	}
+	slices.Sort(removed)
+	if err := errors.Join(errs...); err != nil {
+		return removed, fmt.Errorf("prune iteration logs: %w", err)
+	}
+	return removed, nil
+}

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPruneIterationLogs(t *testing.T) {
+	type log struct {
+		n     int
+		start time.Time
+	}
+	seq := func(from, to int) []log {
+		var ls []log
+		for n := from; n <= to; n++ {
+			ls = append(ls, log{n, t0.Add(time.Duration(n) * time.Minute)})
+		}
+		return ls
+	}
+	tests := []struct {
+		name        string
+		logs        []log
+		keep        int
+		wantRemoved []log
+	}{
+		{"under the limit", seq(1, 5), 10, nil},
+		{"at the limit", seq(1, 10), 10, nil},
+		{"oldest numbers go", seq(1, 205), 200, seq(1, 5)},
+		{"numbers, not text order", seq(8, 12), 3, seq(8, 9)}, // "10" < "8" as text
+		{"same number: earlier start goes", []log{{3, t0}, {3, t0.Add(time.Hour)}, {4, t0}}, 2, []log{{3, t0}}},
+		{"retention off", seq(1, 5), 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, l := range tt.logs {
+				base := filepath.Join(dir, IterationLogBase(l.n, l.start))
+				writeFile(t, base+StdoutSuffix, "out")
+				writeFile(t, base+StderrSuffix, "err")
+				// Modification times run backwards, so pruning by mtime
+				// would delete the newest logs.
+				mt := t0.Add(-time.Duration(i) * time.Hour)
+				_ = os.Chtimes(base+StdoutSuffix, mt, mt)
+				_ = os.Chtimes(base+StderrSuffix, mt, mt)
+			}
+			others := []string{"ralph.log", "metrics.jsonl", "iteration_notes.md", "iteration_1_x.stdout.log"}
+			for _, o := range others {
+				writeFile(t, filepath.Join(dir, o), "keep me")
+			}
+			removed, err := PruneIterationLogs(dir, tt.keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, l := range tt.wantRemoved {
+				base := filepath.Join(dir, IterationLogBase(l.n, l.start))
+				want = append(want, base+StderrSuffix, base+StdoutSuffix)
+			}
+			slices.Sort(want)
+			if !slices.Equal(removed, want) {
+				t.Fatalf("removed %v\nwant %v", removed, want)
+			}
+			for _, p := range removed {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("%s still exists", p)
+				}
+			}
+			for _, o := range others {
+				if _, err := os.Stat(filepath.Join(dir, o)); err != nil {
+					t.Errorf("pruned an unrelated file %s", o)
+				}
+			}
+		})
+	}
+}
+
+func TestPruneIterationLogsMissingDir(t *testing.T) {
+	if removed, err := PruneIterationLogs(filepath.Join(t.TempDir(), "nope"), 200); err != nil || removed != nil {
+		t.Fatalf("%v %v", removed, err)
+	}
+}
