@@ -5,7 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -49,6 +53,8 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"initproject": initProject,
+			"waitfile":    waitFile,
+			"dead":        dead,
 		},
 	})
 }
@@ -77,4 +83,49 @@ func initProject(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	fmt.Fprintf(ts.Stdout(), "project %s ready\n", args[0])
+}
+
+// waitfile PATH: wait (up to 20 s) until PATH exists and is not empty.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && len(b) > 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear", args[0])
+}
+
+// dead PIDFILE: the process whose pid is in PIDFILE is gone (a zombie
+// nobody reaped counts as gone), within 5 s.
+func dead(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: dead PIDFILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	gone := func() bool {
+		if syscall.Kill(pid, 0) != nil {
+			return true
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return true
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		return len(f) > 0 && f[0] == "Z"
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !gone() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if gone() == neg {
+		ts.Fatalf("process %d: gone=%v", pid, gone())
+	}
 }
