@@ -183,7 +183,7 @@ func settingsFrom(cfg config.Config) loop.Settings {
 			Stop:             stop.Options{MaxDoneSignals: cfg.MaxConsecutiveDoneSignals, MaxTestOnly: cfg.MaxConsecutiveTestLoops, NoClarify: cfg.NoClarify},
 			Limits:           ratelimit.Limits{MaxCallsPerHour: cfg.MaxCallsPerHour, MaxTokensPerHour: int64(cfg.MaxTokensPerHour)},
 			UsageLimitWait:   cfg.UsageLimitWait,
-			UsageLimitMargin: ratelimit.DefaultUsageMargin,
+			UsageLimitMargin: cfg.UsageLimitMargin,
 			ExitOnUsageLimit: cfg.OnUsageLimit == "exit",
 		},
 	}

@@ -47,6 +47,7 @@ type Config struct {
 	Delay            time.Duration // DELAY between iterations
 	FailureBackoff   time.Duration // FAILURE_BACKOFF after a failed agent call
 	UsageLimitWait   time.Duration // USAGE_LIMIT_WAIT_MINUTES when no reset time is known
+	UsageLimitMargin time.Duration // USAGE_LIMIT_MARGIN after a known reset time
 	OnUsageLimit     string        // ON_USAGE_LIMIT: "wait" or "exit"
 	DryRun           bool          // DRY_RUN
 

@@ -113,6 +113,8 @@ var keyTable = []keyInfo{
 		Doc: "Pause after a failed agent call (the bash tool slept 30s).", field: func(c *Config) any { return &c.FailureBackoff }},
 	{Name: "USAGE_LIMIT_WAIT_MINUTES", kind: kMinutes, min: 1, Default: "60", Group: gLimits, Origin: OriginNew,
 		Doc: "Minutes to wait on a usage limit whose reset time is unknown.", field: func(c *Config) any { return &c.UsageLimitWait }},
+	{Name: "USAGE_LIMIT_MARGIN", kind: kDuration, Default: "1m", Group: gLimits, Origin: OriginNew,
+		Doc: "Extra wait after a usage limit's reset time, so the first call after it is not refused again.", field: func(c *Config) any { return &c.UsageLimitMargin }},
 	{Name: "ON_USAGE_LIMIT", kind: kEnum, Values: []string{"wait", "exit"}, Default: "wait", Flag: "--on-usage-limit",
 		Group: gLimits, Origin: OriginNew,
 		Doc: "On a usage limit: wait for the reset, or exit (code 4).", field: func(c *Config) any { return &c.OnUsageLimit }},
