@@ -171,7 +171,7 @@ func settingsFrom(cfg config.Config) loop.Settings {
 	return loop.Settings{
 		Model: cfg.Model, Effort: cfg.Effort, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
 		AllowedTools: tools, Timeout: cfg.AgentTimeout, Env: env, Continuity: cfg.SessionContinuity,
-		Delay: cfg.Delay, FailureBackoff: cfg.FailureBackoff,
+		Delay: cfg.Delay, FailureBackoff: cfg.FailureBackoff, Backup: cfg.Backup,
 		Budget: stop.Budget{MaxLoops: cfg.MaxLoops, MaxRuntime: cfg.MaxRuntime, MaxCost: cfg.MaxCost},
 		Plan:   plan.Options{OptionalSections: cfg.OptionalSections},
 		Policy: loop.Policy{

@@ -154,12 +154,17 @@ func rollback(ctx context.Context, ios IO, dir string) error {
 		return fmt.Errorf("no backups in %s (run with --backup to make them)", dir)
 	}
 	last := backups[len(backups)-1]
-	res, err := gitx.Rollback(ctx, dir, last.Ref, false)
+	// The current state is backed up first (SafetyRef), so a rollback over
+	// uncommitted changes loses nothing.
+	res, err := gitx.Rollback(ctx, dir, last.Ref, true)
 	if err != nil {
 		return fmt.Errorf("rollback to %s: %w", last.Ref, err)
 	}
 	fmt.Fprintf(ios.Out, "restored the working tree from %s (%s): %d files restored, %d removed\n",
 		last.Ref, last.Time.Local().Format(time.RFC3339), len(res.Restored), len(res.Removed))
+	if res.SafetyRef != "" {
+		fmt.Fprintf(ios.Out, "the state before the rollback is kept in %s\n", res.SafetyRef)
+	}
 	return nil
 }
 
