@@ -139,7 +139,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if cfg.DryRun {
 		return dryRun(ios, st, ad, set)
 	}
-	obs := &observers{human: human, log: logw, verbose: cfg.Verbose}
+	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human)}
 	if rf.JSON {
 		obs.json = json.NewEncoder(ios.Out)
 	}
@@ -208,16 +208,62 @@ func dryRun(ios IO, st *store.Store, ad agent.Adapter, set loop.Settings) error 
 
 // observers print, log and stream the engine's events; they never decide.
 type observers struct {
-	mu      sync.Mutex
-	human   io.Writer
-	log     io.Writer
-	json    *json.Encoder
-	verbose bool
+	mu       sync.Mutex
+	human    io.Writer
+	log      io.Writer
+	json     *json.Encoder
+	verbose  bool
+	tty      bool          // human output is a terminal: waits show a live countdown
+	stopTick chan struct{} // ends the running countdown
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// countdown rewrites one terminal line with the time left until the wait
+// ends, once a second, until the next event.
+func (o *observers) countdown(kind string, until time.Time) {
+	stop := make(chan struct{})
+	o.stopTick = stop
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			left := time.Until(until).Round(time.Second)
+			if left < 0 {
+				left = 0
+			}
+			o.mu.Lock()
+			if o.stopTick == stop {
+				fmt.Fprintf(o.human, "\r\033[K⏳ %s: %s left (until %s)", kind, left, until.Local().Format("15:04:05"))
+			}
+			o.mu.Unlock()
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
 }
 
 func (o *observers) emit(ev loop.Event) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.stopTick != nil {
+		close(o.stopTick)
+		o.stopTick = nil
+		fmt.Fprint(o.human, "\r\033[K")
+	}
+	if o.tty && ev.Type == loop.EventWait {
+		defer o.countdown(ev.WaitKind, ev.Until)
+	}
 	line := describe(ev)
 	if line != "" {
 		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), store.Redact(line))
