@@ -72,6 +72,7 @@ type Engine struct {
 	backoff      time.Duration
 	started      time.Time
 	firstLoop    int
+	firstCost    float64 // the budgets count this run's spending, not the project's history
 	lastAnalysis *analyze.Analysis
 }
 
@@ -163,7 +164,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			e.emit(Event{Type: EventWarning, Message: planWarn})
 		}
 		var d stop.Decision
-		e.st.Stop, d = stop.BeforeCall(e.st.Stop, stopPlan(pl), stop.Usage{Loops: e.st.Loop - e.startLoop(), Elapsed: now.Sub(e.started), CostUSD: e.st.CostUSD}, e.set.Budget)
+		e.st.Stop, d = stop.BeforeCall(e.st.Stop, stopPlan(pl), stop.Usage{Loops: e.st.Loop - e.startLoop(), Elapsed: now.Sub(e.started), CostUSD: e.st.CostUSD - e.firstCost}, e.set.Budget)
 		if d.Stop {
 			return e.finish(string(d.Reason), d.Message)
 		}

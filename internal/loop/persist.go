@@ -49,6 +49,7 @@ func (e *Engine) loadState(now time.Time) error {
 	st.StartedAt = now
 	e.st = st
 	e.firstLoop = st.Loop
+	e.firstCost = st.CostUSD
 	return e.saveState()
 }
 
