@@ -109,10 +109,13 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if cfg.AgentProvider != "" && cfg.AgentProvider != "claude" {
 		return fmt.Errorf("agent %q is not supported yet; only claude is", cfg.AgentProvider)
 	}
-	ad, err := claude.New(cfg.AgentCmd)
+	// The config's splitter also refuses shell operators: the command is
+	// run without a shell, so a pipe in it would be a silent mistake.
+	argv, err := cfg.AgentArgv()
 	if err != nil {
-		return fmt.Errorf("agent command: %w", err)
+		return fmt.Errorf("agent command (%s): %w", cfg.Sources["AGENT_CMD"], err)
 	}
+	ad := &claude.Adapter{Cmd: argv, Runner: &agent.Runner{}, Now: time.Now}
 	human := ios.Out
 	if rf.JSON {
 		human = ios.Err
