@@ -57,6 +57,11 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
 	root.AddCommand(
 		newRunCmd(ios),
+		newSetupCmd(ios),
+		newEnableCmd(ios),
+		newImportCmd(ios),
+		newMigrateCmd(ios),
+		newDoctorCmd(ios),
 		newStatusCmd(ios),
 		newCircuitCmd(ios),
 		newSessionCmd(ios),

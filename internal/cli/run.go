@@ -73,10 +73,10 @@ func openProject(dir string, cfg config.Config) (*store.Store, error) {
 	if _, err := os.Stat(st.RalphDir()); errors.Is(err, os.ErrNotExist) {
 		for _, old := range []string{"PROMPT.md", "@fix_plan.md", "fix_plan.md", "@AGENT.md"} {
 			if _, err := os.Stat(filepath.Join(dir, old)); err == nil {
-				return nil, fmt.Errorf("%s uses the old flat layout (%s at the top level); ralph keeps its files in .ralph/: move PROMPT.md, @fix_plan.md (as fix_plan.md), @AGENT.md (as AGENT.md) and specs/ into .ralph/", dir, old)
+				return nil, fmt.Errorf("%s uses the old flat layout (%s at the top level); ralph keeps its files in .ralph/: run `ralph migrate` there (it moves PROMPT.md, @fix_plan.md, @AGENT.md and specs/ into .ralph/, with a backup)", dir, old)
 			}
 		}
-		return nil, fmt.Errorf("%s is not a ralph project: %s does not exist (it needs PROMPT.md, fix_plan.md and AGENT.md)", dir, st.RalphDir())
+		return nil, fmt.Errorf("%s is not a ralph project: %s does not exist (run `ralph enable` there, or `ralph setup NAME` for a new project)", dir, st.RalphDir())
 	}
 	return st, nil
 }

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/config"
+	"ralph/internal/doctor"
+)
+
+const doctorLong = `Checks, without changing anything, what ralph run needs: the configuration
+(.ralphrc and environment), the .ralph/ layout and required files, the plan,
+the state files, the circuit breaker, the run lock, the agent CLI and its
+version (against CLAUDE_MIN_VERSION), credentials (named, never printed), the
+git repository and its state, and the free disk space.
+
+One line per check. On a terminal the marks are ✓ ! ✗ in colour; when NO_COLOR
+is set or the output is not a terminal they are the words ok, warn and FAIL.
+--json prints {"checks": [{"name", "status": "ok|warn|fail", "detail"}],
+"blocking": bool}.
+
+Exit codes: 0 when nothing blocks a run (warnings alone included), 1 when a
+check failed (or the directory cannot be examined at all).`
+
+type doctorFlags struct {
+	dir  string
+	json bool
+}
+
+func newDoctorCmd(ios IO) *cobra.Command {
+	var f doctorFlags
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the agent, credentials, git, .ralph/, configuration and disk before a run",
+		Long:  doctorLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDoctor(cmd, ios, f)
+		},
+	}
+	cmd.Flags().StringVarP(&f.dir, "dir", "C", ".", "project directory")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
+	dir, err := filepath.Abs(f.dir)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	p := doctorProject(dir)
+	report := doctor.Run(cmd.Context(), p, doctor.System())
+	if f.json {
+		err = doctor.WriteJSON(ios.Out, report)
+	} else {
+		err = doctor.WriteText(ios.Out, report, doctor.Style{Fancy: fancyOutput(ios)})
+	}
+	if err != nil {
+		return err
+	}
+	if report.Blocking {
+		return &ExitError{Code: 1} // the report has said why
+	}
+	return nil
+}
+
+// doctorProject resolves the configuration as `ralph run` would and keeps
+// its warnings for the config check instead of printing them.
+func doctorProject(dir string) doctor.Project {
+	var warn bytes.Buffer
+	cfg, err := loadConfig(dir, config.Layer{}, &warn)
+	var ve *config.ValueError
+	if err != nil && !errors.As(err, &ve) {
+		// The .ralphrc could not be read at all; the other checks still
+		// deserve an answer, so they see the defaults.
+		cfg = config.Defaults()
+	}
+	var warns []string
+	for l := range strings.SplitSeq(warn.String(), "\n") {
+		if l = strings.TrimPrefix(strings.TrimSpace(l), "ralph: warning: "); l != "" {
+			warns = append(warns, l)
+		}
+	}
+	return doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
+}
+
+// fancyOutput decides the marks: symbols and colour only for a person at a
+// terminal who has not asked for no colour (https://no-color.org: any
+// non-empty NO_COLOR) and whose terminal can show it.
+func fancyOutput(ios IO) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return isTerminal(ios.Out)
+}
