@@ -38,7 +38,7 @@ func (c *collector) event(o *obj) bool {
 	case "item.completed":
 		c.codexItem(o.item)
 	case "turn.completed":
-		c.addUsageObject(o.usage, "")
+		c.addUsageObject(o.usage)
 	case "turn.failed":
 		c.isError = true
 		if msg := stringField(o.errorRaw, "message"); msg != "" {
@@ -386,7 +386,7 @@ func readClaudeUsage(raw []byte, u *Usage) {
 }
 
 // addUsageObject adds a turn's usage (Codex turn.completed).
-func (c *collector) addUsageObject(raw []byte, _ string) {
+func (c *collector) addUsageObject(raw []byte) {
 	var u Usage
 	readClaudeUsage(raw, &u)
 	c.usage.add(u)

@@ -196,11 +196,11 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	ralphDir := filepath.Dir(files.Prompt)
 	prep := importer.Prepare(doc, importer.Options{
 		Dir: dir, Files: files, LogDir: filepath.Join(ralphDir, "logs"), Threshold: o.MinScore,
-		Timeout: cfg.AgentTimeout, Model: cfg.Model, Effort: cfg.Effort, Env: settingsFrom(cfg).Env,
+		Timeout: cfg.AgentTimeout, Model: cfg.Model, Effort: cfg.Effort, Env: agentEnv(cfg),
 	})
-	ad, err := claude.New(cfg.AgentCmd)
+	ad, err := agentAdapter(cfg)
 	if err != nil {
-		return fmt.Errorf("agent command: %w", err)
+		return err
 	}
 	if o.DryRun {
 		return printImportDryRun(ios.Out, o, dir, files, found, prep, ad)

@@ -109,13 +109,10 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if cfg.AgentProvider != "" && cfg.AgentProvider != "claude" {
 		return fmt.Errorf("agent %q is not supported yet; only claude is", cfg.AgentProvider)
 	}
-	// The config's splitter also refuses shell operators: the command is
-	// run without a shell, so a pipe in it would be a silent mistake.
-	argv, err := cfg.AgentArgv()
+	ad, err := agentAdapter(cfg)
 	if err != nil {
-		return fmt.Errorf("agent command (%s): %w", cfg.Sources["AGENT_CMD"], err)
+		return err
 	}
-	ad := &claude.Adapter{Cmd: argv, Runner: &agent.Runner{}, Now: time.Now}
 	human := ios.Out
 	if rf.JSON {
 		human = ios.Err
@@ -160,17 +157,35 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	return nil
 }
 
-func settingsFrom(cfg config.Config) loop.Settings {
-	tools := cfg.AllowedTools
-	if len(tools) == 0 {
-		tools = claude.DefaultAllowedTools()
+// agentAdapter builds the agent from the configured command. The config's
+// splitter also refuses shell operators: the command runs without a shell,
+// so a pipe in it would be a silent mistake.
+func agentAdapter(cfg config.Config) (*claude.Adapter, error) {
+	argv, err := cfg.AgentArgv()
+	if err != nil {
+		return nil, fmt.Errorf("agent command (%s): %w", cfg.Sources["AGENT_CMD"], err)
 	}
+	return &claude.Adapter{Cmd: argv, Runner: &agent.Runner{}, Now: time.Now}, nil
+}
+
+// agentEnv hands secrets found in .ralphrc to the agent, unless ralph's own
+// environment already sets them.
+func agentEnv(cfg config.Config) []string {
 	var env []string
 	for k, v := range cfg.Secrets {
 		if _, set := os.LookupEnv(k); !set {
 			env = append(env, k+"="+v.Reveal())
 		}
 	}
+	return env
+}
+
+func settingsFrom(cfg config.Config) loop.Settings {
+	tools := cfg.AllowedTools
+	if len(tools) == 0 {
+		tools = claude.DefaultAllowedTools()
+	}
+	env := agentEnv(cfg)
 	return loop.Settings{
 		Model: cfg.Model, Effort: cfg.Effort, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
 		AllowedTools: tools, Timeout: cfg.AgentTimeout, Env: env, Continuity: cfg.SessionContinuity,

@@ -56,7 +56,7 @@ func (e *Engine) iterate(ctx context.Context, before plan.Plan) (Outcome, error)
 		OutputFormat: e.set.OutputFormat, Live: e.set.Live, Timeout: e.set.Timeout, Env: e.set.Env,
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnEvent: e.set.OnLive,
 	}
-	e.writeStatusAction("running", "executing", n, session)
+	e.writeStatusAction("running", "executing", session)
 	e.emit(Event{Type: EventIterationStart, Loop: n, Session: session})
 
 	res, runErr := e.deps.Agent.Run(ctx, inv)

@@ -91,7 +91,7 @@ func (e *Engine) saveState() error {
 	return nil
 }
 
-func (e *Engine) writeStatusAction(status, action string, _ int, session string) {
+func (e *Engine) writeStatusAction(status, action, session string) {
 	e.status(status, action, "", nil, session)
 }
 
