@@ -1,14 +1,10 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"ralph/internal/agenttest"
 	"ralph/internal/fakeapi"
@@ -27,23 +23,7 @@ const (
 // the fake API whose environment is env.
 func runImport(t *testing.T, dir string, env []string, args ...string) run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, ralphBin, append([]string{"import"}, append(args, "--agent-cmd", agenttest.ClaudeBinary(t), "--timeout", "2")...)...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := run{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.exit = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("ralph: %v", err)
-	}
-	t.Logf("ralph import exit %d in %s\nstdout:\n%s\nstderr:\n%s", r.exit, r.took.Round(time.Millisecond), r.stdout, r.stderr)
-	return r
+	return execRalph(t, dir, env, append(append([]string{"import"}, args...), "--agent-cmd", agenttest.ClaudeBinary(t), "--timeout", "2")...)
 }
 
 // importSetup writes the PRD into a fresh directory and returns it with the

@@ -76,10 +76,19 @@ type run struct {
 // runRalph runs `ralph run` on dir with the real claude against srv.
 func runRalph(t *testing.T, dir string, env []string, args ...string) run {
 	t.Helper()
+	args = append([]string{"run", "-C", dir, "--agent-cmd", agenttest.ClaudeBinary(t)}, args...)
+	return execRalph(t, "", append(env, "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0", "RALPH_CLAUDE_TIMEOUT_MINUTES=2"), args...)
+}
+
+// execRalph runs the ralph binary in dir (the current directory when "")
+// with exactly env, and reports how it ended.
+func execRalph(t *testing.T, dir string, env []string, args ...string) run {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, ralphBin, append([]string{"run", "-C", dir, "--agent-cmd", agenttest.ClaudeBinary(t)}, args...)...)
-	cmd.Env = append(env, "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0", "RALPH_CLAUDE_TIMEOUT_MINUTES=2")
+	cmd := exec.CommandContext(ctx, ralphBin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -90,7 +99,7 @@ func runRalph(t *testing.T, dir string, env []string, args ...string) run {
 	} else if err != nil {
 		t.Fatalf("ralph: %v", err)
 	}
-	t.Logf("ralph exit %d in %s\nstdout:\n%s\nstderr:\n%s", r.exit, r.took.Round(time.Millisecond), r.stdout, r.stderr)
+	t.Logf("ralph %s: exit %d in %s\nstdout:\n%s\nstderr:\n%s", args[0], r.exit, r.took.Round(time.Millisecond), r.stdout, r.stderr)
 	return r
 }
 
