@@ -18,6 +18,7 @@ import (
 	"ralph/internal/agent/claude"
 	"ralph/internal/breaker"
 	"ralph/internal/config"
+	"ralph/internal/control"
 	"ralph/internal/loop"
 	"ralph/internal/plan"
 	"ralph/internal/ratelimit"
@@ -143,7 +144,8 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if rf.JSON {
 		obs.json = json.NewEncoder(ios.Out)
 	}
-	eng := loop.New(set, loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit})
+	eng := loop.New(set, loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit,
+		Control: control.Open(st.RalphDir())})
 	res, err := eng.Run(ctx)
 	if err != nil {
 		return err
@@ -322,6 +324,10 @@ func describe(ev loop.Event) string {
 		return "backup: " + ev.Message
 	case loop.EventWarning:
 		return "warning: " + ev.Message
+	case loop.EventPaused, loop.EventResumed:
+		return ev.Message
+	case loop.EventAgentSwitch:
+		return "agent: " + ev.Message
 	case loop.EventStop:
 		return fmt.Sprintf("stopped after loop %d: %s (exit %d) — %s", ev.Loop, ev.Reason, ev.ExitCode, ev.Message)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/store"
 )
 
 // The scripts in testdata/script run the real ralph command line: testscript
@@ -52,6 +53,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitstatus":  waitStatus,
 			"initproject": initProject,
 			"waitfile":    waitFile,
 			"dead":        dead,
@@ -83,6 +85,26 @@ func initProject(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	fmt.Fprintf(ts.Stdout(), "project %s ready\n", args[0])
+}
+
+// waitstatus PROJECT STATUS: wait (up to 20 s) until the project's
+// status.json says STATUS ("paused", "running", "stopped").
+func waitStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitstatus PROJECT STATUS")
+	}
+	path := filepath.Join(ts.MkAbs(args[0]), ".ralph", "status.json")
+	deadline := time.Now().Add(20 * time.Second)
+	var last store.Status
+	for time.Now().Before(deadline) {
+		if st, err := store.ReadStatus(path); err == nil {
+			if last = st; st.Status == args[1] {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("status stayed %q (last action %q), want %q", last.Status, last.LastAction, args[1])
 }
 
 // waitfile PATH: wait (up to 20 s) until PATH exists and is not empty.

@@ -38,6 +38,24 @@ type Config struct {
 	ShellInitFile     string        // RALPH_SHELL_INIT_FILE
 	ShowToolArgs      bool          // LIVE_SHOW_TOOL_ARGS
 
+	// Other agents: fallbacks and per-agent settings (see AgentCommand,
+	// AgentModel, AgentExtraArgs).
+	FallbackAgents     []string // FALLBACK_AGENTS
+	ClaudeCmd          string   // CLAUDE_CODE_CMD when another agent is the main one
+	CodexCmd           string   // CODEX_CMD
+	GeminiCmd          string   // GEMINI_CMD
+	OpencodeCmd        string   // OPENCODE_CMD
+	CodexModel         string   // CODEX_MODEL
+	GeminiModel        string   // GEMINI_MODEL
+	OpencodeModel      string   // OPENCODE_MODEL
+	ClaudeArgs         string   // CLAUDE_ARGS
+	CodexArgs          string   // CODEX_ARGS
+	GeminiArgs         string   // GEMINI_ARGS
+	OpencodeArgs       string   // OPENCODE_ARGS
+	CodexSandbox       string   // CODEX_SANDBOX
+	GeminiApprovalMode string   // GEMINI_APPROVAL_MODE
+	CommandPromptMode  string   // COMMAND_PROMPT_MODE
+
 	// Limits and pacing
 	MaxCallsPerHour  int           // MAX_CALLS_PER_HOUR
 	MaxTokensPerHour int           // MAX_TOKENS_PER_HOUR; 0 = no token limit

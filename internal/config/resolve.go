@@ -244,7 +244,14 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 // the default "claude" is only right for the claude provider. (A configured
 // AGENT_CMD was already checked by its kCommand parse.)
 func finishAgent(cfg *Config) error {
-	if cfg.Sources["AGENT_CMD"].Kind != SourceDefault {
+	src := cfg.Sources["AGENT_CMD"]
+	// CLAUDE_CODE_CMD names Claude's command (the bash tool's key): with
+	// another main agent it must not become that agent's executable.
+	if src.Kind != SourceDefault && cfg.AgentProvider != "claude" && strings.EqualFold(strings.TrimPrefix(src.Name, "RALPH_"), "CLAUDE_CODE_CMD") {
+		cfg.ClaudeCmd = cfg.AgentCmd
+		src.Kind = SourceDefault
+	}
+	if src.Kind != SourceDefault {
 		return nil
 	}
 	cfg.AgentCmd = providerCommand(cfg.AgentProvider)
@@ -253,4 +260,19 @@ func finishAgent(cfg *Config) error {
 			Msg: `"command" needs an agent command: set AGENT_CMD or pass --agent-cmd`}
 	}
 	return nil
+}
+
+// checkAgents accepts a list of agent names other than "command".
+func checkAgents(v string) string {
+	for _, n := range strings.Split(v, ",") {
+		n = strings.ToLower(strings.TrimSpace(n))
+		switch n {
+		case "claude", "codex", "gemini", "opencode":
+		case "command":
+			return `"command" cannot be a fallback agent`
+		default:
+			return fmt.Sprintf("unknown agent %q (want claude, codex, gemini or opencode)", n)
+		}
+	}
+	return ""
 }

@@ -62,6 +62,11 @@ func (k *keyInfo) parse(raw string) (any, string) {
 		if err != nil {
 			return nil, fmt.Sprintf("%v in %q", err, v)
 		}
+		if k.check != nil && v != "" {
+			if p := k.check(v); p != "" {
+				return nil, p
+			}
+		}
 		return items, ""
 	}
 	return nil, "cannot be set (it has no effect in ralph)"

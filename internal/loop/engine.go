@@ -60,6 +60,10 @@ type Deps struct {
 	Backup        func(ctx context.Context, dir, label string) (string, error)
 	// Emit receives every event; observers must not block.
 	Emit func(Event)
+	// Fallbacks take over, in order, while Agent is held by a usage limit.
+	Fallbacks []AgentSpec
+	// Control carries pause and stop requests; nil: none are read.
+	Control Controller
 }
 
 // Engine sequences the iterations: it is the only place that runs effects
@@ -74,6 +78,9 @@ type Engine struct {
 	firstLoop    int
 	firstCost    float64 // the budgets count this run's spending, not the project's history
 	lastAnalysis *analyze.Analysis
+	// agents are Deps.Agent then the fallbacks; cur indexes the one in use.
+	agents []AgentSpec
+	cur    int
 }
 
 // New builds an engine; Run starts it.
@@ -102,7 +109,9 @@ func New(set Settings, deps Deps) *Engine {
 	if set.KeepIterationLogs == 0 {
 		set.KeepIterationLogs = store.DefaultIterationLogKeep
 	}
-	return &Engine{set: set, deps: deps}
+	agents := []AgentSpec{{Adapter: deps.Agent, Model: set.Model, Effort: set.Effort, AllowedTools: set.AllowedTools}}
+	agents = append(agents, deps.Fallbacks...)
+	return &Engine{set: set, deps: deps, agents: agents}
 }
 
 // SleepContext waits d or until ctx ends.
@@ -142,7 +151,16 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	if err := e.loadState(now); err != nil {
 		return Result{ExitCode: 1}, err
 	}
-	e.emit(Event{Type: EventStart, Message: fmt.Sprintf("starting at loop %d", e.st.Loop+1)})
+	e.restoreAgent()
+	if e.deps.Control != nil {
+		// A stop meant for an earlier run must not end this one; a pause
+		// is kept: it holds until somebody resumes.
+		if err := e.deps.Control.ClearStop(); err != nil {
+			e.emit(Event{Type: EventWarning, Message: "control request: " + err.Error()})
+		}
+	}
+	e.emit(Event{Type: EventStart, Agent: e.agentName(), Message: fmt.Sprintf("starting at loop %d with %s", e.st.Loop+1, e.agentName())})
+	e.announceCapabilities()
 	if e.st.Breaker.Status == breaker.Open {
 		return e.finish(ReasonBreakerOpen, "circuit breaker is OPEN: "+e.st.Breaker.Message+
 			fmt.Sprintf(" (cooldown until %s; `ralph circuit reset` closes it)", e.st.Breaker.ResumeAt(e.set.Policy.Breaker).Format(time.RFC3339)))
@@ -150,6 +168,9 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	for {
 		if ctx.Err() != nil {
 			return e.interrupted()
+		}
+		if res, done, err := e.obeyControl(ctx); done {
+			return res, err
 		}
 		now = e.deps.Now()
 		if missing, err := e.deps.Store.RequiredFiles(); err != nil || len(missing) > 0 {
@@ -173,8 +194,16 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		lim := ratelimit.New(e.set.Policy.Limits, e.st.Calls)
 		if ok, until := lim.Allow(now); !ok {
 			if err := e.wait(ctx, "rate_limit", until, fmt.Sprintf("%d calls in the last hour", lim.CallsInWindow(now))); err != nil {
-				return e.interrupted()
+				return e.endWait(err)
 			}
+			continue
+		}
+		if res, waited, err := e.pickAgent(ctx, now); res != nil || err != nil {
+			if res == nil {
+				return Result{ExitCode: 1, Loops: e.st.Loop}, err
+			}
+			return *res, err
+		} else if waited {
 			continue
 		}
 
@@ -187,10 +216,17 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		switch out.Action {
 		case Stop:
+			// Told not to wait out a usage limit, the loop still moves on
+			// to a fallback agent that is free.
+			if out.Reason == ReasonUsageLimit && e.holdAgent(out, e.deps.Now()) {
+				continue
+			}
 			return e.finish(out.Reason, out.Message)
 		case Wait:
-			if err := e.wait(ctx, "usage_limit", out.WaitUntil, out.Message); err != nil {
-				return e.interrupted()
+			// The next pickAgent switches to a free fallback or waits.
+			e.holdAgent(out, e.deps.Now())
+			if err := e.saveState(); err != nil {
+				return Result{ExitCode: 1, Loops: e.st.Loop}, err
 			}
 			continue
 		}
@@ -206,7 +242,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		if pause > 0 {
 			if err := e.wait(ctx, "delay", e.deps.Now().Add(pause), ""); err != nil {
-				return e.interrupted()
+				return e.endWait(err)
 			}
 		}
 	}
@@ -233,7 +269,7 @@ func (e *Engine) wait(ctx context.Context, kind string, until time.Time, reason 
 	}
 	e.writeStatus("waiting", "", &store.Wait{Kind: kind, Until: until, Reason: reason})
 	e.emit(Event{Type: EventWait, WaitKind: kind, Until: until, Message: reason})
-	return e.deps.Sleep(ctx, d)
+	return e.sleep(ctx, d)
 }
 
 func (e *Engine) readPlan() (plan.Plan, string) {

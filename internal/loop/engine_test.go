@@ -25,6 +25,9 @@ type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	sleeps []time.Duration
+	// onSleep runs after every sleep, outside the lock: a person acting
+	// while the loop waits.
+	onSleep func()
 }
 
 func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
@@ -32,7 +35,11 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	c.mu.Lock()
 	c.sleeps = append(c.sleeps, d)
 	c.now = c.now.Add(d)
+	hook := c.onSleep
 	c.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	return ctx.Err()
 }
 
@@ -45,6 +52,7 @@ type call struct {
 	cancel   bool              // the user presses Ctrl-C during the call
 	removeMD bool              // AGENT.md vanishes
 	took     time.Duration
+	during   func() // runs while the agent works (a person acting meanwhile)
 }
 
 type fakeAgent struct {
@@ -55,9 +63,15 @@ type fakeAgent struct {
 	invs    []agent.Invocation
 	cancel  context.CancelFunc
 	project string
+	name    string // "" is "fake"
 }
 
-func (f *fakeAgent) Name() string { return "fake" }
+func (f *fakeAgent) Name() string {
+	if f.name == "" {
+		return "fake"
+	}
+	return f.name
+}
 func (f *fakeAgent) Capabilities() agent.Capabilities {
 	return agent.Capabilities{StructuredOutput: true}
 }
@@ -79,6 +93,9 @@ func (f *fakeAgent) Run(ctx context.Context, inv agent.Invocation) (agent.Result
 	}
 	if c.removeMD {
 		os.Remove(filepath.Join(f.project, ".ralph", "AGENT.md"))
+	}
+	if c.during != nil {
+		c.during()
 	}
 	f.clock.Sleep(context.Background(), max(c.took, time.Minute))
 	if err := os.WriteFile(inv.StdoutPath, []byte(c.out), 0o644); err != nil {

@@ -12,6 +12,9 @@ const (
 	EventBackup         = "backup"
 	EventWarning        = "warning"
 	EventStop           = "stop"
+	EventPaused         = "paused"
+	EventResumed        = "resumed"
+	EventAgentSwitch    = "agent_switch"
 )
 
 // Event is one thing that happened in the loop.
@@ -21,6 +24,7 @@ type Event struct {
 	Loop      int       `json:"loop"`
 	Message   string    `json:"message,omitempty"`
 	Session   string    `json:"session_id,omitempty"`
+	Agent     string    `json:"agent,omitempty"`
 	WaitKind  string    `json:"wait_kind,omitempty"`
 	Until     time.Time `json:"until,omitzero"`
 	Reason    string    `json:"exit_reason,omitempty"`

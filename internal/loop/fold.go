@@ -67,6 +67,11 @@ type State struct {
 	Usage       analyze.Usage   `json:"usage"` // totals by kind
 	LastSummary string          `json:"last_summary"`
 	Corrections []string        `json:"corrections"`
+	// Agent is the agent in use and AgentLimits the usage limits holding
+	// agents back, so a restart neither calls a held agent nor forgets
+	// that it switched to a fallback.
+	Agent       string                `json:"agent,omitempty"`
+	AgentLimits map[string]AgentLimit `json:"agent_limits,omitempty"`
 }
 
 // Iteration is what one agent call produced, as measured at the edge.

@@ -45,6 +45,7 @@ func (e *Engine) iterate(ctx context.Context, before plan.Plan) (Outcome, error)
 		session = e.deps.Sessions.Current(start)
 	}
 	sp := stopPlan(before)
+	spec := e.current()
 	inv := agent.Invocation{
 		Dir: dir, Prompt: string(prompt), SessionID: session,
 		AppendSystemPrompt: BuildContext(ContextInput{
@@ -52,14 +53,14 @@ func (e *Engine) iterate(ctx context.Context, before plan.Plan) (Outcome, error)
 			Breaker: e.st.Breaker.Status, BreakerNote: e.st.Breaker.Message,
 			LastSummary: e.st.LastSummary, Corrections: e.st.Corrections,
 		}),
-		Model: e.set.Model, Effort: e.set.Effort, AllowedTools: e.set.AllowedTools,
+		Model: spec.Model, Effort: spec.Effort, AllowedTools: spec.AllowedTools,
 		OutputFormat: e.set.OutputFormat, Live: e.set.Live, Timeout: e.set.Timeout, Env: e.set.Env,
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnEvent: e.set.OnLive,
 	}
 	e.writeStatusAction("running", "executing", session)
-	e.emit(Event{Type: EventIterationStart, Loop: n, Session: session})
+	e.emit(Event{Type: EventIterationStart, Loop: n, Session: session, Agent: e.agentName()})
 
-	res, runErr := e.deps.Agent.Run(ctx, inv)
+	res, runErr := spec.Adapter.Run(ctx, inv)
 	if runErr != nil {
 		var se *agent.StartError
 		if errors.As(runErr, &se) && errors.Is(se.Err, exec.ErrNotFound) || res.StartErr == nil {
@@ -160,7 +161,7 @@ func (e *Engine) record(it Iteration, res agent.Result, start time.Time, out Out
 		Status: a.Status, ExitSignal: a.ExitSignal, CompletionIndicators: a.CompletionIndicators,
 		TestOnly: a.IsTestOnly, Errors: len(a.Errors), Denials: len(a.PermissionDenials),
 		UsageLimit: a.UsageLimit.Detected, Summary: store.Redact(a.Summary), Decision: decision,
-		Breaker: string(e.st.Breaker.Status), Agent: e.set.AgentName,
+		Breaker: string(e.st.Breaker.Status), Agent: e.agentName(),
 	}
 	if err := store.AppendMetrics(e.deps.Store.MetricsFile(), m); err != nil {
 		e.emit(Event{Type: EventWarning, Loop: it.Loop, Message: "metrics: " + err.Error()})

@@ -113,7 +113,7 @@ func (e *Engine) status(status, action, exitReason string, wait *store.Wait, ses
 		Timestamp: now, LoopCount: e.st.Loop, CallsMadeThisHour: lim.CallsInWindow(now),
 		MaxCallsPerHour: e.set.Policy.Limits.MaxCallsPerHour, TokensUsedThisHour: lim.TokensInWindow(now),
 		MaxTokensPerHour: e.set.Policy.Limits.MaxTokensPerHour, LastAction: action, Status: status,
-		ExitReason: exitReason, StartedAt: e.started, PID: os.Getpid(), AgentSessionID: session, Agent: e.set.AgentName,
+		ExitReason: exitReason, StartedAt: e.started, PID: os.Getpid(), AgentSessionID: session, Agent: e.agentName(),
 		Breaker: store.BreakerStatus{State: string(e.st.Breaker.Status), Reason: e.st.Breaker.Message},
 		Wait:    wait,
 		Totals: store.Totals{InputTokens: e.st.Usage.InputTokens, OutputTokens: e.st.Usage.OutputTokens,
