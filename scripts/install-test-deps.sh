@@ -4,5 +4,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian packages: tmux drives the dashboard test in a real terminal, git is
+# what the loop measures progress with.
+missing=()
+for pkg in tmux git; do
+	command -v "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-test-deps: installing ${missing[*]}"
+	sudo_cmd=()
+	if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
+		sudo_cmd=(sudo)
+	fi
+	"${sudo_cmd[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
 go mod download
 bash scripts/install-agents.sh

@@ -68,6 +68,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newPauseCmd(ios),
 		newResumeCmd(ios),
 		newStopCmd(ios),
+		newMonitorCmd(ios),
 		newAnalyzeCmd(ios, nil),
 		newVersionCmd(ios),
 	)

@@ -20,6 +20,7 @@ import (
 	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/loop"
+	"ralph/internal/monitor"
 	"ralph/internal/plan"
 	"ralph/internal/ratelimit"
 	"ralph/internal/stop"
@@ -107,6 +108,9 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	case rf.Rollback:
 		return rollback(ctx, ios, dir)
 	}
+	if rf.Tmux {
+		return runInTmux(ios, dir, os.Args[1:])
+	}
 	if cfg.AgentProvider != "" && cfg.AgentProvider != "claude" {
 		return fmt.Errorf("agent %q is not supported yet; only claude is", cfg.AgentProvider)
 	}
@@ -144,9 +148,23 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if rf.JSON {
 		obs.json = json.NewEncoder(ios.Out)
 	}
-	eng := loop.New(set, loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit,
-		Control: control.Open(st.RalphDir())})
-	res, err := eng.Run(ctx)
+	deps := loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit,
+		Control: control.Open(st.RalphDir())}
+	monitorOn := rf.Monitor && !rf.JSON && isTerminal(ios.Out)
+	if rf.Monitor && !monitorOn {
+		fmt.Fprintln(ios.Err, "ralph: warning: --monitor needs a terminal on stdout (and no --json); showing plain output")
+	}
+	var res loop.Result
+	if monitorOn {
+		res, err = runWithMonitor(ctx, ios, st, cfg, obs, func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine {
+			// The dashboard shows the agent's work as it streams.
+			set.Live, set.OnLive = true, feed.Live
+			deps.Emit = emit
+			return loop.New(set, deps)
+		})
+	} else {
+		res, err = loop.New(set, deps).Run(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -271,6 +289,17 @@ func (o *observers) countdown(kind string, until time.Time) {
 			}
 		}
 	}()
+}
+
+// swapHuman replaces the human output (the dashboard owns the terminal
+// while it is shown) and returns the previous one.
+func (o *observers) swapHuman(w io.Writer) io.Writer {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	old := o.human
+	o.human = w
+	o.tty = isTerminal(w)
+	return old
 }
 
 func (o *observers) emit(ev loop.Event) {

@@ -23,6 +23,8 @@ type runFlags struct {
 	Status        bool
 	CircuitStatus bool
 	Rollback      bool
+	Monitor       bool
+	Tmux          bool
 	Dir           string
 }
 
@@ -37,7 +39,8 @@ var keyedFlags = []struct{ name, short, key, help string }{
 	{"allowed-tools", "", "ALLOWED_TOOLS", "tools the agent may use, e.g. \"Write,Read,Bash(git diff *)\""},
 	{"session-expiry", "", "SESSION_EXPIRY_HOURS", "hours after which the agent session is not resumed"},
 	{"agent-cmd", "", "AGENT_CMD", "agent executable, words split without a shell (e.g. \"npx @anthropic-ai/claude-code\")"},
-	{"agent", "", "AGENT_PROVIDER", "agent to run (claude)"},
+	{"agent", "", "AGENT_PROVIDER", "agent to run: claude, codex, gemini, opencode or command"},
+	{"fallback-agent", "", "FALLBACK_AGENTS", "agents to continue with while the main one is held by a usage limit, e.g. codex,gemini"},
 	{"model", "", "CLAUDE_MODEL", "model passed to the agent"},
 	{"effort", "", "CLAUDE_EFFORT", "effort level passed to the agent"},
 	{"max-loops", "", "MAX_LOOPS", "stop after this many iterations (0: no limit)"},
@@ -80,6 +83,8 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	fs.BoolVarP(&rf.Status, "status", "s", false, "print the loop's status and exit")
 	fs.BoolVar(&rf.CircuitStatus, "circuit-status", false, "print the circuit breaker's state and exit")
 	fs.BoolVar(&rf.Rollback, "rollback", false, "restore the working tree from the newest --backup snapshot and exit")
+	fs.BoolVar(&rf.Monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
+	fs.BoolVar(&rf.Tmux, "tmux", false, "run the loop and `ralph monitor` side by side in tmux panes")
 	fs.StringVarP(&rf.Dir, "dir", "C", ".", "project directory")
 	return rf
 }

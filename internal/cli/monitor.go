@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/config"
+	"ralph/internal/control"
+	"ralph/internal/loop"
+	"ralph/internal/monitor"
+	"ralph/internal/plan"
+	"ralph/internal/store"
+)
+
+func newMonitorCmd(ios IO) *cobra.Command {
+	var p projectFlags
+	cmd := &cobra.Command{
+		Use:   "monitor",
+		Short: "Watch a loop running in another terminal (keys: p pause, s stop, r reset breaker, l log, ? help, q quit)",
+		Long: `Shows the dashboard of the loop running in this project, from its state and
+log files: it notices a loop that starts, stops or restarts. q leaves the view
+and the loop keeps running; p and s pause and stop it after its current
+iteration, as ralph pause and ralph stop do.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, cfg, err := p.open(ios)
+			if err != nil {
+				return err
+			}
+			if !isTerminal(ios.Out) {
+				return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
+			}
+			err = monitor.Run(cmd.Context(), monitorOptions(st, cfg))
+			if errors.Is(err, monitor.ErrInterrupted) {
+				return nil // ctrl+c leaves the view; the loop is another process's
+			}
+			return err
+		},
+	}
+	p.add(cmd, false)
+	return cmd
+}
+
+// monitorOptions are the dashboard's view of a project, shared by `ralph
+// monitor` and `ralph run --monitor`.
+func monitorOptions(st *store.Store, cfg config.Config) monitor.Options {
+	ctl := control.Open(st.RalphDir())
+	set := settingsFrom(cfg)
+	return monitor.Options{
+		Source: monitor.Source{
+			Store: st, Plan: plan.Options{OptionalSections: cfg.OptionalSections},
+			Breaker: set.Policy.Breaker, Limits: set.Policy.Limits,
+			Requests: func() (bool, bool) {
+				r, err := ctl.Read()
+				return err == nil && r.Pause, err == nil && r.Stop
+			},
+		},
+		Control: &monitorControl{file: ctl, st: st},
+		Parser:  liveParser(cfg.AgentProvider),
+		Title:   filepath.Base(st.ProjectDir()),
+	}
+}
+
+// monitorControl is what the dashboard's keys do: the same requests as
+// `ralph pause|resume|stop` and `ralph circuit reset`.
+type monitorControl struct {
+	mu   sync.Mutex // two quick key presses must not interleave their writes
+	file control.File
+	st   *store.Store
+}
+
+func (c *monitorControl) Pause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.file.Pause("monitor", time.Now())
+}
+
+func (c *monitorControl) Resume() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.file.Resume(time.Now())
+}
+
+func (c *monitorControl) Stop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.file.Stop("monitor", time.Now())
+}
+
+// ResetBreaker closes an open breaker. An open breaker has stopped the loop,
+// so no engine holds the state in memory to overwrite it.
+func (c *monitorControl) ResetBreaker() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return circuitReset(IO{Out: io.Discard, Err: io.Discard}, c.st, "reset in the monitor")
+}
+
+// runWithMonitor runs the engine under the dashboard in this process. q
+// leaves the view and the loop goes on with plain output; ctrl+c stops both.
+func runWithMonitor(ctx context.Context, ios IO, st *store.Store, cfg config.Config, obs *observers,
+	build func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine) (loop.Result, error) {
+	feed := monitor.NewFeed()
+	human := obs.swapHuman(io.Discard)
+	eng := build(func(ev loop.Event) { obs.emit(ev); feed.Event(ev) }, feed)
+	engCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type outcome struct {
+		res loop.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := eng.Run(engCtx)
+		done <- outcome{res, err}
+	}()
+	opts := monitorOptions(st, cfg)
+	opts.Feed = feed
+	opts.Parser = nil
+	merr := monitor.Run(ctx, opts)
+	obs.swapHuman(human)
+	switch {
+	case errors.Is(merr, monitor.ErrInterrupted):
+		cancel()
+	case merr != nil:
+		fmt.Fprintln(ios.Err, "ralph: monitor:", merr)
+	default:
+		select {
+		case o := <-done:
+			return o.res, o.err
+		default:
+			fmt.Fprintln(human, "ralph: left the dashboard; the loop goes on here (Ctrl-C stops it, `ralph monitor` shows the view again)")
+		}
+	}
+	o := <-done
+	return o.res, o.err
+}
+
+// runInTmux starts the loop and the dashboard side by side in tmux, as the
+// bash tool's --monitor did: the loop in one pane (its own plain output) and
+// `ralph monitor` in the other. Inside tmux it splits the current window;
+// outside, it makes a session and attaches to it.
+func runInTmux(ios IO, dir string, args []string) error {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		return errors.New("--tmux needs tmux on PATH; `ralph run --monitor` shows the same dashboard without it")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	loopCmd := append([]string{self, "run"}, withoutTmuxFlag(args)...)
+	monCmd := []string{self, "monitor", "-C", dir}
+	tm := func(a ...string) error {
+		c := exec.Command(tmux, a...)
+		c.Stdin, c.Stdout, c.Stderr = os.Stdin, ios.Out, ios.Err
+		return c.Run()
+	}
+	if os.Getenv("TMUX") != "" {
+		if err := tm(append([]string{"split-window", "-h", "-d", "-c", dir}, monCmd...)...); err != nil {
+			return fmt.Errorf("tmux split-window: %w", err)
+		}
+		c := exec.Command(loopCmd[0], loopCmd[1:]...)
+		c.Stdin, c.Stdout, c.Stderr = os.Stdin, ios.Out, ios.Err
+		return c.Run()
+	}
+	name := fmt.Sprintf("ralph-%s-%d", sanitizeSession(filepath.Base(dir)), os.Getpid())
+	// The loop's pane stays open after it ends, so its last lines (the exit
+	// reason) can be read before closing the session.
+	shell := shellJoin(loopCmd) + `; echo; echo "ralph exited with $?; press Enter to close"; read _`
+	if err := tm("new-session", "-d", "-s", name, "-c", dir, "sh", "-c", shell); err != nil {
+		return fmt.Errorf("tmux new-session: %w", err)
+	}
+	if err := tm(append([]string{"split-window", "-h", "-t", name, "-c", dir}, monCmd...)...); err != nil {
+		return fmt.Errorf("tmux split-window: %w", err)
+	}
+	_ = tm("select-pane", "-t", name+".0")
+	return tm("attach-session", "-t", name)
+}
+
+func withoutTmuxFlag(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--tmux" || a == "--tmux=true" {
+			continue
+		}
+		if i == 0 && a == "run" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func sanitizeSession(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == ':' || r == ' ' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+// shellJoin quotes argv for sh -c: tmux runs a pane's command through a shell.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// liveParser reads an agent's iteration log for the attached dashboard.
+func liveParser(provider string) monitor.LineParser {
+	return nil // TEMPORARY: replaced by the agent registry's parser
+}
