@@ -1,0 +1,437 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/agent"
+	"ralph/internal/store"
+	"ralph/internal/transcript"
+)
+
+// pollInterval is how often -f looks for more: polling, not inotify, works
+// on every file system, network mounts included.
+const pollInterval = 250 * time.Millisecond
+
+type logsOptions struct {
+	IO        IO
+	Project   projectFlags
+	Follow    bool
+	Iteration int // 0: ralph's own log
+	Raw       bool
+	Stderr    bool
+	Lines     int
+	LinesSet  bool // -n was given: with --iteration, only then is the output cut
+	Poll      time.Duration
+}
+
+// newLogsCmd builds `ralph logs`. runF replaces the run function in flag
+// tests.
+func newLogsCmd(ios IO, runF func(context.Context, *logsOptions) error) *cobra.Command {
+	opts := &logsOptions{IO: ios, Poll: pollInterval}
+	cmd := &cobra.Command{
+		Use:   "logs",
+		Short: "Show ralph's log, or what the agent did in one iteration",
+		Long: `Without --iteration, prints the end of .ralph/logs/ralph.log (-n lines, 50 by
+default); -f then follows it as it grows, across rotations, until Ctrl-C.
+
+With --iteration N, prints the agent's output of iteration N, rendered for
+reading: its prose, one "⚡ Tool target" line per tool call, tool results cut
+to their first line, errors, and the final result with tokens and cost.
+Claude Code json and stream-json, Codex exec --json, Gemini CLI json and
+stream-json and plain text are recognised from the content. Iteration
+numbers start again with every run; the newest log with that number is shown,
+and its file is named on standard error. --raw prints the log as stored
+(rendered output has secrets masked; raw output is the agent's own bytes),
+--stderr the agent's standard error instead, -n only the last lines, and -f
+follows the log while the iteration runs.`,
+		Example: `  ralph logs -f
+  ralph logs --iteration 7
+  ralph logs --iteration 7 --raw | jq .
+  ralph logs --iteration 7 --stderr -n 20`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.LinesSet = cmd.Flags().Changed("lines")
+			if cmd.Flags().Changed("iteration") && opts.Iteration < 1 {
+				return usageError{fmt.Errorf("--iteration %d: iterations are numbered from 1", opts.Iteration)}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runLogs(cmd.Context(), opts)
+		},
+	}
+	opts.Project.add(cmd, false)
+	f := cmd.Flags()
+	f.BoolVarP(&opts.Follow, "follow", "f", false, "keep printing what is appended, until Ctrl-C")
+	f.IntVar(&opts.Iteration, "iteration", 0, "show the agent's output of iteration `N`")
+	f.BoolVar(&opts.Raw, "raw", false, "with --iteration: print the log as stored, not rendered")
+	f.BoolVar(&opts.Stderr, "stderr", false, "with --iteration: show the agent's standard error")
+	f.IntVarP(&opts.Lines, "lines", "n", 50, "print only the last `LINES` lines")
+	return cmd
+}
+
+func runLogs(ctx context.Context, opts *logsOptions) error {
+	switch {
+	case opts.Lines < 0:
+		return usageError{fmt.Errorf("-n %d: want 0 or more lines", opts.Lines)}
+	case opts.Iteration == 0 && (opts.Raw || opts.Stderr):
+		return usageError{errors.New("--raw and --stderr go with --iteration N")}
+	}
+	st, _, err := opts.Project.open(opts.IO)
+	if err != nil {
+		return err
+	}
+	if opts.Iteration == 0 {
+		return ralphLog(ctx, opts, st.LogFile())
+	}
+	return iterationLog(ctx, opts, st)
+}
+
+func writeTo(w io.Writer) func([]byte) error {
+	return func(b []byte) error { _, err := w.Write(b); return err }
+}
+
+// openSized opens path and says how long it is now; a log that grows
+// meanwhile is shown up to there, and followed from there.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, 0, err
+	}
+	return f, info.Size(), nil
+}
+
+func ralphLog(ctx context.Context, opts *logsOptions, path string) error {
+	f, size, err := openSized(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !opts.Follow {
+			return fmt.Errorf("no log yet: %s does not exist (has `ralph run` been started here?)", path)
+		}
+		fmt.Fprintf(opts.IO.Err, "ralph: waiting for %s\n", path)
+		return follow(ctx, path, nil, 0, opts.Poll, writeTo(opts.IO.Out))
+	}
+	if err != nil {
+		return err
+	}
+	end, err := tailLog(f, size, path, opts.Lines)
+	if err == nil {
+		_, err = opts.IO.Out.Write(end)
+	}
+	if err != nil || !opts.Follow {
+		_ = f.Close()
+		return err
+	}
+	return follow(ctx, path, f, size, opts.Poll, writeTo(opts.IO.Out))
+}
+
+// tailLog is the last n lines of the log whose live file f holds size
+// bytes, taken from the rotated files (path.1, path.2, ...) as well when
+// the live one was just started.
+func tailLog(f *os.File, size int64, path string, n int) ([]byte, error) {
+	out, got, err := tail(f, size, n)
+	for i := 1; err == nil && got < n; i++ {
+		old, oldSize, oerr := openSized(fmt.Sprintf("%s.%d", path, i))
+		if oerr != nil {
+			break
+		}
+		var more []byte
+		var k int
+		more, k, err = tail(old, oldSize, n-got)
+		_ = old.Close()
+		if len(more) > 0 && more[len(more)-1] != '\n' {
+			more = append(more, '\n')
+		}
+		out, got = append(more, out...), got+k
+	}
+	return out, err
+}
+
+// tail returns the last n lines of the first size bytes of r and how many
+// lines that is, reading backwards so that a long log costs only what is
+// shown.
+func tail(r io.ReaderAt, size int64, n int) ([]byte, int, error) {
+	if n <= 0 || size <= 0 {
+		return nil, 0, nil
+	}
+	const block = 32 << 10
+	var buf []byte
+	for pos := size; ; {
+		start := max(0, pos-block)
+		chunk := make([]byte, pos-start)
+		if _, err := r.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		buf, pos = append(chunk, buf...), start
+		// The file's own last newline ends its last line; it starts none.
+		body := bytes.TrimSuffix(buf, []byte("\n"))
+		if i, found := nthLastNewline(body, n); found {
+			return buf[i+1:], n, nil
+		}
+		if pos == 0 {
+			return buf, bytes.Count(body, []byte("\n")) + 1, nil
+		}
+	}
+}
+
+func nthLastNewline(b []byte, n int) (int, bool) {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			if n--; n == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// follow copies to out what is appended to the file at path from offset
+// on, until ctx ends, as tail -F does: when the file is replaced (a
+// rotation) the rest of the old one is copied and the new one is read from
+// its start; when it shrinks (a truncation) it is read again from the
+// start; while it is missing, follow waits for it. f is the file already
+// open at offset, or nil; follow closes it.
+func follow(ctx context.Context, path string, f *os.File, offset int64, poll time.Duration, out func([]byte) error) error {
+	defer func() {
+		if f != nil {
+			_ = f.Close()
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	copyNew := func() error {
+		for {
+			n, err := f.ReadAt(buf, offset)
+			offset += int64(n)
+			if n > 0 {
+				if werr := out(buf[:n]); werr != nil {
+					return werr
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		if f == nil {
+			nf, err := os.Open(path)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			f = nf
+		}
+		if f != nil {
+			if err := copyNew(); err != nil {
+				return err
+			}
+			cur, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			now, serr := os.Stat(path)
+			switch {
+			case serr != nil && !errors.Is(serr, fs.ErrNotExist):
+				return serr
+			case serr != nil || !os.SameFile(cur, now):
+				// Lines written just before the switch are in the old file.
+				if err := copyNew(); err != nil {
+					return err
+				}
+				_ = f.Close()
+				f, offset = nil, 0
+				if serr == nil {
+					continue // the new file is there: read it at once
+				}
+			case cur.Size() < offset:
+				offset = 0
+				continue
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// iterLogName parses the names of the iteration logs (see
+// store.IterationLogBase): number, start time, stream.
+var iterLogName = regexp.MustCompile(`^iteration_(\d{1,18})_(\d{8}T\d{6}Z)(` +
+	regexp.QuoteMeta(store.StdoutSuffix) + `|` + regexp.QuoteMeta(store.StderrSuffix) + `)$`)
+
+// findIteration picks the newest log of iteration n for the given suffix
+// (store.StdoutSuffix or StderrSuffix); numbers start again with every run,
+// and the start time in the name tells the runs apart. It also returns how
+// many logs had that number and, when there is none, the numbers there are.
+func findIteration(dir string, n int, suffix string) (path string, same int, numbers []int, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", 0, nil, err
+	}
+	var newest string
+	seen := map[int]bool{}
+	for _, e := range entries {
+		m := iterLogName.FindStringSubmatch(e.Name())
+		if m == nil || m[3] != suffix || e.IsDir() {
+			continue
+		}
+		k, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue
+		}
+		seen[k] = true
+		if k == n {
+			same++
+			if m[2] > newest {
+				newest, path = m[2], filepath.Join(dir, e.Name())
+			}
+		}
+	}
+	if path == "" {
+		for k := range seen {
+			numbers = append(numbers, k)
+		}
+		slices.Sort(numbers)
+	}
+	return path, same, numbers, nil
+}
+
+// ranges writes sorted numbers compactly: 1-5, 8, 10-12.
+func ranges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+func iterationLog(ctx context.Context, opts *logsOptions, st *store.Store) error {
+	suffix, stream := store.StdoutSuffix, "output"
+	if opts.Stderr {
+		suffix, stream = store.StderrSuffix, "standard error"
+	}
+	path, same, numbers, err := findIteration(st.LogsDir(), opts.Iteration, suffix)
+	switch {
+	case err != nil:
+		return err
+	case path == "" && len(numbers) == 0:
+		return fmt.Errorf("no iteration logs in %s yet (has `ralph run` been started here?)", st.LogsDir())
+	case path == "":
+		return fmt.Errorf("no log of iteration %d in %s; iterations with logs: %s", opts.Iteration, st.LogsDir(), ranges(numbers))
+	}
+	shown := path
+	if rel, err := filepath.Rel(st.ProjectDir(), path); err == nil {
+		shown = rel
+	}
+	note := ""
+	if same > 1 {
+		note = fmt.Sprintf(" (the newest of %d runs' iteration %d)", same, opts.Iteration)
+	}
+	f, size, err := openSized(path)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		note += " (empty)"
+	}
+	fmt.Fprintf(opts.IO.Err, "ralph: iteration %d %s: %s%s\n", opts.Iteration, stream, shown, note)
+	if opts.Raw {
+		return rawLog(ctx, opts, f, size, path)
+	}
+	return renderedLog(ctx, opts, f, size, path, st.ProjectDir())
+}
+
+// rawLog prints the agent's bytes as stored.
+func rawLog(ctx context.Context, opts *logsOptions, f *os.File, size int64, path string) error {
+	var err error
+	if opts.LinesSet {
+		var end []byte
+		if end, _, err = tail(f, size, opts.Lines); err == nil {
+			_, err = opts.IO.Out.Write(end)
+		}
+	} else {
+		_, err = io.Copy(opts.IO.Out, io.NewSectionReader(f, 0, size))
+	}
+	if err != nil || !opts.Follow {
+		_ = f.Close()
+		return err
+	}
+	return follow(ctx, path, f, size, opts.Poll, writeTo(opts.IO.Out))
+}
+
+// renderedLog prints the log rendered by package transcript. The agent's
+// raw output may hold secrets (a file it read, a command's output), so the
+// rendered text is masked with store.Redact.
+func renderedLog(ctx context.Context, opts *logsOptions, f *os.File, size int64, path, projectDir string) error {
+	var dst io.Writer = opts.IO.Out
+	var cut bytes.Buffer
+	if opts.LinesSet {
+		dst = &cut // rendered whole, then cut to its last lines
+	}
+	var werr error
+	r := transcript.NewRenderer(transcript.Options{Dir: projectDir}, func(e agent.LiveEvent) {
+		if werr == nil {
+			_, werr = io.WriteString(dst, store.Redact(transcript.Line(e)))
+		}
+	})
+	if _, err := io.Copy(r, io.NewSectionReader(f, 0, size)); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if !opts.Follow {
+		r.Flush() // when following, a line still being written ends later
+	}
+	if opts.LinesSet {
+		end, _, err := tail(bytes.NewReader(cut.Bytes()), int64(cut.Len()), opts.Lines)
+		if err == nil {
+			_, err = opts.IO.Out.Write(end)
+		}
+		if werr == nil {
+			werr = err
+		}
+		dst = opts.IO.Out
+	}
+	if werr != nil || !opts.Follow {
+		_ = f.Close()
+		return werr
+	}
+	err := follow(ctx, path, f, size, opts.Poll, func(b []byte) error {
+		_, _ = r.Write(b)
+		return werr
+	})
+	r.Flush()
+	return errors.Join(err, werr)
+}
