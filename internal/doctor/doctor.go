@@ -124,6 +124,7 @@ const (
 	NameLock         = "lock"
 	NameAgent        = "agent"
 	NameAgentVersion = "agent_version"
+	NameFallbacks    = "fallback_agents"
 	NameCredentials  = "credentials"
 	NameGit          = "git"
 	NameDisk         = "disk"
@@ -148,6 +149,9 @@ func Run(ctx context.Context, p Project, env Env) Report {
 	r.add(agent)
 	if found != nil {
 		r.add(checkAgentVersion(ctx, p.Config, env, found))
+	}
+	if c, ok := checkFallbacks(p.Config, env); ok {
+		r.add(c)
 	}
 	r.add(checkCredentials(p.Config, env))
 	r.add(checkGit(ctx, p.Dir, env))

@@ -32,32 +32,6 @@ var credentialVars = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAU
 // doctor cannot see; their presence is enough.
 var cloudVars = []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"}
 
-// checkAgent finds the agent executable as `ralph run` would: the configured
-// command split into words, its first word looked up on PATH. It returns the
-// argv to run for the version when the executable was found.
-func checkAgent(cfg config.Config, env Env) (Check, []string) {
-	c := Check{Name: NameAgent, Status: Fail}
-	if cfg.AgentProvider != "" && cfg.AgentProvider != "claude" {
-		c.Detail = fmt.Sprintf("agent %q is not supported yet; only claude is (AGENT_PROVIDER)", cfg.AgentProvider)
-		return c, nil
-	}
-	argv, err := cfg.AgentArgv()
-	if err != nil {
-		c.Detail = fmt.Sprintf("AGENT_CMD (CLAUDE_CODE_CMD) cannot be used: %v", err)
-		return c, nil
-	}
-	path, err := env.LookPath(argv[0])
-	if err != nil {
-		c.Detail = fmt.Sprintf("%s not found (AGENT_CMD / CLAUDE_CODE_CMD, or --agent-cmd): install Claude Code (npm install -g @anthropic-ai/claude-code) or point AGENT_CMD at it", argv[0])
-		return c, nil
-	}
-	c.Status, c.Detail = OK, fmt.Sprintf("%s (%s)", strings.Join(argv, " "), path)
-	if path == argv[0] {
-		c.Detail = path
-	}
-	return c, argv
-}
-
 // checkAgentVersion runs `<agent> --version` and compares it with
 // CLAUDE_MIN_VERSION. Not being able to read a version is a warning (a
 // wrapper script may not pass --version on); a version below the minimum
@@ -85,6 +59,9 @@ func checkAgentVersion(ctx context.Context, cfg config.Config, env Env, argv []s
 		return c
 	}
 	min := cfg.MinAgentVersion
+	if cfg.AgentProvider != "claude" {
+		min = "" // CLAUDE_MIN_VERSION is about Claude Code
+	}
 	switch {
 	case min == "":
 		c.Status, c.Detail = OK, v
@@ -161,6 +138,9 @@ func versionParts(v string) []int {
 // authenticates through the macOS Keychain, an apiKeyHelper or a cloud
 // provider's own login, none of which doctor can see.
 func checkCredentials(cfg config.Config, env Env) Check {
+	if cfg.AgentProvider != "claude" {
+		return otherCredentials(cfg, env)
+	}
 	var found []string
 	for _, k := range credentialVars {
 		if v, ok := env.LookupEnv(k); ok && v != "" {

@@ -29,7 +29,10 @@ func TestCheckAgent(t *testing.T) {
 			argv: []string{"npx", "@anthropic-ai/claude-code"}, lookPath: func(string) (string, error) { return "/usr/bin/npx", nil }},
 		{name: "missing names the command", agentCmd: "my-claude --flag", status: Fail, fragments: []string{"my-claude not found", "AGENT_CMD"}},
 		{name: "unsplittable", agentCmd: "claude | tee log", status: Fail, fragments: []string{"AGENT_CMD", "cannot be used"}},
-		{name: "unsupported provider", agentCmd: "claude", provider: "codex", status: Fail, fragments: []string{`"codex"`, "not supported"}},
+		{name: "another provider", agentCmd: "codex", provider: "codex", status: OK, fragments: []string{"codex: codex", "/usr/local/bin/codex"}, argv: []string{"codex"},
+			lookPath: func(f string) (string, error) { return "/usr/local/bin/" + f, nil }},
+		{name: "another provider missing says how to install it", agentCmd: "gemini", provider: "gemini", status: Fail,
+			fragments: []string{"gemini not found", "@google/gemini-cli"}, lookPath: func(string) (string, error) { return "", exec.ErrNotFound }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +42,9 @@ func TestCheckAgent(t *testing.T) {
 			}
 			cfg := config.Defaults()
 			cfg.AgentCmd, cfg.AgentProvider = tt.agentCmd, tt.provider
+			if cfg.AgentProvider == "" {
+				cfg.AgentProvider = "claude"
+			}
 			c, argv := checkAgent(cfg, env)
 			want(t, c, NameAgent, tt.status, tt.fragments...)
 			if strings.Join(argv, " ") != strings.Join(tt.argv, " ") {
@@ -278,4 +284,40 @@ func TestSystemRunsWithoutShell(t *testing.T) {
 	if err := ended.Run(); err == nil && processAlive(ended.Process.Pid) {
 		t.Errorf("pid %d of an exited, reaped process is alive", ended.Process.Pid)
 	}
+}
+
+func TestCheckFallbacks(t *testing.T) {
+	env := healthyEnv()
+	env.LookPath = func(f string) (string, error) {
+		if f == "gemini" {
+			return "", exec.ErrNotFound
+		}
+		return "/usr/local/bin/" + f, nil
+	}
+	cfg := config.Defaults()
+	if _, ok := checkFallbacks(cfg, env); ok {
+		t.Error("no fallbacks configured, yet a check was reported")
+	}
+	cfg.FallbackAgents = []string{"codex"}
+	c, _ := checkFallbacks(cfg, env)
+	want(t, c, NameFallbacks, OK, "codex")
+	cfg.FallbackAgents = []string{"codex", "gemini"}
+	c, _ = checkFallbacks(cfg, env)
+	want(t, c, NameFallbacks, Warn, "gemini (gemini not found", "@google/gemini-cli", "ready: codex")
+}
+
+func TestOtherCredentials(t *testing.T) {
+	env := healthyEnv()
+	env.LookupEnv = func(k string) (string, bool) { return "", false }
+	cfg := config.Defaults()
+	cfg.AgentProvider = "codex"
+	want(t, checkCredentials(cfg, env), NameCredentials, Warn, "OPENAI_API_KEY", "codex login")
+	env.LookupEnv = func(k string) (string, bool) { return "sk-x", k == "OPENAI_API_KEY" }
+	c := checkCredentials(cfg, env)
+	want(t, c, NameCredentials, OK, "OPENAI_API_KEY (environment)")
+	if strings.Contains(c.Detail, "sk-x") {
+		t.Errorf("a secret's value reached the report: %q", c.Detail)
+	}
+	cfg.AgentProvider = "command"
+	want(t, checkCredentials(cfg, env), NameCredentials, OK, "plain command")
 }
