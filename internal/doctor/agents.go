@@ -32,8 +32,12 @@ func checkAgent(cfg config.Config, env Env) (Check, []string) {
 	}
 	path, err := env.LookPath(argv[0])
 	if err != nil {
-		c.Detail = fmt.Sprintf("%s not found (agent %s; AGENT_CMD or --agent-cmd): %s or point AGENT_CMD at it",
-			argv[0], cfg.AgentProvider, installHints[cfg.AgentProvider])
+		keys := "AGENT_CMD"
+		if cfg.AgentProvider == "claude" {
+			keys = "AGENT_CMD / CLAUDE_CODE_CMD" // the bash tool's name is the one in old .ralphrc files
+		}
+		c.Detail = fmt.Sprintf("%s not found (%s, or --agent-cmd; agent %s): %s or point AGENT_CMD at it",
+			argv[0], keys, cfg.AgentProvider, installHints[cfg.AgentProvider])
 		return c, nil
 	}
 	c.Status, c.Detail = OK, fmt.Sprintf("%s: %s (%s)", cfg.AgentProvider, strings.Join(argv, " "), path)
