@@ -72,6 +72,32 @@ type State struct {
 	// that it switched to a fallback.
 	Agent       string                `json:"agent,omitempty"`
 	AgentLimits map[string]AgentLimit `json:"agent_limits,omitempty"`
+	// SessionCost is the cost the agent last reported for the session it
+	// reported: Claude Code's total_cost_usd for a resumed session is the
+	// session's running total, not the call's (its token counts are the
+	// call's), so only the growth is this call's spending.
+	SessionCost SessionCost `json:"session_cost,omitzero"`
+}
+
+// SessionCost is an agent session's cost as last reported.
+type SessionCost struct {
+	ID       string  `json:"id"`
+	Reported float64 `json:"reported_usd"`
+}
+
+// callCost is what one call cost: the reported cost, less what the same
+// session had already reported. A lower figure for the same session (the
+// CLI forgot its total) counts in full rather than as a refund.
+func callCost(prev SessionCost, a *analyze.Analysis) (float64, SessionCost) {
+	reported := a.Usage.CostUSD
+	if a.SessionID == "" {
+		return reported, prev
+	}
+	next := SessionCost{ID: a.SessionID, Reported: reported}
+	if prev.ID == a.SessionID && reported >= prev.Reported {
+		return reported - prev.Reported, next
+	}
+	return reported, next
 }
 
 // Iteration is what one agent call produced, as measured at the edge.
@@ -106,6 +132,8 @@ type Outcome struct {
 	Reason    string // exit reason when stopping
 	Message   string
 	WaitUntil time.Time
+	// CostUSD is this call's own cost (see callCost).
+	CostUSD float64
 	// Productive: the iteration made progress (for logs and the failure backoff).
 	Productive bool
 	Failed     bool
@@ -122,7 +150,9 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 	}
 	st.Loop = it.Loop
 	st.Tokens += a.Usage.Total()
-	st.CostUSD += a.Usage.CostUSD
+	cost, sc := callCost(st.SessionCost, a)
+	st.SessionCost = sc
+	st.CostUSD += cost
 	st.Usage.InputTokens += a.Usage.InputTokens
 	st.Usage.OutputTokens += a.Usage.OutputTokens
 	st.Usage.CacheReadInputTokens += a.Usage.CacheReadInputTokens
@@ -143,9 +173,9 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		until := ratelimit.UsageLimitWait(it.Ended, reset, has, p.UsageLimitWait, p.UsageLimitMargin)
 		msg := fmt.Sprintf("usage limit (%s): %s", a.UsageLimit.Kind, a.UsageLimit.Message)
 		if p.ExitOnUsageLimit {
-			return st, Outcome{Action: Stop, Reason: ReasonUsageLimit, Message: msg, WaitUntil: until, Failed: true}
+			return st, Outcome{Action: Stop, Reason: ReasonUsageLimit, Message: msg, WaitUntil: until, Failed: true, CostUSD: cost}
 		}
-		return st, Outcome{Action: Wait, Message: msg, WaitUntil: until, Failed: true}
+		return st, Outcome{Action: Wait, Message: msg, WaitUntil: until, Failed: true, CostUSD: cost}
 	}
 
 	progress := it.Changed || it.PlanGain > 0 || a.Status == analyze.StatusComplete
@@ -153,7 +183,7 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		progress = true
 	}
 	failed := it.StartErr != nil || a.IsError || (it.ExitCode != 0 && !it.TimedOut)
-	out := Outcome{Productive: progress, Failed: failed || (it.TimedOut && !progress)}
+	out := Outcome{Productive: progress, Failed: failed || (it.TimedOut && !progress), CostUSD: cost}
 
 	var denied []string
 	for _, d := range a.PermissionDenials {

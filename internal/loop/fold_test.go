@@ -161,3 +161,30 @@ func TestBuildContext(t *testing.T) {
 		t.Errorf("bounded context: %d bytes, valid %v", len(long), utf8.ValidString(long))
 	}
 }
+
+func TestCallCost(t *testing.T) {
+	an := func(session string, cost float64) *analyze.Analysis {
+		return &analyze.Analysis{SessionID: session, Usage: analyze.Usage{CostUSD: cost}}
+	}
+	tests := []struct {
+		name     string
+		prev     SessionCost
+		a        *analyze.Analysis
+		want     float64
+		wantNext SessionCost
+	}{
+		{"first call of a session", SessionCost{}, an("s1", 0.32), 0.32, SessionCost{"s1", 0.32}},
+		{"resumed: the running total grows", SessionCost{"s1", 0.32}, an("s1", 0.63), 0.31, SessionCost{"s1", 0.63}},
+		{"a new session counts in full", SessionCost{"s1", 0.63}, an("s2", 0.30), 0.30, SessionCost{"s2", 0.30}},
+		{"a lower total for the same session is not a refund", SessionCost{"s1", 0.63}, an("s1", 0.10), 0.10, SessionCost{"s1", 0.10}},
+		{"no session id: as reported, memory kept", SessionCost{"s1", 0.63}, an("", 0.05), 0.05, SessionCost{"s1", 0.63}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, next := callCost(tt.prev, tt.a)
+			if diff := got - tt.want; diff > 1e-9 || diff < -1e-9 || next != tt.wantNext {
+				t.Errorf("callCost = %v, %+v; want %v, %+v", got, next, tt.want, tt.wantNext)
+			}
+		})
+	}
+}

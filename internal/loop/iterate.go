@@ -157,7 +157,7 @@ func (e *Engine) record(it Iteration, res agent.Result, start time.Time, out Out
 		Loop: it.Loop, StartedAt: start.UTC(), DurationMS: it.Ended.Sub(start).Milliseconds(), ExitCode: res.ExitCode,
 		TimedOut: res.TimedOut, InputTokens: a.Usage.InputTokens, OutputTokens: a.Usage.OutputTokens,
 		CacheReadTokens: a.Usage.CacheReadInputTokens, CacheCreationTokens: a.Usage.CacheCreationInputTokens,
-		CostUSD: a.Usage.CostUSD, FilesChanged: it.Files, Progress: out.Productive, Failed: out.Failed,
+		CostUSD: out.CostUSD, FilesChanged: it.Files, Progress: out.Productive, Failed: out.Failed,
 		Status: a.Status, ExitSignal: a.ExitSignal, CompletionIndicators: a.CompletionIndicators,
 		TestOnly: a.IsTestOnly, Errors: len(a.Errors), Denials: len(a.PermissionDenials),
 		UsageLimit: a.UsageLimit.Detected, Summary: store.Redact(a.Summary), Decision: decision,
