@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,6 +45,11 @@ type Process struct {
 	// stall the agent when the callback falls behind (a terminal paused
 	// with Ctrl-S must not freeze the agent); the file always gets all.
 	OnLine func(line []byte)
+	// Stdin, when set, is copied to the process's standard input, which is
+	// closed at its end; nil keeps /dev/null. It is read to EOF on a
+	// separate goroutine, so it must not block indefinitely. A process that
+	// exits without reading it all is fine.
+	Stdin io.Reader
 }
 
 // ProcessResult is how a process ended.
@@ -60,7 +66,8 @@ type ProcessResult struct {
 }
 
 // Runner starts agent processes in their own process group, with stdin
-// from /dev/null, and makes sure nothing of the group outlives the call.
+// from /dev/null unless Process.Stdin says otherwise, and makes sure
+// nothing of the group outlives the call.
 //
 // Stopping (context cancelled, timeout, or processes left behind after the
 // agent exited) sends SIGTERM to the whole group, waits up to Grace for the
@@ -130,6 +137,14 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	cmd.Dir = p.Dir
 	cmd.Env = env
 	cmd.Stdin = nil // os/exec connects /dev/null: agent CLIs wait on a non-terminal stdin
+	var in *stdinFeed
+	if p.Stdin != nil {
+		if in, err = newStdinFeed(p.Stdin); err != nil {
+			return res, err
+		}
+		defer in.abort()
+		cmd.Stdin = in.r
+	}
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = sysProcAttr()
 	var tee *lineTee
@@ -177,6 +192,9 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		pipeW.Close()
 		tee.start()
 	}
+	if in != nil {
+		in.start()
+	}
 	pgid := cmd.Process.Pid // Setpgid: the leader's pid is the group id
 
 	var timeout <-chan time.Time
@@ -217,6 +235,9 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	res.Warnings = append(res.Warnings, r.clearGroup(pgid, termAt)...)
 	if tee != nil {
 		res.Warnings = append(res.Warnings, tee.wait(r.reapTimeout())...)
+	}
+	if in != nil {
+		res.Warnings = append(res.Warnings, in.wait(r.reapTimeout())...)
 	}
 	return res, nil
 }

@@ -64,7 +64,7 @@ func (e *Engine) agentName() string {
 // limitation rather than a silent gap in the decisions.
 func (e *Engine) announceCapabilities() {
 	for _, a := range e.agents {
-		for _, m := range (capsMissing{a.Adapter.Capabilities()}).Missing() {
+		for _, m := range a.Adapter.Capabilities().Missing() {
 			e.emit(Event{Type: EventWarning, Agent: a.Adapter.Name(), Message: a.Adapter.Name() + ": " + m})
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -24,15 +22,6 @@ const Name = "claude"
 // set.
 const DefaultCommand = "claude"
 
-// maxArgLen is Linux's MAX_ARG_STRLEN (32 pages, with the NUL): a longer
-// argv element makes exec fail with a bare E2BIG. Checked up front to say
-// which argument is too long.
-const maxArgLen = 128<<10 - 1
-
-// maxStderr is how much of the end of stderr the analysis reads: limit and
-// error messages come last, debug noise before them can be large.
-const maxStderr = 256 << 10
-
 // Adapter runs Claude Code. Build it with New; the fields may be replaced
 // before the first Run.
 type Adapter struct {
@@ -43,6 +32,9 @@ type Adapter struct {
 	Runner agent.ProcessRunner
 	// Now anchors reset times in the analysis ("resets 9pm").
 	Now func() time.Time
+	// ExtraArgs are the user's own arguments, placed before "-p" and the
+	// prompt so they cannot end up in the prompt's position.
+	ExtraArgs []string
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
@@ -51,12 +43,9 @@ var _ agent.Adapter = (*Adapter)(nil)
 // CLAUDE_CODE_CMD, split into words like a shell would (agent.SplitWords);
 // "" means DefaultCommand.
 func New(command string) (*Adapter, error) {
-	words, err := agent.SplitWords(command)
+	words, err := agent.CommandWords(Name, command, DefaultCommand)
 	if err != nil {
-		return nil, fmt.Errorf("claude command %q: %w", command, err)
-	}
-	if len(words) == 0 {
-		words = []string{DefaultCommand}
+		return nil, err
 	}
 	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
 }
@@ -75,7 +64,7 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // Command implements agent.Adapter. The argv is
 //
 //	<cmd words> [--model M] [--effort E] --output-format F [--verbose]
-//	[--allowedTools T1 T2 ...] [--resume ID] [--append-system-prompt CTX] -p -- PROMPT
+//	[--allowedTools T1 T2 ...] [--resume ID] [--append-system-prompt CTX] [EXTRA...] -p -- PROMPT
 //
 // --verbose comes with stream-json because `claude -p` refuses stream-json
 // without it. Each allowed tool is its own argv element after one
@@ -91,7 +80,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	if strings.TrimSpace(inv.Prompt) == "" {
 		return nil, errors.New("claude: empty prompt")
 	}
-	format, err := outputFormat(inv)
+	format, err := agent.OutputFormat(Name, inv)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +89,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		if f.value == "" {
 			continue
 		}
-		if err := optionValue(f.flag, f.value); err != nil {
+		if err := agent.OptionValue(Name, f.flag, f.value); err != nil {
 			return nil, err
 		}
 		argv = append(argv, f.flag, f.value)
@@ -118,7 +107,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		argv = append(argv, tools...)
 	}
 	if inv.SessionID != "" {
-		if err := optionValue("--resume", inv.SessionID); err != nil {
+		if err := agent.OptionValue(Name, "--resume", inv.SessionID); err != nil {
 			return nil, err
 		}
 		argv = append(argv, "--resume", inv.SessionID)
@@ -126,37 +115,12 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	if inv.AppendSystemPrompt != "" {
 		argv = append(argv, "--append-system-prompt", inv.AppendSystemPrompt)
 	}
+	argv = append(argv, a.ExtraArgs...)
 	argv = append(argv, "-p", "--", inv.Prompt)
-	for _, arg := range argv {
-		if len(arg) > maxArgLen {
-			return nil, fmt.Errorf("claude: an argument of %d bytes (%.40q…) exceeds the system limit of %d bytes per argument; shorten the prompt or context",
-				len(arg), arg, maxArgLen)
-		}
+	if err := agent.CheckArgs(Name, argv); err != nil {
+		return nil, err
 	}
 	return argv, nil
-}
-
-// outputFormat picks --output-format: json by default; a live run needs
-// events as they happen, so json becomes stream-json there.
-func outputFormat(inv agent.Invocation) (string, error) {
-	switch inv.OutputFormat {
-	case "", agent.FormatJSON:
-		if inv.Live {
-			return agent.FormatStreamJSON, nil
-		}
-		return agent.FormatJSON, nil
-	case agent.FormatStreamJSON, agent.FormatText:
-		return inv.OutputFormat, nil
-	}
-	return "", fmt.Errorf("claude: unknown output format %q (want json, stream-json or text)", inv.OutputFormat)
-}
-
-// optionValue rejects values the CLI's option parser would misread.
-func optionValue(flag, v string) error {
-	if strings.HasPrefix(v, "-") || strings.ContainsAny(v, "\n\x00") {
-		return fmt.Errorf("claude: invalid %s value %q", flag, v)
-	}
-	return nil
 }
 
 // toolList flattens the allow-list to one tool per element: entries may
@@ -179,78 +143,14 @@ func toolList(in []string) ([]string, error) {
 
 // Run implements agent.Adapter.
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
-	res := agent.Result{ExitCode: -1, StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath}
 	argv, err := a.Command(inv)
 	if err != nil {
-		return res, err
-	}
-	p := agent.Process{
-		Argv: argv, Dir: inv.Dir, Env: inv.Env, Timeout: inv.Timeout,
-		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath,
-	}
-	if inv.Live && inv.OnEvent != nil {
-		p.OnLine = newLiveParser(inv.Dir, inv.OnEvent).line
-	}
-	runner := a.Runner
-	if runner == nil {
-		runner = &agent.Runner{}
-	}
-	pr, err := runner.Run(ctx, p)
-	res.ExitCode, res.TimedOut, res.Interrupted = pr.ExitCode, pr.TimedOut, pr.Interrupted
-	res.Duration, res.StartErr, res.Warnings = pr.Duration, pr.StartErr, pr.Warnings
-	if err != nil {
-		var se *agent.StartError
-		if errors.As(err, &se) && se.Hint == "" {
-			se.Hint = "set --agent-cmd or CLAUDE_CODE_CMD to the Claude Code executable, or install it: npm install -g @anthropic-ai/claude-code"
-		}
-		return res, err
-	}
-	if pr.Interrupted && pr.ExitCode == -1 {
-		return res, nil // cancelled before it started: no output to read
+		return agent.NotRun(inv), err
 	}
 	tools, _ := toolList(inv.AllowedTools) // validated by Command
-	res.Analysis, err = a.analyze(inv, pr.ExitCode, tools)
-	return res, err
-}
-
-// analyze streams the stdout log through the analyzer instead of loading
-// it: a transcript can be hundreds of megabytes.
-func (a *Adapter) analyze(inv agent.Invocation, exitCode int, tools []string) (*analyze.Analysis, error) {
-	f, err := os.Open(inv.StdoutPath)
-	if err != nil {
-		return nil, fmt.Errorf("claude: read output: %w", err)
-	}
-	defer f.Close()
-	stderr, err := readTail(inv.StderrPath, maxStderr)
-	if err != nil {
-		return nil, fmt.Errorf("claude: read stderr: %w", err)
-	}
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
-	an, err := analyze.Analyze(f, analyze.Options{ExitCode: exitCode, AllowedTools: tools, Now: now(), Stderr: stderr})
-	if err != nil {
-		return nil, fmt.Errorf("claude: analyse output: %w", err)
-	}
-	return an, nil
-}
-
-// readTail returns at most the last max bytes of a file.
-func readTail(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > max {
-		if _, err := f.Seek(st.Size()-max, io.SeekStart); err != nil {
-			return nil, err
-		}
-	}
-	return io.ReadAll(io.LimitReader(f, max))
+	return agent.Call{
+		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+		Hint:    "set --agent-cmd or CLAUDE_CODE_CMD to the Claude Code executable, or install it: npm install -g @anthropic-ai/claude-code",
+		Options: analyze.Options{AllowedTools: tools},
+	}.Run(ctx)
 }

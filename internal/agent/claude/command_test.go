@@ -139,3 +139,23 @@ func TestCapabilities(t *testing.T) {
 		t.Errorf("%s: %+v", a.Name(), c)
 	}
 }
+
+func TestCommandExtraArgs(t *testing.T) {
+	a, _ := New("")
+	a.ExtraArgs = []string{"--max-turns", "30", "--add-dir", "/data sets"}
+	got, err := a.Command(agent.Invocation{Prompt: "- [ ] task", SessionID: "s1", AppendSystemPrompt: "ctx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The user's arguments come after ralph's flags and before "-p --",
+	// so the prompt stays the last word whatever they hold.
+	want := []string{"claude", "--output-format", "json", "--resume", "s1", "--append-system-prompt", "ctx",
+		"--max-turns", "30", "--add-dir", "/data sets", "-p", "--", "- [ ] task"}
+	if !slices.Equal(got, want) {
+		t.Errorf("argv\n got %q\nwant %q", got, want)
+	}
+	a.ExtraArgs = []string{strings.Repeat("y", 130<<10)}
+	if _, err := a.Command(agent.Invocation{Prompt: "p"}); err == nil || !strings.Contains(err.Error(), "system limit") {
+		t.Errorf("huge extra argument: %v", err)
+	}
+}

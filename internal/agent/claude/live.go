@@ -3,8 +3,6 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"ralph/internal/agent"
@@ -22,6 +20,13 @@ type liveParser struct {
 
 func newLiveParser(dir string, emit func(agent.LiveEvent)) *liveParser {
 	return &liveParser{dir: dir, emit: emit}
+}
+
+// LiveParser returns a Process.OnLine that turns stream-json lines into
+// live events for emit; dir makes file targets relative until the init
+// event names the CLI's own view of it.
+func LiveParser(dir string, emit func(agent.LiveEvent)) func(line []byte) {
+	return newLiveParser(dir, emit).line
 }
 
 // ParseLive renders a whole stream-json transcript, as Run does line by line
@@ -111,7 +116,7 @@ func (p *liveParser) assistant(content json.RawMessage) {
 				p.text(bl.Text)
 			}
 		case "tool_use":
-			p.emit(agent.LiveEvent{Kind: agent.LiveTool, Tool: bl.Name, Target: toolTarget(bl.Input, p.dir)})
+			p.emit(agent.LiveEvent{Kind: agent.LiveTool, Tool: bl.Name, Target: agent.ToolTarget(bl.Input, p.dir)})
 		}
 	}
 }
@@ -127,7 +132,7 @@ func (p *liveParser) text(s string) {
 func (p *liveParser) result(ev event) {
 	for _, d := range ev.PermissionDenials {
 		msg := "permission denied: " + d.ToolName
-		if t := toolTarget(d.ToolInput, p.dir); t != "" {
+		if t := agent.ToolTarget(d.ToolInput, p.dir); t != "" {
 			msg += " " + t
 		}
 		p.emit(agent.LiveEvent{Kind: agent.LiveError, Text: msg})
@@ -152,66 +157,4 @@ func (p *liveParser) result(ev event) {
 		return
 	}
 	p.emit(agent.LiveEvent{Kind: agent.LiveError, Text: msg})
-}
-
-// toolInput holds the fields that name what a tool call works on.
-type toolInput struct {
-	FilePath     string            `json:"file_path"`
-	NotebookPath string            `json:"notebook_path"`
-	Command      string            `json:"command"`
-	Pattern      string            `json:"pattern"`
-	Path         string            `json:"path"`
-	URL          string            `json:"url"`
-	Query        string            `json:"query"`
-	Description  string            `json:"description"`
-	Skill        string            `json:"skill"`
-	Todos        []json.RawMessage `json:"todos"`
-}
-
-// toolTarget is the short "what" of a tool call: the file for file tools,
-// the command for Bash, the pattern for searches.
-func toolTarget(input json.RawMessage, dir string) string {
-	var in toolInput
-	if len(input) == 0 || json.Unmarshal(input, &in) != nil {
-		return ""
-	}
-	var t string
-	switch {
-	case in.FilePath != "":
-		t = relPath(in.FilePath, dir)
-	case in.NotebookPath != "":
-		t = relPath(in.NotebookPath, dir)
-	case in.Command != "":
-		t = in.Command
-	case in.Pattern != "":
-		t = in.Pattern
-		if in.Path != "" {
-			t += " in " + relPath(in.Path, dir)
-		}
-	case in.URL != "":
-		t = in.URL
-	case in.Query != "":
-		t = in.Query
-	case in.Description != "":
-		t = in.Description
-	case in.Skill != "":
-		t = in.Skill
-	case in.Path != "":
-		t = relPath(in.Path, dir)
-	case in.Todos != nil:
-		t = fmt.Sprintf("%d todos", len(in.Todos))
-	}
-	return agent.ShortTarget(t)
-}
-
-// relPath shows paths inside the project relative to it.
-func relPath(p, dir string) string {
-	if dir == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return p
-	}
-	return rel
 }

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,5 +112,19 @@ func TestLiveLines(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestLiveParserExported: the exported line parser is the one Run uses,
+// and ParseLive over a whole transcript gives the same events.
+func TestLiveParserExported(t *testing.T) {
+	sample := readSample(t, "claude_stream_json_tools.jsonl")
+	var got []agent.LiveEvent
+	line := LiveParser("", func(e agent.LiveEvent) { got = append(got, e) })
+	for l := range bytes.Lines(sample) {
+		line(bytes.TrimRight(l, "\n"))
+	}
+	if want := collect(sample, ""); len(want) != 4 || !slices.Equal(got, want) {
+		t.Errorf("LiveParser events\n got %+v\nwant %+v", got, want)
 	}
 }

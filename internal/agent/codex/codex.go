@@ -1,0 +1,181 @@
+// Package codex is the OpenAI Codex CLI adapter: it builds the `codex exec`
+// command line, runs it through the agent Runner, renders its JSONL events
+// live, and hands the transcript to the analyzer, which reads Codex's
+// `exec --json` format itself.
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"ralph/internal/agent"
+)
+
+// Name is the adapter's name.
+const Name = "codex"
+
+// DefaultCommand is the executable when no command is configured.
+const DefaultCommand = "codex"
+
+// Sandbox modes of `codex exec --sandbox`.
+const (
+	SandboxReadOnly       = "read-only"
+	SandboxWorkspaceWrite = "workspace-write"
+	SandboxFullAccess     = "danger-full-access"
+	// DefaultSandbox lets the agent edit the project and run commands in
+	// it, which a loop needs, without access to the rest of the machine.
+	DefaultSandbox = SandboxWorkspaceWrite
+)
+
+// Sandboxes lists the accepted sandbox modes.
+func Sandboxes() []string {
+	return []string{SandboxReadOnly, SandboxWorkspaceWrite, SandboxFullAccess}
+}
+
+// Adapter runs Codex. Build it with New; the fields may be replaced before
+// the first Run.
+type Adapter struct {
+	// Cmd are the words of the executable, e.g. ["npx", "@openai/codex"].
+	Cmd []string
+	// Runner runs the process; New sets an *agent.Runner.
+	Runner agent.ProcessRunner
+	// Now anchors reset times in the analysis ("try again at 1:05 AM").
+	Now func() time.Time
+	// ExtraArgs are the user's own arguments to `codex exec`, placed after
+	// ralph's options and before a resume and the prompt.
+	ExtraArgs []string
+	// Sandbox is the --sandbox mode; "" means DefaultSandbox.
+	Sandbox string
+}
+
+var _ agent.Adapter = (*Adapter)(nil)
+
+// New returns an adapter for a command string, split into words like a
+// shell would (agent.SplitWords); "" means DefaultCommand.
+func New(command string) (*Adapter, error) {
+	words, err := agent.CommandWords(Name, command, DefaultCommand)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+}
+
+// Name implements agent.Adapter.
+func (a *Adapter) Name() string { return Name }
+
+// Capabilities implements agent.Adapter. Codex reports tokens (no cost),
+// its usage limits with a reset time, and its thread id for resuming. It
+// has no tool allow-list (the sandbox bounds it instead), and a command the
+// sandbox refuses is just a failed command in its output, never a
+// permission denial.
+func (a *Adapter) Capabilities() agent.Capabilities {
+	return agent.Capabilities{
+		StructuredOutput: true, TokenUsage: true, UsageLimits: true, SessionResume: true, Streaming: true,
+	}
+}
+
+// CheckSandbox reports whether mode is a sandbox mode Codex accepts.
+func CheckSandbox(mode string) error {
+	if mode != "" && !slices.Contains(Sandboxes(), mode) {
+		return fmt.Errorf("codex: unknown sandbox mode %q (want %s)", mode, strings.Join(Sandboxes(), ", "))
+	}
+	return nil
+}
+
+// Command implements agent.Adapter. The argv is
+//
+//	<cmd words> exec [--json] --skip-git-repo-check --sandbox MODE [-m MODEL]
+//	[-c model_reasoning_effort="E"] [EXTRA...] [resume ID] -- PROMPT
+//
+// The options go before "resume" because `codex exec resume` accepts
+// neither --sandbox nor most other exec options after it, while those given
+// to exec before it still apply to the resumed thread (checked with Codex
+// 0.169.0). "--" keeps a prompt that starts with "-" from being read as an
+// option. Text output drops --json; everything else is the JSONL stream.
+// --skip-git-repo-check lets ralph drive a project that is not (yet) a git
+// repository. Run leaves stdin at the Runner's /dev/null: `codex exec`
+// reads a stdin that is not a terminal and adds it to the prompt.
+//
+// Codex has no flag that adds to the system prompt, so the loop context is
+// appended to the prompt (agent.PromptWithContext). The `-c
+// developer_instructions=…` override does reach a new thread, but a resumed
+// thread keeps the instructions it started with and ignores a new value,
+// while ralph's context changes every iteration.
+func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
+	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
+		return nil, errors.New("codex: no command")
+	}
+	if strings.TrimSpace(inv.Prompt) == "" {
+		return nil, errors.New("codex: empty prompt")
+	}
+	jsonl, err := structured(inv.OutputFormat)
+	if err != nil {
+		return nil, err
+	}
+	sandbox := a.Sandbox
+	if sandbox == "" {
+		sandbox = DefaultSandbox
+	}
+	if err := CheckSandbox(sandbox); err != nil {
+		return nil, err
+	}
+	argv := append(slices.Clone(a.Cmd), "exec")
+	if jsonl {
+		argv = append(argv, "--json")
+	}
+	argv = append(argv, "--skip-git-repo-check", "--sandbox", sandbox)
+	if inv.Model != "" {
+		if err := agent.OptionValue(Name, "--model", inv.Model); err != nil {
+			return nil, err
+		}
+		argv = append(argv, "-m", inv.Model)
+	}
+	if inv.Effort != "" {
+		// A bare word, so the TOML value needs no escaping and cannot carry
+		// a second setting.
+		if strings.Trim(strings.ToLower(inv.Effort), "abcdefghijklmnopqrstuvwxyz") != "" {
+			return nil, fmt.Errorf("codex: invalid effort %q (want a word such as low, medium or high)", inv.Effort)
+		}
+		argv = append(argv, "-c", `model_reasoning_effort="`+strings.ToLower(inv.Effort)+`"`)
+	}
+	argv = append(argv, a.ExtraArgs...)
+	if inv.SessionID != "" {
+		if err := agent.OptionValue(Name, "resume", inv.SessionID); err != nil {
+			return nil, err
+		}
+		argv = append(argv, "resume", inv.SessionID)
+	}
+	argv = append(argv, "--", agent.PromptWithContext(inv.Prompt, inv.AppendSystemPrompt))
+	if err := agent.CheckArgs(Name, argv); err != nil {
+		return nil, err
+	}
+	return argv, nil
+}
+
+// structured says whether the call asks for the JSONL stream, the only
+// structured output `codex exec` has: json and stream-json both mean it.
+func structured(format string) (bool, error) {
+	switch format {
+	case "", agent.FormatJSON, agent.FormatStreamJSON:
+		return true, nil
+	case agent.FormatText:
+		return false, nil
+	}
+	return false, fmt.Errorf("codex: unknown output format %q (want json, stream-json or text)", format)
+}
+
+// Run implements agent.Adapter.
+func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
+	argv, err := a.Command(inv)
+	if err != nil {
+		return agent.NotRun(inv), err
+	}
+	return agent.Call{
+		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+		Hint: "set --agent-cmd to the Codex executable, or install it: npm install -g @openai/codex",
+	}.Run(ctx)
+}

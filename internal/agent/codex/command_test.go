@@ -1,0 +1,121 @@
+package codex
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"ralph/internal/agent"
+)
+
+func TestCommand(t *testing.T) {
+	base := agent.Invocation{Prompt: "do the task"}
+	with := func(f func(*agent.Invocation)) agent.Invocation {
+		inv := base
+		f(&inv)
+		return inv
+	}
+	head := []string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write"}
+	plus := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		cmd     string
+		sandbox string
+		extra   []string
+		inv     agent.Invocation
+		want    []string
+	}{
+		{"defaults", "", "", nil, base, plus(head, []string{"--", "do the task"})},
+		{"model and effort", "", "", nil, with(func(i *agent.Invocation) { i.Model, i.Effort = "gpt-5.1-codex", "High" }),
+			plus(head, []string{"-m", "gpt-5.1-codex", "-c", `model_reasoning_effort="high"`, "--", "do the task"})},
+		// exec's options stay before "resume": it does not accept them after.
+		{"resume", "", "read-only", []string{"--add-dir", "/data"}, with(func(i *agent.Invocation) { i.SessionID = "01a1fb32-e644-7040-841a-1992e7a63f0a" }),
+			[]string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only", "--add-dir", "/data",
+				"resume", "01a1fb32-e644-7040-841a-1992e7a63f0a", "--", "do the task"}},
+		{"full access sandbox", "", SandboxFullAccess, nil, base,
+			[]string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--", "do the task"}},
+		{"extra args before the prompt", "", "", []string{"--oss", "-c", "model_provider=local"}, base,
+			plus(head, []string{"--oss", "-c", "model_provider=local", "--", "do the task"})},
+		{"stream-json is the same stream", "", "", nil, with(func(i *agent.Invocation) { i.OutputFormat, i.Live = agent.FormatStreamJSON, true }),
+			plus(head, []string{"--", "do the task"})},
+		{"text drops --json", "", "", nil, with(func(i *agent.Invocation) { i.OutputFormat = agent.FormatText }),
+			[]string{"codex", "exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "--", "do the task"}},
+		{"custom command words", `npx -y "@openai/codex@0.169.0"`, "", nil, base,
+			[]string{"npx", "-y", "@openai/codex@0.169.0", "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "--", "do the task"}},
+		{"prompt starting with a dash", "", "", nil, with(func(i *agent.Invocation) { i.Prompt = "- [ ] task one" }),
+			plus(head, []string{"--", "- [ ] task one"})},
+		// Allowed tools are Claude's: Codex has no such list and ignores it.
+		{"allowed tools ignored", "", "", nil, with(func(i *agent.Invocation) { i.AllowedTools = []string{"Write", "Bash(git *)"} }),
+			plus(head, []string{"--", "do the task"})},
+		{"loop context appended to the prompt", "", "", nil, with(func(i *agent.Invocation) { i.AppendSystemPrompt = "[ralph loop 3]" }),
+			plus(head, []string{"--", agent.PromptWithContext("do the task", "[ralph loop 3]")})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Sandbox, a.ExtraArgs = tt.sandbox, tt.extra
+			got, err := a.Command(tt.inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		sandbox string
+		inv     agent.Invocation
+		want    string
+	}{
+		{"empty prompt", "", agent.Invocation{Prompt: " \n"}, "empty prompt"},
+		{"unknown sandbox", "yolo", agent.Invocation{Prompt: "p"}, "sandbox mode"},
+		{"bad format", "", agent.Invocation{Prompt: "p", OutputFormat: "yaml"}, "output format"},
+		{"model like a flag", "", agent.Invocation{Prompt: "p", Model: "--dangerously-bypass-approvals-and-sandbox"}, "--model"},
+		{"session like a flag", "", agent.Invocation{Prompt: "p", SessionID: "--last"}, "resume"},
+		{"session with a newline", "", agent.Invocation{Prompt: "p", SessionID: "a\nb"}, "resume"},
+		{"effort smuggling a setting", "", agent.Invocation{Prompt: "p", Effort: `high" sandbox_mode="danger-full-access`}, "effort"},
+		{"huge prompt", "", agent.Invocation{Prompt: strings.Repeat("x", 200<<10)}, "system limit"},
+		{"huge context", "", agent.Invocation{Prompt: "p", AppendSystemPrompt: strings.Repeat("x", 200<<10)}, "system limit"},
+	}
+	for _, tt := range tests {
+		a, _ := New("")
+		a.Sandbox = tt.sandbox
+		if _, err := a.Command(tt.inv); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := (&Adapter{}).Command(agent.Invocation{Prompt: "p"}); err == nil {
+		t.Error("no command accepted")
+	}
+	if _, err := New(`'unterminated`); err == nil {
+		t.Error("unbalanced quotes accepted")
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	a, _ := New("")
+	c := a.Capabilities()
+	if a.Name() != "codex" || !c.StructuredOutput || !c.TokenUsage || !c.UsageLimits || !c.SessionResume || !c.Streaming {
+		t.Errorf("%+v", c)
+	}
+	if c.PermissionDenials || c.ToolRestrictions {
+		t.Errorf("claims what Codex cannot report: %+v", c)
+	}
+	if m := strings.Join(c.Missing(), "\n"); !strings.Contains(m, "permission-denial breaker is off") || !strings.Contains(m, "allow-list") {
+		t.Errorf("missing:\n%s", m)
+	}
+}

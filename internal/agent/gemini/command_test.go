@@ -1,0 +1,101 @@
+package gemini
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"ralph/internal/agent"
+)
+
+func TestCommand(t *testing.T) {
+	base := agent.Invocation{Prompt: "do the task"}
+	with := func(f func(*agent.Invocation)) agent.Invocation {
+		inv := base
+		f(&inv)
+		return inv
+	}
+	head := func(format, mode string) []string {
+		return []string{"gemini", "--output-format", format, "--approval-mode", mode, "--skip-trust"}
+	}
+	tests := []struct {
+		name  string
+		cmd   string
+		mode  string
+		extra []string
+		inv   agent.Invocation
+		want  []string
+	}{
+		{"defaults", "", "", nil, base, append(head("json", "yolo"), "--prompt=do the task")},
+		{"model", "", "", nil, with(func(i *agent.Invocation) { i.Model = "gemini-2.5-flash" }),
+			append(head("json", "yolo"), "-m", "gemini-2.5-flash", "--prompt=do the task")},
+		{"resume", "", "", nil, with(func(i *agent.Invocation) { i.SessionID = "890dbe94-8a97-4f53-8e3e-2c3e63d20002" }),
+			append(head("json", "yolo"), "--resume", "890dbe94-8a97-4f53-8e3e-2c3e63d20002", "--prompt=do the task")},
+		{"approval mode", "", ApprovalAutoEdit, nil, base, append(head("json", "auto_edit"), "--prompt=do the task")},
+		{"extra args before the prompt", "", "", []string{"--include-directories", "../shared", "--debug"}, base,
+			append(head("json", "yolo"), "--include-directories", "../shared", "--debug", "--prompt=do the task")},
+		{"live upgrades json to stream-json", "", "", nil, with(func(i *agent.Invocation) { i.Live = true }),
+			append(head("stream-json", "yolo"), "--prompt=do the task")},
+		{"text stays text", "", "", nil, with(func(i *agent.Invocation) { i.Live, i.OutputFormat = true, agent.FormatText }),
+			append(head("text", "yolo"), "--prompt=do the task")},
+		// Joined to its flag: a separate "- [ ] …" is read as an option.
+		{"prompt starting with a dash", "", "", nil, with(func(i *agent.Invocation) { i.Prompt = "- [ ] task one" }),
+			append(head("json", "yolo"), "--prompt=- [ ] task one")},
+		{"loop context appended to the prompt", "", "", nil, with(func(i *agent.Invocation) { i.AppendSystemPrompt = "[ralph loop 2]" }),
+			append(head("json", "yolo"), "--prompt="+agent.PromptWithContext("do the task", "[ralph loop 2]"))},
+		{"allowed tools and effort ignored", "", "", nil, with(func(i *agent.Invocation) { i.AllowedTools, i.Effort = []string{"Write"}, "high" }),
+			append(head("json", "yolo"), "--prompt=do the task")},
+		{"custom command words", `npx -y "@google/gemini-cli@0.61.0"`, "", nil, base,
+			append([]string{"npx", "-y", "@google/gemini-cli@0.61.0"}, append(head("json", "yolo")[1:], "--prompt=do the task")...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.ApprovalMode, a.ExtraArgs = tt.mode, tt.extra
+			got, err := a.Command(tt.inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	tests := []struct {
+		name, mode string
+		inv        agent.Invocation
+		want       string
+	}{
+		{"empty prompt", "", agent.Invocation{Prompt: "\t"}, "empty prompt"},
+		{"unknown approval mode", "auto-edit", agent.Invocation{Prompt: "p"}, "approval mode"},
+		{"bad format", "", agent.Invocation{Prompt: "p", OutputFormat: "xml"}, "output format"},
+		{"model like a flag", "", agent.Invocation{Prompt: "p", Model: "-y"}, "--model"},
+		{"session like a flag", "", agent.Invocation{Prompt: "p", SessionID: "--list-sessions"}, "--resume"},
+		{"huge prompt", "", agent.Invocation{Prompt: strings.Repeat("x", 200<<10)}, "system limit"},
+	}
+	for _, tt := range tests {
+		a, _ := New("")
+		a.ApprovalMode = tt.mode
+		if _, err := a.Command(tt.inv); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := (&Adapter{}).Command(agent.Invocation{Prompt: "p"}); err == nil {
+		t.Error("no command accepted")
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	a, _ := New("")
+	c := a.Capabilities()
+	if a.Name() != "gemini" || !c.StructuredOutput || !c.TokenUsage || !c.UsageLimits || !c.SessionResume || !c.Streaming ||
+		c.PermissionDenials || c.ToolRestrictions {
+		t.Errorf("%+v", c)
+	}
+}

@@ -1,0 +1,95 @@
+package opencode
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"ralph/internal/agent"
+)
+
+func TestCommand(t *testing.T) {
+	base := agent.Invocation{Prompt: "do the task"}
+	with := func(f func(*agent.Invocation)) agent.Invocation {
+		inv := base
+		f(&inv)
+		return inv
+	}
+	head := []string{"opencode", "run", "--format", "json"}
+	tests := []struct {
+		name  string
+		cmd   string
+		extra []string
+		inv   agent.Invocation
+		want  []string
+	}{
+		{"defaults", "", nil, base, append(head, "--", "do the task")},
+		{"model, effort and session", "", nil, with(func(i *agent.Invocation) {
+			i.Model, i.Effort, i.SessionID = "anthropic/claude-sonnet-4-5", "high", "ses_1ea551140ffedVQFo35xGxPtJ8"
+		}),
+			append(head, "-m", "anthropic/claude-sonnet-4-5", "--variant", "high", "--session", "ses_1ea551140ffedVQFo35xGxPtJ8", "--", "do the task")},
+		{"extra args before the prompt", "", []string{"--agent", "build", "--auto"}, with(func(i *agent.Invocation) { i.SessionID = "ses_x" }),
+			append(head, "--session", "ses_x", "--agent", "build", "--auto", "--", "do the task")},
+		{"live keeps json", "", nil, with(func(i *agent.Invocation) { i.Live, i.OutputFormat = true, agent.FormatStreamJSON }),
+			append(head, "--", "do the task")},
+		{"text keeps the default format", "", nil, with(func(i *agent.Invocation) { i.OutputFormat = agent.FormatText }),
+			[]string{"opencode", "run", "--", "do the task"}},
+		{"prompt starting with a dash", "", nil, with(func(i *agent.Invocation) { i.Prompt = "- [ ] task one" }),
+			append(head, "--", "- [ ] task one")},
+		{"loop context appended to the prompt", "", nil, with(func(i *agent.Invocation) { i.AppendSystemPrompt = "[ralph loop 4]" }),
+			append(head, "--", agent.PromptWithContext("do the task", "[ralph loop 4]"))},
+		{"allowed tools ignored", "", nil, with(func(i *agent.Invocation) { i.AllowedTools = []string{"Write"} }),
+			append(head, "--", "do the task")},
+		{"custom command words", "npx -y opencode-ai@1.18.33", nil, base,
+			[]string{"npx", "-y", "opencode-ai@1.18.33", "run", "--format", "json", "--", "do the task"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.ExtraArgs = tt.extra
+			got, err := a.Command(tt.inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		inv  agent.Invocation
+		want string
+	}{
+		{"empty prompt", agent.Invocation{Prompt: ""}, "empty prompt"},
+		{"bad format", agent.Invocation{Prompt: "p", OutputFormat: "markdown"}, "output format"},
+		{"model like a flag", agent.Invocation{Prompt: "p", Model: "--auto"}, "-m"},
+		{"effort like a flag", agent.Invocation{Prompt: "p", Effort: "-x"}, "--variant"},
+		{"session like a flag", agent.Invocation{Prompt: "p", SessionID: "--continue"}, "--session"},
+		{"huge prompt", agent.Invocation{Prompt: strings.Repeat("x", 200<<10)}, "system limit"},
+	}
+	for _, tt := range tests {
+		a, _ := New("")
+		if _, err := a.Command(tt.inv); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := (&Adapter{}).Command(agent.Invocation{Prompt: "p"}); err == nil {
+		t.Error("no command accepted")
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	a, _ := New("")
+	c := a.Capabilities()
+	if a.Name() != "opencode" || !c.StructuredOutput || !c.TokenUsage || !c.PermissionDenials || !c.UsageLimits ||
+		!c.SessionResume || !c.Streaming || c.ToolRestrictions {
+		t.Errorf("%+v", c)
+	}
+}

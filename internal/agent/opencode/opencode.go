@@ -1,0 +1,121 @@
+// Package opencode is the OpenCode adapter: it builds the `opencode run`
+// command line, runs it through the agent Runner, renders its JSON events
+// live, and analyses them with Normalize, because the analyzer does not
+// read OpenCode's event format itself.
+package opencode
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"ralph/internal/agent"
+)
+
+// Name is the adapter's name.
+const Name = "opencode"
+
+// DefaultCommand is the executable when no command is configured (npm
+// package opencode-ai).
+const DefaultCommand = "opencode"
+
+// Adapter runs OpenCode. Build it with New; the fields may be replaced
+// before the first Run.
+type Adapter struct {
+	// Cmd are the words of the executable, e.g. ["npx", "opencode-ai"].
+	Cmd []string
+	// Runner runs the process; New sets an *agent.Runner.
+	Runner agent.ProcessRunner
+	// Now anchors reset times in the analysis.
+	Now func() time.Time
+	// ExtraArgs are the user's own arguments to `opencode run` (--agent,
+	// --auto, ...), placed before the prompt.
+	ExtraArgs []string
+}
+
+var _ agent.Adapter = (*Adapter)(nil)
+
+// New returns an adapter for a command string, split into words like a
+// shell would (agent.SplitWords); "" means DefaultCommand.
+func New(command string) (*Adapter, error) {
+	words, err := agent.CommandWords(Name, command, DefaultCommand)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+}
+
+// Name implements agent.Adapter.
+func (a *Adapter) Name() string { return Name }
+
+// Capabilities implements agent.Adapter. OpenCode reports tokens and cost
+// per step, its session id, and tool calls it refused: `opencode run`
+// rejects every permission request (unless --auto) and the tool fails with
+// a rejection Normalize reads. Its provider errors arrive after its own
+// retries; a 429 is read as a usage limit, with the provider's retry-after
+// as the reset time when it sent one. Permissions live in its own
+// configuration, so there is no allow-list per call.
+func (a *Adapter) Capabilities() agent.Capabilities {
+	return agent.Capabilities{
+		StructuredOutput: true, TokenUsage: true, PermissionDenials: true, UsageLimits: true,
+		SessionResume: true, Streaming: true,
+	}
+}
+
+// Command implements agent.Adapter. The argv is
+//
+//	<cmd words> run [--format json] [-m PROVIDER/MODEL] [--variant EFFORT]
+//	[--session ID] [EXTRA...] -- PROMPT
+//
+// `run` joins every word after "--" into the message, so "--" keeps a
+// prompt that starts with "-" from being read as an option. Text output
+// keeps the default format, which prints only the answer when stdout is
+// not a terminal. The effort becomes --variant, OpenCode's
+// provider-specific reasoning effort. OpenCode has no flag that adds to
+// the system prompt, so the loop context is appended to the prompt.
+func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
+	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
+		return nil, errors.New("opencode: no command")
+	}
+	if strings.TrimSpace(inv.Prompt) == "" {
+		return nil, errors.New("opencode: empty prompt")
+	}
+	format, err := agent.OutputFormat(Name, agent.Invocation{OutputFormat: inv.OutputFormat})
+	if err != nil {
+		return nil, err
+	}
+	argv := append(slices.Clone(a.Cmd), "run")
+	if format != agent.FormatText {
+		argv = append(argv, "--format", "json")
+	}
+	for _, f := range []struct{ flag, value string }{{"-m", inv.Model}, {"--variant", inv.Effort}, {"--session", inv.SessionID}} {
+		if f.value == "" {
+			continue
+		}
+		if err := agent.OptionValue(Name, f.flag, f.value); err != nil {
+			return nil, err
+		}
+		argv = append(argv, f.flag, f.value)
+	}
+	argv = append(argv, a.ExtraArgs...)
+	argv = append(argv, "--", agent.PromptWithContext(inv.Prompt, inv.AppendSystemPrompt))
+	if err := agent.CheckArgs(Name, argv); err != nil {
+		return nil, err
+	}
+	return argv, nil
+}
+
+// Run implements agent.Adapter.
+func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
+	argv, err := a.Command(inv)
+	if err != nil {
+		return agent.NotRun(inv), err
+	}
+	return agent.Call{
+		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+		Hint:    "set --agent-cmd to the OpenCode executable, or install it: npm install -g opencode-ai",
+		Analyze: Normalize,
+	}.Run(ctx)
+}

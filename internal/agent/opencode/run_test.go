@@ -1,0 +1,96 @@
+package opencode
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"ralph/internal/agent"
+	"ralph/internal/agent/fakeagent/script"
+)
+
+func invocation(t *testing.T) agent.Invocation {
+	dir := t.TempDir()
+	return agent.Invocation{
+		Dir: dir, Prompt: "- [ ] do it", AppendSystemPrompt: "[ralph loop 1]",
+		StdoutPath: filepath.Join(dir, "logs", "opencode_output_1.log"),
+		StderrPath: filepath.Join(dir, "logs", "opencode_output_1.err"),
+	}
+}
+
+// TestRunNormalizes: Run analyses through Normalize, and stderr (where
+// OpenCode prints its permission notes) reaches the analysis too.
+func TestRunNormalizes(t *testing.T) {
+	fake := &agent.FakeRunner{
+		Stdout: string(readSample(t, "opencode_json_failures.jsonl")),
+		Stderr: "! permission requested: external_directory (/etc/*); auto-rejecting\nError: connection refused\n",
+		Result: agent.ProcessResult{ExitCode: 0},
+	}
+	a := &Adapter{Cmd: []string{"opencode"}, Runner: fake, Now: func() time.Time { return fixedNow }}
+	inv := invocation(t)
+	inv.Live = true
+	var evs []agent.LiveEvent
+	inv.OnEvent = func(e agent.LiveEvent) { evs = append(evs, e) }
+	res, err := a.Run(context.Background(), inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an := res.Analysis
+	if an.SessionID != "ses_1ea551140ffedVQFo35xGxPtJ8" || len(an.PermissionDenials) != 1 || an.Usage.CostUSD != 0.0091 {
+		t.Errorf("analysis %+v", an)
+	}
+	if !slices.Contains(an.Errors, "Error: connection refused") {
+		t.Errorf("stderr not analysed: %q", an.Errors)
+	}
+	if len(evs) != 4 || fake.Got.Stdin != nil {
+		t.Errorf("live events %+v, stdin %v", evs, fake.Got.Stdin)
+	}
+}
+
+// TestRunWithFakeAgent checks the argv the real runner starts and a
+// resumed call, with the fake agent playing OpenCode.
+func TestRunWithFakeAgent(t *testing.T) {
+	bin, err := script.Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, _ := filepath.Abs(filepath.Join("testdata", "opencode_json_tools.jsonl"))
+	path := filepath.Join(t.TempDir(), "script.json")
+	if err := (script.Script{Iterations: []script.Iteration{{StdoutFile: sample}}, RepeatLast: true}).Write(path); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(agent.JoinWords([]string{bin}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Runner = &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
+	a.Now = func() time.Time { return fixedNow }
+	inv := invocation(t)
+	inv.Env = []string{script.EnvScript + "=" + path}
+	for call := 1; call <= 2; call++ {
+		res, err := a.Run(context.Background(), inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode != 0 || res.Analysis.Status != "COMPLETE" || res.Analysis.SessionID != "ses_1ea551140ffedVQFo35xGxPtJ8" {
+			t.Fatalf("call %d: %+v, analysis %+v", call, res, res.Analysis)
+		}
+		inv.SessionID = res.Analysis.SessionID
+	}
+	calls, err := script.Calls(path)
+	if err != nil || len(calls) != 2 {
+		t.Fatalf("calls %+v, %v", calls, err)
+	}
+	want := []string{"run", "--format", "json", "--", agent.PromptWithContext("- [ ] do it", "[ralph loop 1]")}
+	if !slices.Equal(calls[0].Args, want) {
+		t.Errorf("first call\n got %q\nwant %q", calls[0].Args, want)
+	}
+	resumed := fmt.Sprint(calls[1].Args)
+	if !strings.Contains(resumed, "--session ses_1ea551140ffedVQFo35xGxPtJ8 --") {
+		t.Errorf("second call %q", calls[1].Args)
+	}
+}
