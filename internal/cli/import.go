@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ralph/internal/agent/claude"
+	"ralph/internal/agent"
 	"ralph/internal/config"
 	"ralph/internal/github"
 	"ralph/internal/importer"
@@ -196,7 +196,7 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	ralphDir := filepath.Dir(files.Prompt)
 	prep := importer.Prepare(doc, importer.Options{
 		Dir: dir, Files: files, LogDir: filepath.Join(ralphDir, "logs"), Threshold: o.MinScore,
-		Timeout: cfg.AgentTimeout, Model: cfg.Model, Effort: cfg.Effort, Env: agentEnv(cfg),
+		Timeout: cfg.AgentTimeout, Model: cfg.AgentModel(cfg.AgentProvider), Effort: cfg.Effort, Env: agentEnv(cfg),
 	})
 	ad, err := agentAdapter(cfg)
 	if err != nil {
@@ -381,7 +381,7 @@ func makeProjectDir(dir string) (created bool, err error) {
 	return true, nil
 }
 
-func printImportDryRun(w io.Writer, o *importOptions, dir string, files importer.Files, found *importer.Found, prep importer.Prepared, ad *claude.Adapter) error {
+func printImportDryRun(w io.Writer, o *importOptions, dir string, files importer.Files, found *importer.Found, prep importer.Prepared, ad agent.Adapter) error {
 	if found != nil {
 		fmt.Fprintf(w, "candidates (%d, --select %s):\n", len(found.Candidates), o.Select)
 		for i, c := range found.Candidates {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ralph/internal/agent"
+	"ralph/internal/agent/agents"
 	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/loop"
@@ -66,7 +68,7 @@ func monitorOptions(st *store.Store, cfg config.Config) monitor.Options {
 			},
 		},
 		Control: &monitorControl{file: ctl, st: st},
-		Parser:  liveParser(cfg.AgentProvider),
+		Parser:  liveParser(st, cfg.AgentProvider),
 		Title:   filepath.Base(st.ProjectDir()),
 	}
 }
@@ -219,7 +221,17 @@ func shellJoin(argv []string) string {
 	return strings.Join(q, " ")
 }
 
-// liveParser reads an agent's iteration log for the attached dashboard.
-func liveParser(provider string) monitor.LineParser {
-	return nil // TEMPORARY: replaced by the agent registry's parser
+// liveParser reads an agent's iteration log for the attached dashboard:
+// the agent status.json names (a fallback may be running), else the main one.
+func liveParser(st *store.Store, provider string) monitor.LineParser {
+	return func(dir string, emit func(agent.LiveEvent)) func([]byte) {
+		name := provider
+		if s, err := st.ReadStatus(); err == nil && s.Agent != "" {
+			name = s.Agent
+		}
+		if p := agents.LiveParser(name, dir, emit); p != nil {
+			return p
+		}
+		return agents.LiveParser("command", dir, emit)
+	}
 }

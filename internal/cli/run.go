@@ -111,10 +111,12 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if rf.Tmux {
 		return runInTmux(ios, dir, os.Args[1:])
 	}
-	if cfg.AgentProvider != "" && cfg.AgentProvider != "claude" {
-		return fmt.Errorf("agent %q is not supported yet; only claude is", cfg.AgentProvider)
+	main, err := agentSpec(cfg, cfg.AgentProvider)
+	if err != nil {
+		return err
 	}
-	ad, err := agentAdapter(cfg)
+	ad := main.Adapter
+	fallbacks, err := fallbackSpecs(cfg)
 	if err != nil {
 		return err
 	}
@@ -142,14 +144,14 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		set.OnLive = agent.RenderLive(human)
 	}
 	if cfg.DryRun {
-		return dryRun(ios, st, ad, set)
+		return dryRun(ios, st, ad, set, fallbacks)
 	}
 	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human)}
 	if rf.JSON {
 		obs.json = json.NewEncoder(ios.Out)
 	}
 	deps := loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit,
-		Control: control.Open(st.RalphDir())}
+		Control: control.Open(st.RalphDir()), Fallbacks: fallbacks}
 	monitorOn := rf.Monitor && !rf.JSON && isTerminal(ios.Out)
 	if rf.Monitor && !monitorOn {
 		fmt.Fprintln(ios.Err, "ralph: warning: --monitor needs a terminal on stdout (and no --json); showing plain output")
@@ -177,17 +179,6 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	return nil
 }
 
-// agentAdapter builds the agent from the configured command. The config's
-// splitter also refuses shell operators: the command runs without a shell,
-// so a pipe in it would be a silent mistake.
-func agentAdapter(cfg config.Config) (*claude.Adapter, error) {
-	argv, err := cfg.AgentArgv()
-	if err != nil {
-		return nil, fmt.Errorf("agent command (%s): %w", cfg.Sources["AGENT_CMD"], err)
-	}
-	return &claude.Adapter{Cmd: argv, Runner: &agent.Runner{}, Now: time.Now}, nil
-}
-
 // agentEnv hands secrets found in .ralphrc to the agent, unless ralph's own
 // environment already sets them.
 func agentEnv(cfg config.Config) []string {
@@ -201,13 +192,16 @@ func agentEnv(cfg config.Config) []string {
 }
 
 func settingsFrom(cfg config.Config) loop.Settings {
-	tools := cfg.AllowedTools
-	if len(tools) == 0 {
-		tools = claude.DefaultAllowedTools()
+	var tools []string
+	if cfg.AgentProvider == "claude" {
+		tools = cfg.AllowedTools
+		if len(tools) == 0 {
+			tools = claude.DefaultAllowedTools()
+		}
 	}
 	env := agentEnv(cfg)
 	return loop.Settings{
-		Model: cfg.Model, Effort: cfg.Effort, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
+		Model: cfg.AgentModel(cfg.AgentProvider), Effort: cfg.Effort, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
 		AllowedTools: tools, Timeout: cfg.AgentTimeout, Env: env, Continuity: cfg.SessionContinuity,
 		Delay: cfg.Delay, FailureBackoff: cfg.FailureBackoff, Backup: cfg.Backup,
 		Budget: stop.Budget{MaxLoops: cfg.MaxLoops, MaxRuntime: cfg.MaxRuntime, MaxCost: cfg.MaxCost},
@@ -227,7 +221,7 @@ func settingsFrom(cfg config.Config) loop.Settings {
 	}
 }
 
-func dryRun(ios IO, st *store.Store, ad agent.Adapter, set loop.Settings) error {
+func dryRun(ios IO, st *store.Store, ad agent.Adapter, set loop.Settings, fallbacks []loop.AgentSpec) error {
 	prompt, err := os.ReadFile(st.PromptFile())
 	if err != nil {
 		return fmt.Errorf("read prompt: %w", err)
@@ -241,6 +235,14 @@ func dryRun(ios IO, st *store.Store, ad agent.Adapter, set loop.Settings) error 
 		return err
 	}
 	fmt.Fprintf(ios.Out, "dry run: no agent call is made\nplan:    %s\ncommand: %s\n", pl.Summary(), agent.JoinWords(argv))
+	for _, f := range fallbacks {
+		inv.Model, inv.Effort, inv.AllowedTools = f.Model, f.Effort, f.AllowedTools
+		fargv, err := f.Adapter.Command(inv)
+		if err != nil {
+			return fmt.Errorf("fallback %s: %w", f.Adapter.Name(), err)
+		}
+		fmt.Fprintf(ios.Out, "on a usage limit, %s: %s\n", f.Adapter.Name(), agent.JoinWords(fargv))
+	}
 	return nil
 }
 

@@ -63,6 +63,9 @@ func (c Config) AgentExtraArgs(name string) ([]string, error) {
 	default:
 		return nil, nil
 	}
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
 	args, err := SplitWords(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", key, c.Sources[key], err)

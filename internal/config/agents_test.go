@@ -85,7 +85,7 @@ func TestAgentExtraArgs(t *testing.T) {
 	if err != nil || !slices.Equal(got, []string{"-c", `model_reasoning_effort="high"`}) {
 		t.Errorf("AgentExtraArgs = %q, %v", got, err)
 	}
-	if got, _ := cfg.AgentExtraArgs("claude"); len(got) != 0 {
-		t.Errorf("claude got %q", got)
+	if got, err := cfg.AgentExtraArgs("claude"); len(got) != 0 || err != nil {
+		t.Errorf("claude (no CLAUDE_ARGS) got %q, %v", got, err)
 	}
 }

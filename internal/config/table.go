@@ -95,7 +95,7 @@ var keyTable = []keyInfo{
 	{Name: "CODEX_SANDBOX", kind: kEnum, Values: []string{"read-only", "workspace-write", "danger-full-access"}, Default: "workspace-write",
 		Group: gAgent, Origin: OriginNew, policy: rcWarnCustom, stock: []string{"read-only", "workspace-write"},
 		Doc: "Codex sandbox: what its commands may touch (it has no tool allow-list).", field: func(c *Config) any { return &c.CodexSandbox }},
-	{Name: "GEMINI_APPROVAL_MODE", kind: kEnum, Values: []string{"default", "auto_edit", "yolo"}, Default: "yolo",
+	{Name: "GEMINI_APPROVAL_MODE", kind: kEnum, Values: []string{"default", "auto_edit", "yolo", "plan"}, Default: "yolo",
 		Group: gAgent, Origin: OriginNew,
 		Doc: "Gemini CLI approval mode; without yolo it gets no shell tool when nobody is there to approve.", field: func(c *Config) any { return &c.GeminiApprovalMode }},
 	{Name: "COMMAND_PROMPT_MODE", kind: kEnum, Values: []string{"stdin", "arg"}, Default: "stdin", Group: gAgent, Origin: OriginNew,

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"ralph/internal/agent"
+	"ralph/internal/agent/agents"
+	"ralph/internal/agent/claude"
+	"ralph/internal/config"
+	"ralph/internal/loop"
+)
+
+// agentSpec builds agent name with the settings that belong to it: its own
+// command, model, extra arguments and option (sandbox, approval mode, prompt
+// mode). The main agent also gets the run's effort and tool allow-list.
+func agentSpec(cfg config.Config, name string) (loop.AgentSpec, error) {
+	argv, err := config.SplitWords(cfg.AgentCommand(name))
+	if err != nil {
+		return loop.AgentSpec{}, fmt.Errorf("%s command (%s): %w", name, cfg.Sources["AGENT_CMD"], err)
+	}
+	extra, err := cfg.AgentExtraArgs(name)
+	if err != nil {
+		return loop.AgentSpec{}, err
+	}
+	o := agents.Options{Cmd: argv, ExtraArgs: extra, Now: time.Now}
+	switch name {
+	case "codex":
+		o.Sandbox = cfg.CodexSandbox
+	case "gemini":
+		o.ApprovalMode = cfg.GeminiApprovalMode
+	case "command":
+		o.PromptMode = cfg.CommandPromptMode
+	}
+	ad, err := agents.New(name, o)
+	if err != nil {
+		return loop.AgentSpec{}, err
+	}
+	spec := loop.AgentSpec{Adapter: ad, Model: cfg.AgentModel(name)}
+	if name == cfg.AgentProvider {
+		spec.Effort = cfg.Effort
+	}
+	if name == "claude" {
+		spec.AllowedTools = cfg.AllowedTools
+		if len(spec.AllowedTools) == 0 {
+			spec.AllowedTools = claude.DefaultAllowedTools()
+		}
+	}
+	return spec, nil
+}
+
+// agentAdapter builds the main agent. The config's splitter refuses shell
+// operators: the command runs without a shell, so a pipe in it would be a
+// silent mistake.
+func agentAdapter(cfg config.Config) (agent.Adapter, error) {
+	spec, err := agentSpec(cfg, cfg.AgentProvider)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Adapter, nil
+}
+
+// fallbackSpecs builds the fallback agents in order.
+func fallbackSpecs(cfg config.Config) ([]loop.AgentSpec, error) {
+	var out []loop.AgentSpec
+	for _, n := range cfg.Fallbacks() {
+		spec, err := agentSpec(cfg, n)
+		if err != nil {
+			return nil, fmt.Errorf("fallback agent %s: %w", n, err)
+		}
+		out = append(out, spec)
+	}
+	return out, nil
+}
+
+// printAgents lists the agent CLIs found on this machine with their versions
+// (`ralph version`).
+func printAgents(ctx context.Context, w io.Writer) {
+	fmt.Fprintln(w, "agents:")
+	for _, f := range agents.Detect(ctx, exec.LookPath) {
+		switch {
+		case f.Err != nil && f.Path == "":
+			fmt.Fprintf(w, "  %-9s not found (%s)\n", f.Name, f.Command)
+		case f.Err != nil:
+			fmt.Fprintf(w, "  %-9s %s: %s\n", f.Name, f.Path, firstErrLine(f.Err))
+		default:
+			fmt.Fprintf(w, "  %-9s %s (%s)\n", f.Name, f.Version, f.Path)
+		}
+	}
+}
+
+func firstErrLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
