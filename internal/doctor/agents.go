@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -110,4 +111,37 @@ func otherCredentials(cfg config.Config, env Env) Check {
 	}
 	return Check{Name: NameCredentials, Status: Warn, Detail: fmt.Sprintf("none found for %s: set %s, or rely on %s",
 		cfg.AgentProvider, strings.Join(vars, " or "), login)}
+}
+
+// checkInstalledAgents lists the agent CLIs found, with their versions: the
+// ones a --agent or --fallback-agent could use today. It only informs.
+func checkInstalledAgents(ctx context.Context, env Env) Check {
+	c := Check{Name: NameAgents, Status: OK}
+	if env.Agents == nil {
+		c.Detail = "not checked"
+		return c
+	}
+	var found, missing []string
+	for _, f := range env.Agents(ctx) {
+		switch {
+		case f.Err == nil:
+			found = append(found, f.Name+" "+f.Version)
+		case f.Path != "":
+			found = append(found, f.Name+" (version unknown)")
+		default:
+			missing = append(missing, f.Name)
+		}
+	}
+	c.Detail = "found: " + orNone(found)
+	if len(missing) > 0 {
+		c.Detail += "; not found: " + strings.Join(missing, ", ")
+	}
+	return c
+}
+
+func orNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
 }

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"ralph/internal/agent/agents"
 	"ralph/internal/config"
 )
 
@@ -101,6 +102,8 @@ type Env struct {
 	FreeBytes    func(path string) (uint64, error)      // space an unprivileged user may still fill
 	ProcessAlive func(pid int) bool
 	Git          Git
+	// Agents lists the agent CLIs on this machine with their versions.
+	Agents func(ctx context.Context) []agents.Found
 }
 
 // Git is the little of git the checks need (see package gitx).
@@ -125,6 +128,7 @@ const (
 	NameAgent        = "agent"
 	NameAgentVersion = "agent_version"
 	NameFallbacks    = "fallback_agents"
+	NameAgents       = "agents"
 	NameCredentials  = "credentials"
 	NameGit          = "git"
 	NameDisk         = "disk"
@@ -154,6 +158,7 @@ func Run(ctx context.Context, p Project, env Env) Report {
 		r.add(c)
 	}
 	r.add(checkCredentials(p.Config, env))
+	r.add(checkInstalledAgents(ctx, env))
 	r.add(checkGit(ctx, p.Dir, env))
 	r.add(checkDisk(p.Dir, env))
 	return r

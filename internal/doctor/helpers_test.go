@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"ralph/internal/agent/agents"
 	"ralph/internal/config"
 )
 
@@ -35,6 +36,10 @@ func healthyEnv() Env {
 		Stat:         func(string) (fs.FileInfo, error) { return nil, fs.ErrNotExist },
 		FreeBytes:    func(string) (uint64, error) { return 50 << 30, nil },
 		ProcessAlive: func(int) bool { return false },
+		Agents: func(context.Context) []agents.Found {
+			return []agents.Found{{Name: "claude", Version: "2.1.3", Path: "/usr/local/bin/claude"},
+				{Name: "codex", Command: "codex", Err: exec.ErrNotFound}}
+		},
 		Git: Git{
 			IsRepo:        func(context.Context, string) (bool, error) { return true, nil },
 			Root:          func(_ context.Context, dir string) (string, error) { return dir, nil },

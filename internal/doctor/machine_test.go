@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"ralph/internal/agent/agents"
 	"ralph/internal/config"
 )
 
@@ -320,4 +321,11 @@ func TestOtherCredentials(t *testing.T) {
 	}
 	cfg.AgentProvider = "command"
 	want(t, checkCredentials(cfg, env), NameCredentials, OK, "plain command")
+}
+
+func TestCheckInstalledAgents(t *testing.T) {
+	want(t, checkInstalledAgents(context.Background(), healthyEnv()), NameAgents, OK, "found: claude 2.1.3", "not found: codex")
+	env := healthyEnv()
+	env.Agents = func(context.Context) []agents.Found { return []agents.Found{{Name: "gemini", Command: "gemini", Err: exec.ErrNotFound}} }
+	want(t, checkInstalledAgents(context.Background(), env), NameAgents, OK, "found: none", "not found: gemini")
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"ralph/internal/agent/agents"
 	"ralph/internal/gitx"
 )
 
@@ -24,6 +25,7 @@ func System() Env {
 		Stat:         os.Stat,
 		FreeBytes:    freeBytes,
 		ProcessAlive: processAlive,
+		Agents:       func(ctx context.Context) []agents.Found { return agents.Detect(ctx, exec.LookPath) },
 		Git: Git{
 			IsRepo:        gitx.IsRepo,
 			Root:          gitx.Root,

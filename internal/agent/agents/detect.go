@@ -13,8 +13,10 @@ import (
 )
 
 // DetectTimeout bounds one `<agent> --version`: a CLI that wants to log
-// in or update first must not hold up a doctor or setup command.
-const DetectTimeout = 2 * time.Second
+// in or update first must not hold up a doctor or version command, yet the
+// Gemini CLI's Node bundle alone takes over 2 s to start on a small machine.
+// The agents are asked in parallel, so this is also the whole wait.
+const DetectTimeout = 10 * time.Second
 
 // Found is what Detect learnt about one agent.
 type Found struct {
