@@ -326,6 +326,8 @@ func TestOtherCredentials(t *testing.T) {
 func TestCheckInstalledAgents(t *testing.T) {
 	want(t, checkInstalledAgents(context.Background(), healthyEnv()), NameAgents, OK, "found: claude 2.1.3", "not found: codex")
 	env := healthyEnv()
-	env.Agents = func(context.Context) []agents.Found { return []agents.Found{{Name: "gemini", Command: "gemini", Err: exec.ErrNotFound}} }
+	env.Agents = func(context.Context) []agents.Found {
+		return []agents.Found{{Name: "gemini", Command: "gemini", Err: exec.ErrNotFound}}
+	}
 	want(t, checkInstalledAgents(context.Background(), env), NameAgents, OK, "found: none", "not found: gemini")
 }
