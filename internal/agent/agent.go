@@ -94,6 +94,11 @@ type Capabilities struct {
 	SessionResume     bool // can continue a session by id
 	ToolRestrictions  bool // accepts a tool allow-list
 	Streaming         bool // can stream events while running (live view)
+	// A resumed session's reports may add up the whole session rather than
+	// the call: Claude Code's total_cost_usd does (its token counts do not),
+	// Codex's turn usage does for tokens. The loop then counts the growth.
+	CumulativeCost   bool
+	CumulativeTokens bool
 }
 
 // Adapter drives one agent CLI.

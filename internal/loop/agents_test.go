@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"ralph/internal/agent"
 	"ralph/internal/store"
 )
 
@@ -160,5 +162,38 @@ func TestEngineRestartRemembersAHeldAgent(t *testing.T) {
 	res, err := again.Run(context.Background())
 	if err != nil || res.Reason != ReasonUsageLimit || h.agent.n != 1 {
 		t.Fatalf("second run: %+v, %v after %d calls", res, err, h.agent.n)
+	}
+}
+
+// cumulativeAgent reports a resumed session's cost as a running total, as
+// Claude Code does.
+type cumulativeAgent struct{ *fakeAgent }
+
+func (c cumulativeAgent) Capabilities() agent.Capabilities {
+	return agent.Capabilities{StructuredOutput: true, CumulativeCost: true}
+}
+
+func TestEngineCountsTheGrowthOfACumulativeCost(t *testing.T) {
+	h := newHarness(t, openPlanMD, []call{
+		{out: strings.Replace(result("Worked."+block("IN_PROGRESS", false, "PASSING"), ""), `"total_cost_usd":0.25`, `"total_cost_usd":0.3`, 1), files: map[string]string{"a.go": "x"}},
+		{out: strings.Replace(result("Everything is done."+block("COMPLETE", true, "PASSING"), ""), `"total_cost_usd":0.25`, `"total_cost_usd":0.7`, 1), plan: donePlanMD, files: map[string]string{"b.go": "x"}},
+	}, nil)
+	st, _ := store.Open(h.dir)
+	h.engine = New(h.engine.set, Deps{Agent: cumulativeAgent{h.agent}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
+	if res := h.run(t); res.Reason != "project_complete" {
+		t.Fatalf("result %+v", res)
+	}
+	if got := h.status(t).Totals.CostUSD; got < 0.6999 || got > 0.7001 {
+		t.Errorf("total cost %v, want 0.7 (the session's running total), not 1.0", got)
+	}
+	var costs []float64
+	store.ReadMetrics(st.MetricsFile(), func(_ int, rec json.RawMessage) error {
+		var m Metrics
+		err := json.Unmarshal(rec, &m)
+		costs = append(costs, m.CostUSD)
+		return err
+	})
+	if len(costs) != 2 || costs[0] != 0.3 || costs[1] < 0.3999 || costs[1] > 0.4001 {
+		t.Errorf("per-iteration costs %v, want [0.3 0.4]", costs)
 	}
 }

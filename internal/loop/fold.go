@@ -72,32 +72,43 @@ type State struct {
 	// that it switched to a fallback.
 	Agent       string                `json:"agent,omitempty"`
 	AgentLimits map[string]AgentLimit `json:"agent_limits,omitempty"`
-	// SessionCost is the cost the agent last reported for the session it
-	// reported: Claude Code's total_cost_usd for a resumed session is the
-	// session's running total, not the call's (its token counts are the
-	// call's), so only the growth is this call's spending.
-	SessionCost SessionCost `json:"session_cost,omitzero"`
+	// SessionUsage is what the agent last reported for the session it
+	// reported, for agents whose reports add up a resumed session (see
+	// agent.Capabilities): only the growth is the call's own.
+	SessionUsage SessionUsage `json:"session_usage,omitzero"`
 }
 
-// SessionCost is an agent session's cost as last reported.
-type SessionCost struct {
-	ID       string  `json:"id"`
-	Reported float64 `json:"reported_usd"`
+// SessionUsage is an agent session's usage as last reported.
+type SessionUsage struct {
+	ID       string        `json:"id"`
+	Reported analyze.Usage `json:"reported"`
 }
 
-// callCost is what one call cost: the reported cost, less what the same
-// session had already reported. A lower figure for the same session (the
-// CLI forgot its total) counts in full rather than as a refund.
-func callCost(prev SessionCost, a *analyze.Analysis) (float64, SessionCost) {
-	reported := a.Usage.CostUSD
-	if a.SessionID == "" {
-		return reported, prev
+// callUsage is what one call used: the report, or for cumulative reports the
+// growth since the same session's previous one. A report that shrank (the
+// CLI lost its running total) counts in full rather than as a refund, so
+// budgets can only err towards stopping early.
+func callUsage(prev SessionUsage, a *analyze.Analysis, cumCost, cumTokens bool) (analyze.Usage, SessionUsage) {
+	u := a.Usage
+	if a.SessionID == "" || (!cumCost && !cumTokens) {
+		return u, prev
 	}
-	next := SessionCost{ID: a.SessionID, Reported: reported}
-	if prev.ID == a.SessionID && reported >= prev.Reported {
-		return reported - prev.Reported, next
+	next := SessionUsage{ID: a.SessionID, Reported: u}
+	if prev.ID != a.SessionID {
+		return u, next
 	}
-	return reported, next
+	p := prev.Reported
+	if cumCost && u.CostUSD >= p.CostUSD {
+		u.CostUSD -= p.CostUSD
+	}
+	if cumTokens && u.InputTokens >= p.InputTokens && u.OutputTokens >= p.OutputTokens &&
+		u.CacheReadInputTokens >= p.CacheReadInputTokens && u.CacheCreationInputTokens >= p.CacheCreationInputTokens {
+		u.InputTokens -= p.InputTokens
+		u.OutputTokens -= p.OutputTokens
+		u.CacheReadInputTokens -= p.CacheReadInputTokens
+		u.CacheCreationInputTokens -= p.CacheCreationInputTokens
+	}
+	return u, next
 }
 
 // Iteration is what one agent call produced, as measured at the edge.
@@ -114,6 +125,8 @@ type Iteration struct {
 	PlanGain  int  // plan tasks newly checked
 	Plan      stop.Plan
 	Questions []string
+	// The agent's reports add up a resumed session (agent.Capabilities).
+	CumulativeCost, CumulativeTokens bool
 }
 
 // Action is what the loop does next.
@@ -132,8 +145,8 @@ type Outcome struct {
 	Reason    string // exit reason when stopping
 	Message   string
 	WaitUntil time.Time
-	// CostUSD is this call's own cost (see callCost).
-	CostUSD float64
+	// Usage is this call's own usage (see callUsage).
+	Usage analyze.Usage
 	// Productive: the iteration made progress (for logs and the failure backoff).
 	Productive bool
 	Failed     bool
@@ -149,17 +162,18 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		a = &analyze.Analysis{Status: analyze.StatusUnknown}
 	}
 	st.Loop = it.Loop
-	st.Tokens += a.Usage.Total()
-	cost, sc := callCost(st.SessionCost, a)
-	st.SessionCost = sc
+	use, su := callUsage(st.SessionUsage, a, it.CumulativeCost, it.CumulativeTokens)
+	st.SessionUsage = su
+	cost := use.CostUSD
+	st.Tokens += use.Total()
 	st.CostUSD += cost
-	st.Usage.InputTokens += a.Usage.InputTokens
-	st.Usage.OutputTokens += a.Usage.OutputTokens
-	st.Usage.CacheReadInputTokens += a.Usage.CacheReadInputTokens
-	st.Usage.CacheCreationInputTokens += a.Usage.CacheCreationInputTokens
+	st.Usage.InputTokens += use.InputTokens
+	st.Usage.OutputTokens += use.OutputTokens
+	st.Usage.CacheReadInputTokens += use.CacheReadInputTokens
+	st.Usage.CacheCreationInputTokens += use.CacheCreationInputTokens
 	st.Usage.CostUSD = st.CostUSD
 	lim := ratelimit.New(p.Limits, st.Calls)
-	lim.Record(it.Ended, a.Usage.Total())
+	lim.Record(it.Ended, use.Total())
 	st.Calls = lim.State()
 	if a.Summary != "" {
 		st.LastSummary = a.Summary
@@ -173,9 +187,9 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		until := ratelimit.UsageLimitWait(it.Ended, reset, has, p.UsageLimitWait, p.UsageLimitMargin)
 		msg := fmt.Sprintf("usage limit (%s): %s", a.UsageLimit.Kind, a.UsageLimit.Message)
 		if p.ExitOnUsageLimit {
-			return st, Outcome{Action: Stop, Reason: ReasonUsageLimit, Message: msg, WaitUntil: until, Failed: true, CostUSD: cost}
+			return st, Outcome{Action: Stop, Reason: ReasonUsageLimit, Message: msg, WaitUntil: until, Failed: true, Usage: use}
 		}
-		return st, Outcome{Action: Wait, Message: msg, WaitUntil: until, Failed: true, CostUSD: cost}
+		return st, Outcome{Action: Wait, Message: msg, WaitUntil: until, Failed: true, Usage: use}
 	}
 
 	progress := it.Changed || it.PlanGain > 0 || a.Status == analyze.StatusComplete
@@ -183,7 +197,7 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 		progress = true
 	}
 	failed := it.StartErr != nil || a.IsError || (it.ExitCode != 0 && !it.TimedOut)
-	out := Outcome{Productive: progress, Failed: failed || (it.TimedOut && !progress), CostUSD: cost}
+	out := Outcome{Productive: progress, Failed: failed || (it.TimedOut && !progress), Usage: use}
 
 	var denied []string
 	for _, d := range a.PermissionDenials {

@@ -162,28 +162,42 @@ func TestBuildContext(t *testing.T) {
 	}
 }
 
-func TestCallCost(t *testing.T) {
-	an := func(session string, cost float64) *analyze.Analysis {
-		return &analyze.Analysis{SessionID: session, Usage: analyze.Usage{CostUSD: cost}}
+func TestCallUsage(t *testing.T) {
+	an := func(session string, cost float64, in int64) *analyze.Analysis {
+		return &analyze.Analysis{SessionID: session, Usage: analyze.Usage{CostUSD: cost, InputTokens: in, OutputTokens: in / 10}}
 	}
+	u := func(cost float64, in int64) analyze.Usage {
+		return analyze.Usage{CostUSD: cost, InputTokens: in, OutputTokens: in / 10}
+	}
+	claudeLike := [2]bool{true, false} // cumulative cost, per-call tokens
+	codexLike := [2]bool{false, true}
 	tests := []struct {
 		name     string
-		prev     SessionCost
+		prev     SessionUsage
 		a        *analyze.Analysis
-		want     float64
-		wantNext SessionCost
+		cum      [2]bool
+		want     analyze.Usage
+		wantNext SessionUsage
 	}{
-		{"first call of a session", SessionCost{}, an("s1", 0.32), 0.32, SessionCost{"s1", 0.32}},
-		{"resumed: the running total grows", SessionCost{"s1", 0.32}, an("s1", 0.63), 0.31, SessionCost{"s1", 0.63}},
-		{"a new session counts in full", SessionCost{"s1", 0.63}, an("s2", 0.30), 0.30, SessionCost{"s2", 0.30}},
-		{"a lower total for the same session is not a refund", SessionCost{"s1", 0.63}, an("s1", 0.10), 0.10, SessionCost{"s1", 0.10}},
-		{"no session id: as reported, memory kept", SessionCost{"s1", 0.63}, an("", 0.05), 0.05, SessionCost{"s1", 0.63}},
+		{"first call of a session", SessionUsage{}, an("s1", 0.32, 1000), claudeLike, u(0.32, 1000), SessionUsage{"s1", u(0.32, 1000)}},
+		{"claude resumed: the cost's growth, the tokens as reported", SessionUsage{"s1", u(0.32, 1000)}, an("s1", 0.63, 900), claudeLike,
+			u(0.31, 900), SessionUsage{"s1", u(0.63, 900)}},
+		{"codex resumed: the tokens' growth", SessionUsage{"t1", u(0, 1000)}, an("t1", 0, 2500), codexLike,
+			analyze.Usage{InputTokens: 1500, OutputTokens: 150}, SessionUsage{"t1", u(0, 2500)}},
+		{"a new session counts in full", SessionUsage{"s1", u(0.63, 1000)}, an("s2", 0.30, 500), claudeLike, u(0.30, 500), SessionUsage{"s2", u(0.30, 500)}},
+		{"a lower total is not a refund", SessionUsage{"s1", u(0.63, 1000)}, an("s1", 0.10, 100), claudeLike, u(0.10, 100), SessionUsage{"s1", u(0.10, 100)}},
+		{"per-call reports are taken as they are", SessionUsage{"s1", u(0.30, 1000)}, an("s1", 0.40, 1000), [2]bool{}, u(0.40, 1000), SessionUsage{"s1", u(0.30, 1000)}},
+		{"no session id: as reported, memory kept", SessionUsage{"s1", u(0.63, 1)}, an("", 0.05, 10), claudeLike, u(0.05, 10), SessionUsage{"s1", u(0.63, 1)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, next := callCost(tt.prev, tt.a)
-			if diff := got - tt.want; diff > 1e-9 || diff < -1e-9 || next != tt.wantNext {
-				t.Errorf("callCost = %v, %+v; want %v, %+v", got, next, tt.want, tt.wantNext)
+			got, next := callUsage(tt.prev, tt.a, tt.cum[0], tt.cum[1])
+			if d := got.CostUSD - tt.want.CostUSD; d > 1e-9 || d < -1e-9 {
+				t.Errorf("cost %v, want %v", got.CostUSD, tt.want.CostUSD)
+			}
+			got.CostUSD, tt.want.CostUSD = 0, 0
+			if got != tt.want || next != tt.wantNext {
+				t.Errorf("callUsage = %+v, %+v; want %+v, %+v", got, next, tt.want, tt.wantNext)
 			}
 		})
 	}

@@ -93,6 +93,7 @@ func (e *Engine) iterate(ctx context.Context, before plan.Plan) (Outcome, error)
 		Loop: n, Ended: end, Analysis: a, ExitCode: res.ExitCode, TimedOut: res.TimedOut, StartErr: res.StartErr,
 		InRepo: snap.InRepo, Changed: prog.Changed, Files: len(prog.FilesChanged),
 		PlanGain: change.Checked + change.AddedDone, Plan: stopPlan(afterPlan),
+		CumulativeCost: spec.Adapter.Capabilities().CumulativeCost, CumulativeTokens: spec.Adapter.Capabilities().CumulativeTokens,
 	}
 	var out Outcome
 	e.st, out = Fold(e.st, it, e.set.Policy)
@@ -155,9 +156,9 @@ func (e *Engine) record(it Iteration, res agent.Result, start time.Time, out Out
 	}
 	m := Metrics{
 		Loop: it.Loop, StartedAt: start.UTC(), DurationMS: it.Ended.Sub(start).Milliseconds(), ExitCode: res.ExitCode,
-		TimedOut: res.TimedOut, InputTokens: a.Usage.InputTokens, OutputTokens: a.Usage.OutputTokens,
-		CacheReadTokens: a.Usage.CacheReadInputTokens, CacheCreationTokens: a.Usage.CacheCreationInputTokens,
-		CostUSD: out.CostUSD, FilesChanged: it.Files, Progress: out.Productive, Failed: out.Failed,
+		TimedOut: res.TimedOut, InputTokens: out.Usage.InputTokens, OutputTokens: out.Usage.OutputTokens,
+		CacheReadTokens: out.Usage.CacheReadInputTokens, CacheCreationTokens: out.Usage.CacheCreationInputTokens,
+		CostUSD: out.Usage.CostUSD, FilesChanged: it.Files, Progress: out.Productive, Failed: out.Failed,
 		Status: a.Status, ExitSignal: a.ExitSignal, CompletionIndicators: a.CompletionIndicators,
 		TestOnly: a.IsTestOnly, Errors: len(a.Errors), Denials: len(a.PermissionDenials),
 		UsageLimit: a.UsageLimit.Detected, Summary: store.Redact(a.Summary), Decision: decision,

@@ -57,7 +57,7 @@ func (a *Adapter) Name() string { return Name }
 func (a *Adapter) Capabilities() agent.Capabilities {
 	return agent.Capabilities{
 		StructuredOutput: true, TokenUsage: true, PermissionDenials: true, UsageLimits: true,
-		SessionResume: true, ToolRestrictions: true, Streaming: true,
+		SessionResume: true, ToolRestrictions: true, Streaming: true, CumulativeCost: true,
 	}
 }
 

@@ -75,6 +75,7 @@ func (a *Adapter) Name() string { return Name }
 func (a *Adapter) Capabilities() agent.Capabilities {
 	return agent.Capabilities{
 		StructuredOutput: true, TokenUsage: true, UsageLimits: true, SessionResume: true, Streaming: true,
+		CumulativeTokens: true,
 	}
 }
 
