@@ -194,13 +194,13 @@ func (c *collector) textLine(line []byte) {
 }
 
 // readStderr reads the agent's standard error for limits and errors only.
+// A CLI may end it with a JSON error object after warnings, retry notices and
+// a stack trace (the Gemini CLI does): that object, when there is one, is
+// the report.
 func (c *collector) readStderr(b []byte) {
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
-		var o obj
-		if o.parse(t) && o.errorRaw != nil {
-			c.untyped(&o)
-			return
-		}
+	if o, ok := trailingErrorObject(bytes.TrimSpace(b)); ok {
+		c.untyped(o)
+		return
 	}
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		s := string(l)
@@ -269,4 +269,34 @@ func (lr *lineReader) nextNonBlank() ([]byte, bool, error) {
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// maxStderrObjects bounds how many "{" line starts trailingErrorObject tries,
+// from the end: the report is the last object, and a stack trace may print
+// many braces.
+const maxStderrObjects = 8
+
+// trailingErrorObject finds a JSON object with an error that starts at the
+// beginning of a line and runs to the end of t.
+func trailingErrorObject(t []byte) (*obj, bool) {
+	end := len(t)
+	for range maxStderrObjects {
+		i := bytes.LastIndex(t[:end], []byte("\n{"))
+		start := i + 1
+		if i < 0 {
+			if len(t) == 0 || t[0] != '{' {
+				return nil, false
+			}
+			start = 0
+		}
+		var o obj
+		if o.parse(t[start:]) && o.errorRaw != nil {
+			return &o, true
+		}
+		if start == 0 {
+			return nil, false
+		}
+		end = i
+	}
+	return nil, false
 }

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,5 +85,44 @@ func TestParseResetDaylightSaving(t *testing.T) {
 	got, ok, _ := parseReset("resets 9am (America/New_York)", now)
 	if !ok || got.Format(time.RFC3339) != "2026-11-02T14:00:00Z" {
 		t.Errorf("got %v %v, want 2026-11-02T14:00:00Z", got, ok)
+	}
+}
+
+// The Gemini CLI prints warnings, retry notices and a stack trace before its
+// JSON error report on stderr; the report at the end is what counts.
+func TestStderrTrailingErrorObject(t *testing.T) {
+	stderr, err := os.ReadFile("testdata/samples/gemini_json_429.stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 1, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		stderr    []byte
+		wantLimit bool
+		wantSess  string
+	}{
+		{"verbatim Gemini 429", stderr, true, "250f24df-96b9-4fd0-a73c-2a591896e2d7"},
+		{"object alone", []byte(`{"session_id":"s","error":{"message":"Please retry in 20s.","code":429}}`), true, "s"},
+		{"braces in a stack trace only", []byte("Error: x\n{\n  cause: {\n    code: 500\n  }\n}\n"), false, ""},
+		{"no object", []byte("warning: something\n"), false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exit := 1 // not 173: that status alone says "quota exhausted"
+			if tt.wantLimit {
+				exit = 173
+			}
+			a, err := Analyze(strings.NewReader(""), Options{ExitCode: exit, Now: now, Stderr: tt.stderr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.UsageLimit.Detected != tt.wantLimit || a.SessionID != tt.wantSess {
+				t.Errorf("usage limit %+v, session %q; want limit %v, session %q", a.UsageLimit, a.SessionID, tt.wantLimit, tt.wantSess)
+			}
+			if tt.wantLimit && (!a.IsError || a.UsageLimit.ResetsAt != "2026-11-21T01:00:20Z") {
+				t.Errorf("is_error %v, resets at %q", a.IsError, a.UsageLimit.ResetsAt)
+			}
+		})
 	}
 }
