@@ -1,42 +1,77 @@
 #!/usr/bin/env bash
 # Installs the pinned agent CLIs that the end-to-end tests run for real into
-# the repository's .cache/agents (never globally). Safe to run again: a CLI
-# that already reports the pinned version is left alone.
+# the repository's .cache/agents (never globally). Safe to run again: when
+# every CLI already reports its pinned version nothing is downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Pinned because an unpinned install has resolved to an older release whose
 # output differs from the fixtures the tests were written against.
 CLAUDE_VERSION=2.1.329
+CODEX_VERSION=0.169.0
+GEMINI_VERSION=0.61.0
+OPENCODE_VERSION=1.18.33
 prefix=.cache/agents
-claude="$prefix/node_modules/.bin/claude"
+bin="$prefix/node_modules/.bin"
 
-have=""
-if [ -x "$claude" ]; then
-	# --version prints e.g. "2.1.329 (Claude Code)"; keep only the number.
-	have="$("$claude" --version 2>/dev/null </dev/null | awk '{print $1}' || true)"
-fi
+# name|package|version, one per CLI; the name is the command under $bin.
+agents=(
+	"claude|@anthropic-ai/claude-code|$CLAUDE_VERSION"
+	"codex|@openai/codex|$CODEX_VERSION"
+	"gemini|@google/gemini-cli|$GEMINI_VERSION"
+	"opencode|opencode-ai|$OPENCODE_VERSION"
+)
 
-if [ "$have" = "$CLAUDE_VERSION" ]; then
-	echo "install-agents: claude $CLAUDE_VERSION already installed in $prefix"
+# installed_version prints the version a CLI reports, or nothing. The
+# formats differ ("2.1.329 (Claude Code)", "codex-cli 0.169.0", "0.61.0"),
+# so keep the first word that looks like a version.
+installed_version() {
+	local exe="$bin/$1"
+	[ -x "$exe" ] || return 0
+	"$exe" --version 2>/dev/null </dev/null |
+		grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1 || true
+}
+
+wanted=()
+for a in "${agents[@]}"; do
+	IFS='|' read -r name pkg version <<<"$a"
+	have="$(installed_version "$name")"
+	if [ "$have" = "$version" ]; then
+		echo "install-agents: $name $version already installed in $prefix"
+	else
+		echo "install-agents: $name needs $pkg@$version (found: ${have:-none})"
+	fi
+	# Every package goes into the one npm call below, even those already
+	# there: npm removes packages a call does not name, as extraneous.
+	wanted+=("$pkg@$version")
+	[ "$have" = "$version" ] || missing=1
+done
+
+if [ -z "${missing:-}" ]; then
 	exit 0
 fi
 
 if ! command -v npm >/dev/null 2>&1; then
-	echo "install-agents: npm is required to install @anthropic-ai/claude-code" >&2
+	echo "install-agents: npm is required to install ${wanted[*]}" >&2
 	exit 1
 fi
 
-echo "install-agents: installing @anthropic-ai/claude-code@$CLAUDE_VERSION into $prefix (found: ${have:-none})"
+echo "install-agents: installing ${wanted[*]} into $prefix"
 mkdir -p "$prefix"
-# --include=optional because the native binary ships as an optional
-# platform package; without it the CLI has nothing to run.
-npm install --prefix "$prefix" --no-audit --no-fund --no-save --include=optional \
-	"@anthropic-ai/claude-code@$CLAUDE_VERSION"
+# --include=optional because Claude Code, Codex and OpenCode ship their
+# native binaries as optional platform packages; without them there is
+# nothing to run.
+npm install --prefix "$prefix" --no-audit --no-fund --no-save --include=optional "${wanted[@]}"
 
-got="$("$claude" --version </dev/null | awk '{print $1}')"
-if [ "$got" != "$CLAUDE_VERSION" ]; then
-	echo "install-agents: expected claude $CLAUDE_VERSION, got '$got'" >&2
-	exit 1
-fi
-echo "install-agents: installed claude $got at $claude"
+status=0
+for a in "${agents[@]}"; do
+	IFS='|' read -r name pkg version <<<"$a"
+	got="$(installed_version "$name")"
+	if [ "$got" != "$version" ]; then
+		echo "install-agents: expected $name $version, got '${got:-nothing}'" >&2
+		status=1
+		continue
+	fi
+	echo "install-agents: installed $name $got at $bin/$name"
+done
+exit "$status"

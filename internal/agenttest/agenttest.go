@@ -15,8 +15,13 @@ import (
 	"time"
 )
 
-// ClaudeVersion is the Claude Code release scripts/install-agents.sh pins.
-const ClaudeVersion = "2.1.329"
+// The releases scripts/install-agents.sh pins.
+const (
+	ClaudeVersion   = "2.1.329"
+	CodexVersion    = "0.169.0"
+	GeminiVersion   = "0.61.0"
+	OpencodeVersion = "1.18.33"
+)
 
 // RepoRoot returns the directory holding go.mod, found by walking up from
 // the working directory (a package directory under go test).
@@ -44,13 +49,36 @@ func RepoRoot(t testing.TB) string {
 // end-to-end test would hide that it never ran.
 func ClaudeBinary(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv("RALPH_CLAUDE_BIN")
+	return installedBinary(t, "Claude Code", "claude", "RALPH_CLAUDE_BIN")
+}
+
+// CodexBinary is ClaudeBinary for Codex ($RALPH_CODEX_BIN).
+func CodexBinary(t testing.TB) string {
+	t.Helper()
+	return installedBinary(t, "Codex", "codex", "RALPH_CODEX_BIN")
+}
+
+// GeminiBinary is ClaudeBinary for Gemini CLI ($RALPH_GEMINI_BIN).
+func GeminiBinary(t testing.TB) string {
+	t.Helper()
+	return installedBinary(t, "Gemini", "gemini", "RALPH_GEMINI_BIN")
+}
+
+// OpencodeBinary is ClaudeBinary for OpenCode ($RALPH_OPENCODE_BIN).
+func OpencodeBinary(t testing.TB) string {
+	t.Helper()
+	return installedBinary(t, "OpenCode", "opencode", "RALPH_OPENCODE_BIN")
+}
+
+func installedBinary(t testing.TB, label, name, envVar string) string {
+	t.Helper()
+	path := os.Getenv(envVar)
 	if path == "" {
-		path = filepath.Join(RepoRoot(t), ".cache", "agents", "node_modules", ".bin", "claude")
+		path = filepath.Join(RepoRoot(t), ".cache", "agents", "node_modules", ".bin", name)
 	}
 	if info, err := os.Stat(path); err != nil || info.IsDir() || info.Mode()&0o111 == 0 {
-		msg := "agenttest: Claude Code CLI not found at " + path +
-			"; run scripts/install-agents.sh (or set RALPH_CLAUDE_BIN)"
+		msg := "agenttest: " + label + " CLI not found at " + path +
+			"; run scripts/install-agents.sh (or set " + envVar + ")"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}

@@ -14,8 +14,9 @@ import (
 
 // The outputs the end-to-end tests capture are the analyzer's fixtures.
 // They are committed; `go test ./internal/agenttest -update` rewrites them
-// from the installed CLI, nothing else does.
-var update = flag.Bool("update", false, "rewrite the captured Claude Code outputs under internal/analyze/testdata/real")
+// from the installed CLIs, nothing else does. Claude Code's live with the
+// analyzer's tests; the other CLIs' in this package's testdata.
+var update = flag.Bool("update", false, "rewrite the captured agent outputs (internal/analyze/testdata/real, internal/agenttest/testdata)")
 
 func fixtureDir(t testing.TB) string {
 	return filepath.Join(RepoRoot(t), "internal", "analyze", "testdata", "real")
@@ -26,6 +27,7 @@ func fixtureDir(t testing.TB) string {
 const (
 	fixtureRoot = "/tmp/ralph-e2e"
 	fixtureHost = "127.0.0.1:8765"
+	fixtureRepo = "/src/ralph" // Gemini CLI's stack traces name its install
 )
 
 // saveFixture writes out under -update, after replacing the test's
@@ -33,11 +35,22 @@ const (
 // fake's port.
 func saveFixture(t *testing.T, name string, out []byte, dir, fakeURL string) {
 	t.Helper()
+	writeFixture(t, filepath.Join(fixtureDir(t), name), out, dir, fakeURL)
+}
+
+// saveTestdata is saveFixture into this package's testdata.
+func saveTestdata(t *testing.T, name string, out []byte, dir, fakeURL string) {
+	t.Helper()
+	writeFixture(t, filepath.Join(RepoRoot(t), "internal", "agenttest", "testdata", name), out, dir, fakeURL)
+}
+
+func writeFixture(t *testing.T, path string, out []byte, dir, fakeURL string) {
+	t.Helper()
 	if !*update {
 		return
 	}
 	out = normalize(out, filepath.Dir(dir), fakeURL)
-	path := filepath.Join(fixtureDir(t), name)
+	out = bytes.ReplaceAll(out, []byte(RepoRoot(t)), []byte(fixtureRepo))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +65,8 @@ var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9]`)
 func normalize(out []byte, root, fakeURL string) []byte {
 	s := string(out)
 	s = strings.ReplaceAll(s, root, fixtureRoot)
+	// OpenCode titles tool calls with the path minus its leading slash.
+	s = strings.ReplaceAll(s, strings.TrimPrefix(root, "/"), strings.TrimPrefix(fixtureRoot, "/"))
 	// Claude Code also names per-project directories after the path with
 	// every character but letters and digits turned into "-".
 	s = strings.ReplaceAll(s, nonAlnum.ReplaceAllString(root, "-"), nonAlnum.ReplaceAllString(fixtureRoot, "-"))
@@ -63,8 +78,8 @@ func normalize(out []byte, root, fakeURL string) []byte {
 
 func TestNormalize(t *testing.T) {
 	root := "/var/tmp/TestX_sub123"
-	in := `{"cwd":"/var/tmp/TestX_sub123/001","memory":"/h/projects/-var-tmp-TestX-sub123-001/m","gw":"(127.0.0.1:40123)"}`
-	want := `{"cwd":"/tmp/ralph-e2e/001","memory":"/h/projects/-tmp-ralph-e2e-001/m","gw":"(127.0.0.1:8765)"}`
+	in := `{"cwd":"/var/tmp/TestX_sub123/001","memory":"/h/projects/-var-tmp-TestX-sub123-001/m","gw":"(127.0.0.1:40123)","title":"var/tmp/TestX_sub123/001/a"}`
+	want := `{"cwd":"/tmp/ralph-e2e/001","memory":"/h/projects/-tmp-ralph-e2e-001/m","gw":"(127.0.0.1:8765)","title":"tmp/ralph-e2e/001/a"}`
 	if got := string(normalize([]byte(in), root, "http://127.0.0.1:40123")); got != want {
 		t.Errorf("normalize\n got %s\nwant %s", got, want)
 	}

@@ -16,7 +16,9 @@ type Request struct {
 	Header http.Header
 	Body   []byte // raw, as received
 
-	// Messages is the decoded body of a POST /v1/messages, nil otherwise.
+	// Messages is the decoded body of a POST /v1/messages, or a Responses
+	// or Gemini request translated into the same form; nil for other
+	// requests and bodies that did not decode.
 	Messages *MessagesRequest
 	// Iteration and Turn say which script step answered (-1 when none did).
 	Iteration, Turn int

@@ -1,8 +1,10 @@
-// Package fakeapi is a fake Anthropic Messages API for running real agent
-// CLIs (Claude Code first) offline. It answers from a Script: a list of
-// iterations, each a list of turns, so one fake can play a whole multi-
-// iteration ralph run, including resumed sessions, tool calls and usage-limit
-// rejections. It binds to 127.0.0.1 only.
+// Package fakeapi is a fake model API for running real agent CLIs offline:
+// the Anthropic Messages API (Claude Code), the OpenAI Responses API
+// (Codex) and the Gemini API (Gemini CLI), told apart by request path. It
+// answers from a Script: a list of iterations, each a list of turns, so one
+// fake can play a whole multi-iteration ralph run, including resumed
+// sessions, tool calls and usage-limit rejections, in any of the protocols.
+// It binds to 127.0.0.1 only.
 package fakeapi
 
 import (
@@ -89,6 +91,9 @@ type ErrorReply struct {
 // UsageLimit adds the unified rate-limit headers a subscription account gets
 // when a usage window is exhausted. Exactly one of ResetsAt and ResetsIn is
 // expected; ResetsIn is measured from the server clock when the reply is sent.
+// The Responses API reports it as a usage_limit_reached error with
+// resets_at, the Gemini API as RESOURCE_EXHAUSTED with Claim as the quota id
+// and the time left as the retry delay.
 type UsageLimit struct {
 	Claim    string   `json:"claim"`               // five_hour, seven_day, ...
 	ResetsAt int64    `json:"resets_at,omitempty"` // epoch seconds

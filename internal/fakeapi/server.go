@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -126,7 +127,8 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// MessageRequests returns the POST /v1/messages requests that decoded.
+// MessageRequests returns the model calls that decoded, whatever their
+// protocol (see Request.Messages).
 func (s *Server) MessageRequests() []Request {
 	var out []Request
 	for _, r := range s.Requests() {
@@ -175,6 +177,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		s.messages(w, r, rec)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
+		s.responses(w, r, rec)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1beta/models/"):
+		s.gemini(w, r, rec)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		s.record(rec)
 		w.Header().Set("Content-Type", "application/json")

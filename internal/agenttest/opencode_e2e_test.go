@@ -1,0 +1,165 @@
+package agenttest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"ralph/internal/fakeapi"
+)
+
+// These tests run the real OpenCode CLI (`opencode run --format json`)
+// against the fake's Messages API, through OpenCode's Anthropic provider.
+
+const opencodeTimeout = 60 * time.Second
+
+// opencodeEvent is one line of `opencode run --format json`.
+type opencodeEvent struct {
+	raw       []byte
+	Type      string `json:"type"`
+	SessionID string `json:"sessionID"`
+	Part      struct {
+		Type   string `json:"type"`
+		Text   string `json:"text"`
+		Tool   string `json:"tool"`
+		Reason string `json:"reason"`
+		State  struct {
+			Status string `json:"status"`
+			Output string `json:"output"`
+		} `json:"state"`
+		Tokens *struct {
+			Input  int `json:"input"`
+			Output int `json:"output"`
+		} `json:"tokens"`
+	} `json:"part"`
+	Error *struct {
+		Name string `json:"name"`
+		Data struct {
+			Message     string `json:"message"`
+			StatusCode  int    `json:"statusCode"`
+			IsRetryable bool   `json:"isRetryable"`
+		} `json:"data"`
+	} `json:"error"`
+}
+
+func parseOpencode(t *testing.T, stdout []byte) []opencodeEvent {
+	t.Helper()
+	var events []opencodeEvent
+	for line := range bytes.Lines(bytes.TrimSpace(stdout)) {
+		var e opencodeEvent
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("line is not JSON: %v\n%s", err, line)
+		}
+		if e.SessionID == "" {
+			t.Errorf("event without a session id: %s", line)
+		}
+		e.raw = line
+		events = append(events, e)
+	}
+	if len(events) == 0 {
+		t.Fatalf("no events on stdout")
+	}
+	return events
+}
+
+func TestOpencodeWriteAndBash(t *testing.T) {
+	bin := OpencodeBinary(t)
+	t.Parallel()
+	dir := t.TempDir()
+	fake := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{{Turns: []fakeapi.Turn{
+		fakeapi.ToolTurn("I'll create the file.", "write",
+			map[string]string{"filePath": filepath.Join(dir, "hello.txt"), "content": fileContent}),
+		fakeapi.ToolTurn("", "bash", map[string]string{"command": "cat hello.txt", "description": "Show the file"}),
+		fakeapi.TextTurn(statusText),
+	}}}})
+
+	res := Run(t, dir, OpencodeEnv(t, fake.URL), opencodeTimeout, bin, "run", "--format", "json", "create hello.txt")
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	events := parseOpencode(t, res.Stdout)
+	var kinds []string
+	for _, e := range events {
+		k := e.Type
+		switch e.Type {
+		case "tool_use":
+			k += ":" + e.Part.Tool + ":" + e.Part.State.Status
+		case "step_finish":
+			k += ":" + e.Part.Reason
+			if e.Part.Tokens == nil || e.Part.Tokens.Input == 0 {
+				t.Errorf("step without token counts: %s", e.raw)
+			}
+		}
+		kinds = append(kinds, k)
+	}
+	want := []string{
+		"step_start", "text", "tool_use:write:completed", "step_finish:tool-calls",
+		"step_start", "tool_use:bash:completed", "step_finish:tool-calls",
+		"step_start", "text", "step_finish:stop",
+	}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("events\n got %v\nwant %v", kinds, want)
+	}
+	if i := slices.Index(kinds, "tool_use:bash:completed"); i < 0 || events[i].Part.State.Output != fileContent {
+		t.Errorf("bash output not reported: %s", res.Stdout)
+	}
+	if last := events[len(events)-2]; last.Part.Text != statusText {
+		t.Errorf("final text = %q", last.Part.Text)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != fileContent {
+		t.Errorf("hello.txt = %q, %v", got, err)
+	}
+
+	reqs := fake.MessageRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("fake saw %d model calls, want 3 (a title request would be a fourth)", len(reqs))
+	}
+	for i, rq := range reqs {
+		if rq.Iteration != 0 || rq.Turn != i || !rq.Messages.Stream {
+			t.Errorf("request %d answered as iteration %d turn %d", i, rq.Iteration, rq.Turn)
+		}
+	}
+	if tools := reqs[0].Messages.ToolNames(); !slices.Contains(tools, "write") || !slices.Contains(tools, "bash") {
+		t.Errorf("offered tools %v", tools)
+	}
+	if got := reqs[2].Messages.LastToolResult(); !strings.Contains(got, strings.TrimSpace(fileContent)) {
+		t.Errorf("bash result seen by the model = %q", got)
+	}
+	noProblems(t, fake)
+	saveTestdata(t, "opencode_run_json_write_bash_success.jsonl", res.Stdout, dir, fake.URL)
+}
+
+// TestOpencodeAPIError records a rejected request: one error event, exit 1.
+// Only errors OpenCode does not retry end a run quickly: a 5xx is retried
+// for about a minute before the error event, and a 429 with a three-hour
+// retry-after was met with silence and no second request for as long as
+// it was watched, which is why no usage-limit run is recorded here.
+func TestOpencodeAPIError(t *testing.T) {
+	bin := OpencodeBinary(t)
+	t.Parallel()
+	dir := t.TempDir()
+	fake := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{{Turns: []fakeapi.Turn{
+		fakeapi.ErrorTurn(401, ""),
+	}}}})
+
+	res := Run(t, dir, OpencodeEnv(t, fake.URL), opencodeTimeout, bin, "run", "--format", "json", "work")
+	if res.ExitCode != 1 {
+		t.Errorf("exit %d, want 1\nstderr:\n%s", res.ExitCode, res.Stderr)
+	}
+	events := parseOpencode(t, res.Stdout)
+	e := events[len(events)-1]
+	if len(events) != 1 || e.Type != "error" || e.Error == nil || e.Error.Name != "APIError" ||
+		e.Error.Data.StatusCode != 401 || e.Error.Data.IsRetryable || e.Error.Data.Message != "invalid x-api-key" {
+		t.Errorf("events:\n%s", res.Stdout)
+	}
+	if n := len(fake.MessageRequests()); n != 1 {
+		t.Errorf("fake saw %d model calls, want 1", n)
+	}
+	noProblems(t, fake)
+	saveTestdata(t, "opencode_run_json_401_error.jsonl", res.Stdout, dir, fake.URL)
+}
