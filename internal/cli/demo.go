@@ -22,6 +22,7 @@ import (
 	"ralph/internal/demo"
 	"ralph/internal/fakeapi"
 	"ralph/internal/loop"
+	"ralph/internal/monitor"
 	"ralph/internal/scaffold"
 	"ralph/internal/stop"
 	"ralph/internal/store"
@@ -52,9 +53,10 @@ const (
 )
 
 type demoOptions struct {
-	Keep  bool
-	Agent string
-	Dir   string
+	Keep      bool
+	Agent     string
+	Dir       string
+	NoMonitor bool
 }
 
 // newDemoCmd builds `ralph demo`; run replaces the command's work in tests
@@ -70,8 +72,15 @@ func newDemoCmd(ios IO, run func(context.Context, demoOptions) error) *cobra.Com
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the demo project afterwards, to look around in it")
 	cmd.Flags().StringVar(&o.Agent, "agent", demoAuto, "agent to run: claude (Claude Code), builtin, or auto (claude when installed)")
 	cmd.Flags().StringVar(&o.Dir, "dir", "", "create the project in `DIR` (missing or empty) and keep it")
+	cmd.Flags().BoolVar(&o.NoMonitor, "no-monitor", false, "print the loop's lines instead of showing the dashboard")
 	if run == nil {
-		run = func(ctx context.Context, o demoOptions) error { return runDemo(ctx, ios, o, plainDemoView) }
+		run = func(ctx context.Context, o demoOptions) error {
+			view := plainDemoView
+			if !o.NoMonitor && isTerminal(ios.Out) {
+				view = monitorDemoView
+			}
+			return runDemo(ctx, ios, o, view)
+		}
 	}
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		switch o.Agent {
@@ -112,6 +121,20 @@ func plainDemoView(ctx context.Context, ios IO, log io.Writer, set loop.Settings
 	set.OnLive = agent.RenderLive(ios.Out)
 	deps.Emit = obs.emit
 	return loop.New(set, deps).Run(ctx)
+}
+
+// monitorDemoView runs the demo under the dashboard, as `ralph run
+// --monitor` does, and leaves it a few seconds after the loop stops so the
+// summary follows.
+func monitorDemoView(ctx context.Context, ios IO, log io.Writer, set loop.Settings, deps loop.Deps) (loop.Result, error) {
+	obs := &observers{human: ios.Out, log: log, tty: isTerminal(ios.Out)}
+	opts := monitorOptions(deps.Store, set, set.AgentName)
+	opts.Title = "ralph demo"
+	return runWithMonitor(ctx, ios, opts, obs, 4*time.Second, func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine {
+		set.Live, set.OnLive = true, feed.Live
+		deps.Emit = emit
+		return loop.New(set, deps)
+	})
 }
 
 // demoAgent is the agent the demo runs.

@@ -16,11 +16,9 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/agents"
-	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/loop"
 	"ralph/internal/monitor"
-	"ralph/internal/plan"
 	"ralph/internal/store"
 )
 
@@ -42,7 +40,7 @@ iteration, as ralph pause and ralph stop do.`,
 			if !isTerminal(ios.Out) {
 				return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
 			}
-			err = monitor.Run(cmd.Context(), monitorOptions(st, cfg))
+			err = monitor.Run(cmd.Context(), monitorOptions(st, settingsFrom(cfg), cfg.AgentProvider))
 			if errors.Is(err, monitor.ErrInterrupted) {
 				return nil // ctrl+c leaves the view; the loop is another process's
 			}
@@ -55,12 +53,11 @@ iteration, as ralph pause and ralph stop do.`,
 
 // monitorOptions are the dashboard's view of a project, shared by `ralph
 // monitor` and `ralph run --monitor`.
-func monitorOptions(st *store.Store, cfg config.Config) monitor.Options {
+func monitorOptions(st *store.Store, set loop.Settings, provider string) monitor.Options {
 	ctl := control.Open(st.RalphDir())
-	set := settingsFrom(cfg)
 	return monitor.Options{
 		Source: monitor.Source{
-			Store: st, Plan: plan.Options{OptionalSections: cfg.OptionalSections},
+			Store: st, Plan: set.Plan,
 			Breaker: set.Policy.Breaker, Limits: set.Policy.Limits,
 			Requests: func() (bool, bool) {
 				r, err := ctl.Read()
@@ -68,7 +65,7 @@ func monitorOptions(st *store.Store, cfg config.Config) monitor.Options {
 			},
 		},
 		Control: &monitorControl{file: ctl, st: st},
-		Parser:  liveParser(st, cfg.AgentProvider),
+		Parser:  liveParser(st, provider),
 		Title:   filepath.Base(st.ProjectDir()),
 	}
 }
@@ -109,7 +106,9 @@ func (c *monitorControl) ResetBreaker() error {
 
 // runWithMonitor runs the engine under the dashboard in this process. q
 // leaves the view and the loop goes on with plain output; ctrl+c stops both.
-func runWithMonitor(ctx context.Context, ios IO, st *store.Store, cfg config.Config, obs *observers,
+// When the loop ends the view stays on its exit reason until q, or for
+// closeAfter when that is set (the demo goes on to its summary).
+func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *observers, closeAfter time.Duration,
 	build func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine) (loop.Result, error) {
 	feed := monitor.NewFeed()
 	human := obs.swapHuman(io.Discard)
@@ -121,14 +120,22 @@ func runWithMonitor(ctx context.Context, ios IO, st *store.Store, cfg config.Con
 		err error
 	}
 	done := make(chan outcome, 1)
+	viewCtx, closeView := context.WithCancel(ctx)
+	defer closeView()
 	go func() {
 		res, err := eng.Run(engCtx)
 		done <- outcome{res, err}
+		if closeAfter > 0 {
+			select {
+			case <-time.After(closeAfter):
+				closeView()
+			case <-viewCtx.Done():
+			}
+		}
 	}()
-	opts := monitorOptions(st, cfg)
 	opts.Feed = feed
 	opts.Parser = nil
-	merr := monitor.Run(ctx, opts)
+	merr := monitor.Run(viewCtx, opts)
 	obs.swapHuman(human)
 	switch {
 	case errors.Is(merr, monitor.ErrInterrupted):

@@ -158,7 +158,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	}
 	var res loop.Result
 	if monitorOn {
-		res, err = runWithMonitor(ctx, ios, st, cfg, obs, func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine {
+		res, err = runWithMonitor(ctx, ios, monitorOptions(st, set, cfg.AgentProvider), obs, 0, func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine {
 			// The dashboard shows the agent's work as it streams.
 			set.Live, set.OnLive = true, feed.Live
 			deps.Emit = emit
