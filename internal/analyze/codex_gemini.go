@@ -91,14 +91,19 @@ func (c *collector) geminiMessage(o *obj) {
 	if o.content != nil {
 		text = *o.content
 	}
+	if !o.delta {
+		// A whole message is one text block, as Claude's are: its status
+		// block counts even when another message follows at once.
+		c.flushGemini()
+		c.assistantText("", text)
+		return
+	}
 	// Streamed deltas of one answer arrive as many events; they join into
 	// one message until something else happens.
-	if o.delta && c.pendingGemini {
-		c.lastAssistant.write(text)
-	} else {
+	if !c.pendingGemini {
 		c.lastAssistant.reset()
-		c.lastAssistant.write(text)
 	}
+	c.lastAssistant.write(text)
 	c.lastMsgID = "gemini-delta"
 	c.pendingGemini = true
 }
@@ -118,7 +123,7 @@ func (c *collector) readGeminiStats(raw []byte) {
 		return
 	}
 	var u Usage
-	var models []byte
+	var models, tools []byte
 	s := jsonscan.New(raw)
 	_ = s.Object(func(k []byte) error {
 		var f float64
@@ -134,9 +139,14 @@ func (c *collector) readGeminiStats(raw []byte) {
 			u.CacheReadInputTokens = int64(f)
 		case "models":
 			models, _ = s.Raw()
+		case "tools":
+			tools, _ = s.Raw()
 		}
 		return nil
 	})
+	if c.toolCalls == 0 {
+		c.readGeminiTools(tools)
+	}
 	if u.InputTokens == 0 && u.OutputTokens == 0 && len(models) > 0 {
 		ms := jsonscan.New(models)
 		_ = ms.Object(func([]byte) error {
@@ -170,4 +180,45 @@ func (c *collector) readGeminiStats(raw []byte) {
 	}
 	c.usage.add(u)
 	c.resultUsage = true
+}
+
+// readGeminiTools reads the tool totals of the json output's stats, which
+// name no single call: how many calls there were, and how many of each tool
+// succeeded. They are the only account of the work when no tool events were
+// seen.
+func (c *collector) readGeminiTools(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "totalCalls":
+			f, err := s.Number()
+			c.toolCalls += boundedCount(f)
+			return err
+		case "byName":
+			return s.Object(func(name []byte) error {
+				edit := isEditTool(string(name))
+				return s.Object(func(k []byte) error {
+					if string(k) != "success" || !edit {
+						return nil
+					}
+					f, err := s.Number()
+					c.implCalls += boundedCount(f)
+					c.statEdits += boundedCount(f)
+					return err
+				})
+			})
+		}
+		return nil
+	})
+}
+
+// boundedCount turns a reported count into an int that sums cannot overflow.
+func boundedCount(f float64) int {
+	if f < 0 {
+		return 0
+	}
+	return int(min(f, 1e9))
 }

@@ -29,6 +29,7 @@ type collector struct {
 
 	testCmds, implCalls, implCues int
 	editedFiles                   map[string]bool
+	statEdits                     int // successful edits counted by Gemini's stats, files unnamed
 	testsStatus                   string
 
 	sawResult, resultOK bool // a Claude result event; resultOK: it said is_error false
@@ -214,9 +215,7 @@ func (c *collector) failedToolOutput(out string) {
 // toolUse records one tool call: what it tells about tests and edits.
 func (c *collector) toolUse(name, command, path string) {
 	c.toolCalls++
-	switch strings.ToLower(name) {
-	case "write", "edit", "multiedit", "notebookedit", "write_file", "replace", "edit_file",
-		"apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "create_file", "file_change":
+	if isEditTool(name) {
 		c.implCalls++
 		if path != "" && len(c.editedFiles) < 10000 {
 			c.editedFiles[path] = true
@@ -231,6 +230,16 @@ func (c *collector) toolUse(name, command, path string) {
 	} else if shellWrites.MatchString(command) {
 		c.implCalls++
 	}
+}
+
+// isEditTool tells the tools that write files, by any agent's name for them.
+func isEditTool(name string) bool {
+	switch strings.ToLower(name) {
+	case "write", "edit", "multiedit", "notebookedit", "write_file", "replace", "edit_file",
+		"apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "create_file", "file_change":
+		return true
+	}
+	return false
 }
 
 func (c *collector) addDenial(tool, command string) {
@@ -249,10 +258,7 @@ func (c *collector) addStructuredError(e string) {
 	if e == "" {
 		return
 	}
-	if len(e) > 300 {
-		e = e[:300] + "…"
-	}
-	c.errs.add(e)
+	c.errs.add(clip(e, maxErrorText))
 }
 
 // tailBuf keeps the last max bytes written to it.

@@ -3,6 +3,7 @@ package analyze
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error lines, by the two-stage rule: a line must first look like an error
@@ -58,10 +59,7 @@ func errorLine(raw string) (string, bool) {
 	default:
 		return "", false
 	}
-	if len(l) > 300 {
-		l = l[:300] + "…"
-	}
-	return l, true
+	return clip(l, maxErrorText), true
 }
 
 // errorList collects distinct error lines, bounded.
@@ -113,3 +111,48 @@ var (
 )
 
 func isTestCommand(s string) bool { return testCommand.MatchString(s) }
+
+// Bounds of the texts kept from one message.
+const (
+	maxErrorText = 300
+	maxLimitText = 500
+)
+
+// foldLines joins the non-blank lines of s into one line of at most max
+// bytes (then marked "…").
+func foldLines(s string, max int) string {
+	var b strings.Builder
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(l)
+		if b.Len() > max {
+			break
+		}
+	}
+	return clip(b.String(), max)
+}
+
+// clip cuts s to at most max bytes at a character boundary, marking the cut.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.TrimRight(s[:i], " ") + "…"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clip(s, maxErrorText)
+}

@@ -90,3 +90,27 @@ func TestIsTestCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestFoldLines(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"", 10, ""},
+		{"one", 10, "one"},
+		{"  one\r\n\n\ttwo  \n", 10, "one two"},
+		{"one\ntwo\nthree", 8, "one two…"},
+		{"ab\néé", 5, "ab é…"}, // not inside the second é
+		{"ab é…", 5, "ab é…"},  // a clipped text clips to itself
+	}
+	for _, tt := range tests {
+		got := foldLines(tt.in, tt.max)
+		if got != tt.want {
+			t.Errorf("foldLines(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+		if clip(got, tt.max) != got {
+			t.Errorf("clip(%q) is not itself", got)
+		}
+	}
+}

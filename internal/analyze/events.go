@@ -80,40 +80,41 @@ func (c *collector) event(o *obj) bool {
 	return true
 }
 
-// errorMessage handles an error the agent CLI itself reported.
+// errorMessage handles an error the agent CLI itself reported. A message is
+// one report even over several lines: the Gemini CLI puts its quota sentence
+// on the first and "Please retry in 10800s." two lines further down, so the
+// error keeps the later lines too and a limit found on any line takes its
+// reset time from the whole message.
 func (c *collector) errorMessage(msg string) {
+	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		return
 	}
-	c.addStructuredError(firstLine(msg))
-	for _, l := range strings.Split(msg, "\n") {
-		c.limitText(l)
+	c.addStructuredError(foldLines(msg, maxErrorText))
+	if c.limit.hasText {
+		return
 	}
-	if !c.limit.hasText {
-		// Codex and Gemini put the limit sentence mid-message.
-		if kind, ok := matchLimit(strings.TrimSpace(msg)); ok || strings.Contains(strings.ToLower(msg), "usage limit") {
-			if !ok {
-				kind = LimitUnknown
-			}
-			c.limit.hasText = true
-			c.limit.textKind = kind
-			c.limit.textMsg = firstLine(msg)
-			if t, ok, note := parseReset(msg, c.opts.Now); ok {
-				c.limit.textReset, c.limit.zoneNote = t, note
-			}
+	kind, ok := "", false
+	for l := range strings.Lines(msg) {
+		if kind, ok = matchLimit(l); ok {
+			break
 		}
 	}
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	if !ok {
+		// Codex and Gemini put the limit sentence mid-message.
+		if kind, ok = matchLimit(msg); !ok && strings.Contains(strings.ToLower(msg), "usage limit") {
+			kind, ok = LimitUnknown, true
+		}
 	}
-	if len(s) > 300 {
-		s = s[:300] + "…"
+	if !ok {
+		return
 	}
-	return s
+	c.limit.hasText = true
+	c.limit.textKind = kind
+	c.limit.textMsg = foldLines(msg, maxLimitText)
+	if t, ok, note := parseReset(msg, c.opts.Now); ok {
+		c.limit.textReset, c.limit.zoneNote = t, note
+	}
 }
 
 func (c *collector) claudeAssistant(o *obj) {

@@ -44,8 +44,15 @@ func (c *collector) finish() *Analysis {
 	if a.TestsStatus == TestsUnknown && c.testsStatus != "" {
 		a.TestsStatus = c.testsStatus
 	}
-	if a.FilesModified < 0 && c.implCalls > 0 && len(c.editedFiles) > 0 {
-		a.FilesModified = len(c.editedFiles)
+	if a.FilesModified < 0 && c.implCalls > 0 {
+		switch {
+		case len(c.editedFiles) > 0:
+			a.FilesModified = len(c.editedFiles)
+		case c.statEdits == 1:
+			// One edit that succeeded is one file; more may have been
+			// edits of the same file, which stats without names cannot tell.
+			a.FilesModified = 1
+		}
 	}
 	a.IsTestOnly = c.testOnly(a)
 	if a.WorkType == "UNKNOWN" {

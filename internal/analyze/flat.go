@@ -32,7 +32,7 @@ func (c *collector) untyped(o *obj) bool {
 		c.isError = true
 		c.errorMessage(msg)
 		if code := numberField(o.errorRaw, "code"); code == 429 && !c.limit.hasText {
-			c.limit.hasText, c.limit.textKind, c.limit.textMsg = true, LimitUnknown, firstLine(msg)
+			c.limit.hasText, c.limit.textKind, c.limit.textMsg = true, LimitUnknown, foldLines(msg, maxLimitText)
 			if t, ok, note := parseReset(string(o.errorRaw), c.opts.Now); ok {
 				c.limit.textReset, c.limit.zoneNote = t, note
 			}

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"maps"
+	"os"
 	"testing"
 	"time"
 )
@@ -113,6 +115,84 @@ func TestRealCLIOutputs(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			got := analyzeFileJSON(t, "testdata/real/"+file, Options{ExitCode: 1, Now: now})
 			for path, want := range expect {
+				if err := match(lookup(got, path), want); err != nil {
+					t.Errorf("%s: %v", path, err)
+				}
+			}
+		})
+	}
+}
+
+// Outputs of the real Codex and Gemini CLIs run against the project's fake
+// API (testdata/real, copied from internal/agenttest/testdata).
+func TestRealCodexGeminiOutputs(t *testing.T) {
+	now := time.Date(2026, 11, 21, 1, 31, 0, 0, time.UTC)
+	geminiQuota := map[string]any{
+		"is_error": true, "usage_limit.detected": true, "usage_limit.kind": "unknown",
+		// "Please retry in 10800s." is two lines below the quota sentence.
+		"usage_limit.resets_at": "2026-11-21T04:31:00Z", "usage_limit.message": map[string]any{"contains": "Please retry in 10800s."},
+		"errors": map[string]any{"len": 1.0}, "errors.0": map[string]any{"contains": "Please retry in 10800s."},
+		"warnings": []any{"no status block; heuristics used"},
+	}
+	quota := func(more map[string]any) map[string]any {
+		m := maps.Clone(geminiQuota)
+		maps.Copy(m, more)
+		return m
+	}
+	cases := []struct {
+		file, stderr string
+		exit         int
+		expect       map[string]any
+	}{
+		{"gemini_stream_json_429_quota.jsonl", "", 173, quota(map[string]any{
+			"format": "stream-json", "session_id": "583572d7-ac77-46f5-8083-0328c1081a73",
+		})},
+		// json output leaves stdout empty: the report is the object ending stderr.
+		{"", "gemini_json_429_quota.stderr", 173, quota(map[string]any{
+			"session_id": "9a4ec7b7-0090-4889-a317-4346160158c0",
+		})},
+		{"gemini_json_write_file_success.json", "", 0, map[string]any{
+			"format": "json", "status": "COMPLETE", "exit_signal": true, "is_error": false,
+			// Only the stats tell of the write_file call.
+			"work_type": "IMPLEMENTATION", "files_modified": 1.0, "is_test_only": false,
+			"usage.input_tokens": 23645.0, "usage.output_tokens": 54.0, "session_id": "d1b6158a-8b18-4723-97ae-85dfd8f67d56",
+		}},
+		{"gemini_stream_json_write_file_shell_success.jsonl", "", 0, map[string]any{
+			"format": "stream-json", "status": "COMPLETE", "exit_signal": true, "summary": "Done.",
+			"work_type": "IMPLEMENTATION", "files_modified": 1.0, "usage.input_tokens": 35718.0, "usage.output_tokens": 76.0,
+			"errors": map[string]any{"len": 0.0}, "session_id": "2a6d7d67-5541-4733-be86-31d576a34d69",
+		}},
+		{"codex_exec_json_shell_success.jsonl", "", 0, map[string]any{
+			"status": "COMPLETE", "exit_signal": true, "work_type": "IMPLEMENTATION", "usage.input_tokens": 19673.0,
+			"errors": map[string]any{"len": 0.0}, "session_id": "01a1fbba-8af2-7e93-bf8e-3c0e57a739a2",
+		}},
+		{"codex_exec_json_apply_patch_success.jsonl", "", 0, map[string]any{
+			"status": "COMPLETE", "work_type": "IMPLEMENTATION", "files_modified": 1.0,
+		}},
+		{"codex_exec_json_usage_limit.jsonl", "", 1, map[string]any{
+			"is_error": true, "usage_limit.detected": true, "usage_limit.resets_at": "2026-11-22T01:05:00Z",
+			"errors": map[string]any{"len": 1.0},
+		}},
+		{"codex_exec_json_usage_limit_today.jsonl", "", 1, map[string]any{
+			"usage_limit.detected": true, "usage_limit.resets_at": "2026-11-21T02:00:00Z",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file+tc.stderr, func(t *testing.T) {
+			opts := Options{ExitCode: tc.exit, Now: now}
+			if tc.stderr != "" {
+				b, err := os.ReadFile("testdata/real/" + tc.stderr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Stderr = b
+			}
+			in := os.DevNull
+			if tc.file != "" {
+				in = "testdata/real/" + tc.file
+			}
+			got := analyzeFileJSON(t, in, opts)
+			for path, want := range tc.expect {
 				if err := match(lookup(got, path), want); err != nil {
 					t.Errorf("%s: %v", path, err)
 				}

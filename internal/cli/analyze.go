@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ralph/internal/agent/opencode"
 	"ralph/internal/analyze"
 )
 
@@ -32,10 +35,10 @@ func newAnalyzeCmd(ios IO, runF func(*analyzeOptions) error) *cobra.Command {
 		Use:   "analyze [FILE|-]",
 		Short: "Explain how ralph reads one agent output (the \"why did it decide that?\" tool)",
 		Long: `Reads one agent output — a Claude Code json result or stream-json transcript,
-the older flat JSON schema, Codex exec --json, Gemini CLI json/stream-json, or
-plain text — and prints what ralph makes of it: status block, exit signal,
-completion indicators, questions, errors, permission denials, usage limit,
-session and token usage.
+the older flat JSON schema, Codex exec --json, Gemini CLI json/stream-json,
+OpenCode run --format json, or plain text — and prints what ralph makes of
+it: status block, exit signal, completion indicators, questions, errors,
+permission denials, usage limit, session and token usage.
 
 With no FILE, or FILE "-", reads standard input. --json prints the analysis
 object whose fields are a stable contract for scripts.`,
@@ -89,7 +92,7 @@ func runAnalyze(opts *analyzeOptions) error {
 		}
 		aopts.Stderr = b
 	}
-	a, err := analyze.Analyze(in, aopts)
+	a, err := analyzeOutput(in, aopts)
 	if err != nil {
 		return fmt.Errorf("analyze %s: %w", name, err)
 	}
@@ -100,6 +103,24 @@ func runAnalyze(opts *analyzeOptions) error {
 	}
 	_, err = io.WriteString(opts.IO.Out, humanSummary(a))
 	return err
+}
+
+// sniffSize is how much of the output is looked at to tell its format.
+const sniffSize = 64 << 10
+
+// analyzeOutput reads one agent output. The analyzer does not know
+// OpenCode's events (its adapter translates them on the fly), so an output
+// whose first JSON line is one goes through the adapter's Normalize.
+func analyzeOutput(r io.Reader, opts analyze.Options) (*analyze.Analysis, error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if opencode.Detect(head) {
+		return opencode.Normalize(br, opts)
+	}
+	return analyze.Analyze(br, opts)
 }
 
 // humanSummary is the short reading of an analysis for a person.

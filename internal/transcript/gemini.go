@@ -43,12 +43,14 @@ func (r *Renderer) gemini(line []byte) {
 	}
 	if ev.Type == "message" {
 		// The prompt comes back as a user message; the answer comes in
-		// deltas, shown as one text.
-		if ev.Role == "assistant" || ev.Role == "model" {
+		// deltas, shown as one text. A whole message stands alone.
+		switch {
+		case ev.Role != "assistant" && ev.Role != "model":
+		case ev.Delta:
 			r.pending.WriteString(ev.Content)
-			if !ev.Delta {
-				r.flushText()
-			}
+		default:
+			r.flushText()
+			r.text(ev.Content)
 		}
 		return
 	}

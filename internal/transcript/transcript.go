@@ -1,9 +1,9 @@
 // Package transcript renders an agent's saved output for people: its prose,
 // one line per tool call, tool results cut to their first lines, errors,
 // and how the call ended (usage and cost). It reads Claude Code json and
-// stream-json, Codex `exec --json`, Gemini CLI json and stream-json, and
-// plain text, and tells them apart by their content: the log of an
-// iteration does not say which agent wrote it.
+// stream-json, Codex `exec --json`, Gemini CLI json and stream-json,
+// OpenCode `run --format json`, and plain text, and tells them apart by
+// their content: the log of an iteration does not say which agent wrote it.
 //
 // Lines are agent.LiveEvents, the model of the live view, plus two kinds
 // of this package's own; Line turns any of them into text.
@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"ralph/internal/agent"
+	"ralph/internal/agent/opencode"
 )
 
 // Format is the kind of output a transcript holds.
@@ -31,6 +32,7 @@ const (
 	FormatCodexJSON    Format = "codex-json"
 	FormatGeminiJSON   Format = "gemini-json"
 	FormatGeminiStream Format = "gemini-stream-json"
+	FormatOpenCode     Format = "opencode-json"
 )
 
 // Kinds of lines beyond agent's.
@@ -228,6 +230,8 @@ func (r *Renderer) object(b []byte) {
 		r.gemini(b)
 	case FormatGeminiJSON:
 		r.geminiDocument(b)
+	case FormatOpenCode:
+		r.opencode(b)
 	default:
 		// An event both Codex and Gemini send first, when they fail early;
 		// any other object no agent writes is shown as it is.
@@ -251,6 +255,9 @@ func classify(b []byte) Format {
 	}
 	if json.Unmarshal(b, &h) != nil {
 		return FormatUnknown
+	}
+	if opencode.IsEvent(b) { // its "text", "tool_use" and "error" are Gemini's and Codex's names too
+		return FormatOpenCode
 	}
 	switch h.Type {
 	case "system", "assistant", "user", "rate_limit_event", "stream_event":

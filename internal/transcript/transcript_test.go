@@ -14,8 +14,12 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // sampleDir is the directory the samples were captured in: their file
-// targets show relative to it.
-const sampleDir = "/tmp/agentcli/proj"
+// targets show relative to it. The captures of internal/agenttest ran in
+// captureDir.
+const (
+	sampleDir  = "/tmp/agentcli/proj"
+	captureDir = "/tmp/ralph-e2e/001"
+)
 
 func text(evs []agent.LiveEvent) string {
 	var b strings.Builder
@@ -38,7 +42,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := "format: " + string(Detect(in)) + "\n" + text(Render(in, Options{Dir: sampleDir}))
+			dir := sampleDir
+			if bytes.Contains(in, []byte(captureDir)) {
+				dir = captureDir
+			}
+			got := "format: " + string(Detect(in)) + "\n" + text(Render(in, Options{Dir: dir}))
 			golden := strings.TrimSuffix(s, filepath.Ext(s)) + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -124,6 +132,23 @@ func TestRender(t *testing.T) {
 				`{"type":"message","role":"assistant","content":"Stopped.","delta":true}`,
 			Options{},
 			"Reading.\n⚡ read_file x.go\n  ↳ ✖ error: no such file\n✖ quota exceeded\nStopped.\n"},
+		{"gemini: a whole message stands alone, not joined to the deltas before it",
+			`{"type":"message","role":"assistant","content":"Work","delta":true}` + "\n" +
+				`{"type":"message","role":"assistant","content":"ing."}` + "\n" +
+				`{"type":"message","role":"assistant","content":"Done."}` + "\n" +
+				`{"type":"message","role":"user","content":"a prompt"}`,
+			Options{},
+			"Work\ning.\nDone.\n"},
+		{"opencode: failed command, failed tool, refused tool, provider error",
+			`{"type":"tool_use","sessionID":"s","part":{"tool":"bash","state":{"status":"completed","input":{"command":"go test ./..."},"output":"--- FAIL: TestX\nFAIL\n","metadata":{"exit":1}}}}` + "\n" +
+				`{"type":"tool_use","sessionID":"s","part":{"tool":"read","state":{"status":"error","input":{"filePath":"/p/missing.go"},"error":"Error: File not found: /p/missing.go"}}}` + "\n" +
+				`{"type":"tool_use","sessionID":"s","part":{"tool":"edit","state":{"status":"error","input":{"filePath":"/etc/hosts"},"error":"The user rejected permission to use this specific tool call."}}}` + "\n" +
+				`{"type":"reasoning","sessionID":"s","part":{"type":"reasoning","text":"hmm"}}` + "\n" +
+				`{"type":"step_finish","sessionID":"s","part":{"reason":"stop","tokens":{"input":10,"output":2,"reasoning":3,"cache":{"read":4,"write":5}},"cost":0.0091}}` + "\n" +
+				`{"type":"error","sessionID":"s","error":{"name":"APIError","data":{"message":"Rate limit reached","statusCode":429}}}`,
+			Options{Dir: "/p"},
+			"⚡ bash go test ./...\n  ↳ ✖ exit 1: --- FAIL: TestX (1 more line)\n⚡ read missing.go\n  ↳ ✖ error: Error: File not found: /p/missing.go\n" +
+				"✖ permission denied: edit /etc/hosts\n── step: stop · 10 in / 5 out tokens (4 cache read, 5 cache write) · $0.0091\n✖ Rate limit reached\n"},
 		{"gemini json error document", `{"error":{"type":"ApiError","message":"429 Too Many Requests","code":429}}`, Options{},
 			"✖ 429 Too Many Requests\n── result: error\n"},
 		{"a cut-off line in a stream", `{"type":"system","subtype":"init"}` + "\n" + `{"type":"assistant","mess`, Options{},
@@ -151,6 +176,9 @@ func TestDetect(t *testing.T) {
 		`{"type":"thread.started"}`:                                        FormatCodexJSON,
 		"{\n \"response\": \"hi\"\n}\n":                                    FormatGeminiJSON,
 		`{"type":"error","message":"x"}` + "\n" + `{"type":"turn.failed"}`: FormatCodexJSON,
+		`{"type":"tool_use","tool_name":"write_file"}`:                     FormatGeminiStream,
+		`{"type":"step_start","timestamp":1,"sessionID":"ses_a"}`:          FormatOpenCode,
+		`{"type":"error","timestamp":1,"sessionID":"ses_a","error":{}}`:    FormatOpenCode,
 	}
 	for in, want := range tests {
 		if got := Detect([]byte(in)); got != want {

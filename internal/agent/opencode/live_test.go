@@ -19,26 +19,26 @@ func parse(lines []byte, dir string) []agent.LiveEvent {
 
 func TestLiveSamples(t *testing.T) {
 	tests := []struct {
-		sample string
-		want   []agent.LiveEvent
+		sample, dir string
+		want        []agent.LiveEvent
 	}{
-		{"opencode_json_tools.jsonl", []agent.LiveEvent{
+		{"opencode_run_json_write_bash_success.jsonl", "/tmp/ralph-e2e/001", []agent.LiveEvent{
 			{Kind: agent.LiveText, Text: "I'll create the file."},
-			{Kind: agent.LiveTool, Tool: "write", Target: "hello_opencode.txt"},
-			{Kind: agent.LiveTool, Tool: "bash", Target: "echo hi && cat hello_opencode.txt"},
-			{Kind: agent.LiveText, Text: "Done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nTASKS_COMPLETED_THIS_LOOP: 1\nFILES_MODIFIED: 1\n" +
-				"TESTS_STATUS: NOT_RUN\nWORK_TYPE: IMPLEMENTATION\nEXIT_SIGNAL: true\nRECOMMENDATION: nothing left to do\n---END_RALPH_STATUS---"},
+			{Kind: agent.LiveTool, Tool: "write", Target: "hello.txt"},
+			{Kind: agent.LiveTool, Tool: "bash", Target: "cat hello.txt"},
+			{Kind: agent.LiveText, Text: "Done.\n\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_RALPH_STATUS---"},
 		}},
-		{"opencode_json_failures.jsonl", []agent.LiveEvent{
+		{"opencode_run_json_401_error.jsonl", "/tmp/ralph-e2e/001", []agent.LiveEvent{{Kind: agent.LiveError, Text: "invalid x-api-key"}}},
+		{"opencode_json_failures.jsonl", "/tmp/agentcli/proj", []agent.LiveEvent{
 			{Kind: agent.LiveTool, Tool: "bash", Target: "go test ./..."},
 			{Kind: agent.LiveError, Text: "permission denied: edit /etc/hosts"},
 			{Kind: agent.LiveTool, Tool: "read", Target: "missing.go"},
 			{Kind: agent.LiveText, Text: "The test fails and I may not edit /etc/hosts. Should I change the expected value instead?"},
 		}},
-		{"opencode_json_429.jsonl", []agent.LiveEvent{{Kind: agent.LiveError, Text: "Rate limit reached for requests"}}},
+		{"opencode_json_429.jsonl", "/tmp/agentcli/proj", []agent.LiveEvent{{Kind: agent.LiveError, Text: "Rate limit reached for requests"}}},
 	}
 	for _, tt := range tests {
-		if got := parse(readSample(t, tt.sample), "/tmp/agentcli/proj"); !slices.Equal(got, tt.want) {
+		if got := parse(readSample(t, tt.sample), tt.dir); !slices.Equal(got, tt.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.sample, got, tt.want)
 		}
 	}

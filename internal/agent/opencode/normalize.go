@@ -123,9 +123,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func (t *translator) line(raw []byte) error {
-	b := bytes.TrimSpace(raw)
-	var ev event
-	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &ev) != nil || ev.Type == "" {
+	ev, ok := ParseEvent(raw)
+	if !ok {
 		_, err := t.out.Write(raw) // the agent's text, or a line cut short
 		if !bytes.HasSuffix(raw, []byte("\n")) {
 			err = errors.Join(err, t.out.WriteByte('\n'))
@@ -140,11 +139,9 @@ func (t *translator) line(raw []byte) error {
 	p := ev.Part
 	switch ev.Type {
 	case "text":
+		// A text part is whole: a message without "delta", which the
+		// analyzer reads as one text block.
 		t.emit(map[string]any{"type": "message", "role": "assistant", "content": p.Text})
-		// The analyzer joins consecutive Gemini messages into one answer
-		// (they are chunks there) until another event comes; each OpenCode
-		// text part is whole, so an event it ignores ends it.
-		t.emit(map[string]any{"type": "opencode.text_end"})
 	case "tool_use":
 		t.tool(p)
 	case "step_finish":
@@ -167,13 +164,13 @@ func (t *translator) line(raw []byte) error {
 }
 
 // tool reports one finished tool call, and how it failed if it did.
-func (t *translator) tool(p part) {
+func (t *translator) tool(p Part) {
 	var in struct {
 		Command  string `json:"command"`
 		FilePath string `json:"filePath"`
 	}
 	_ = json.Unmarshal(p.State.Input, &in)
-	if p.State.Status == "error" && rejected(p.State.Error) {
+	if p.Rejected() {
 		// Never ran: no tool call, so a refused edit is no file changed.
 		target := in.Command
 		if target == "" {
@@ -190,8 +187,7 @@ func (t *translator) tool(p part) {
 	case p.State.Metadata.Exit != nil && *p.State.Metadata.Exit != 0:
 		// A command that failed (a test run, a build) completes as a tool;
 		// its head may hold the error the agent is stuck on.
-		var out string
-		_ = json.Unmarshal(p.State.Output, &out)
+		out := p.State.OutputText()
 		if len(out) > maxFailedOutput {
 			out = out[:maxFailedOutput]
 		}

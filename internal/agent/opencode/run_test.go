@@ -58,7 +58,7 @@ func TestRunWithFakeAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample, _ := filepath.Abs(filepath.Join("testdata", "opencode_json_tools.jsonl"))
+	sample, _ := filepath.Abs(filepath.Join("testdata", "opencode_run_json_write_bash_success.jsonl"))
 	path := filepath.Join(t.TempDir(), "script.json")
 	if err := (script.Script{Iterations: []script.Iteration{{StdoutFile: sample}}, RepeatLast: true}).Write(path); err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestRunWithFakeAgent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.ExitCode != 0 || res.Analysis.Status != "COMPLETE" || res.Analysis.SessionID != "ses_1ea551140ffedVQFo35xGxPtJ8" {
+		if res.ExitCode != 0 || res.Analysis.Status != "COMPLETE" || res.Analysis.SessionID != "ses_e043989d1ffek2IBBDyp5Qa9Om" {
 			t.Fatalf("call %d: %+v, analysis %+v", call, res, res.Analysis)
 		}
 		inv.SessionID = res.Analysis.SessionID
@@ -90,7 +90,7 @@ func TestRunWithFakeAgent(t *testing.T) {
 		t.Errorf("first call\n got %q\nwant %q", calls[0].Args, want)
 	}
 	resumed := fmt.Sprint(calls[1].Args)
-	if !strings.Contains(resumed, "--session ses_1ea551140ffedVQFo35xGxPtJ8 --") {
+	if !strings.Contains(resumed, "--session ses_e043989d1ffek2IBBDyp5Qa9Om --") {
 		t.Errorf("second call %q", calls[1].Args)
 	}
 }
