@@ -279,19 +279,11 @@ func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
 	if err != nil {
 		return err
 	}
-	lock, err := store.AcquireLock(st.LockFile())
+	logw, release, err := startRun(st)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	if err := st.EnsureDirs(); err != nil {
-		return err
-	}
-	logw, err := store.NewRotatingWriter(st.LogFile(), 10<<20, 4)
-	if err != nil {
-		return err
-	}
-	defer logw.Close()
+	defer release()
 
 	set := settingsFrom(cfg)
 	set.AgentName = ag.name

@@ -124,19 +124,11 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if rf.JSON {
 		human = ios.Err
 	}
-	lock, err := store.AcquireLock(st.LockFile())
+	logw, release, err := startRun(st)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	if err := st.EnsureDirs(); err != nil {
-		return err
-	}
-	logw, err := store.NewRotatingWriter(st.LogFile(), 10<<20, 4)
-	if err != nil {
-		return err
-	}
-	defer logw.Close()
+	defer release()
 
 	set := settingsFrom(cfg)
 	set.AgentName = ad.Name()
@@ -177,6 +169,25 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		return &ExitError{Code: res.ExitCode}
 	}
 	return nil
+}
+
+// startRun takes the project's run lock and opens ralph.log: what every
+// command that runs the loop does first. release undoes both.
+func startRun(st *store.Store) (log io.Writer, release func(), err error) {
+	lock, err := store.AcquireLock(st.LockFile())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := st.EnsureDirs(); err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	logw, err := store.NewRotatingWriter(st.LogFile(), 10<<20, 4)
+	if err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	return logw, func() { logw.Close(); lock.Release() }, nil
 }
 
 // agentEnv hands secrets found in .ralphrc to the agent, unless ralph's own
