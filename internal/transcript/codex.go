@@ -3,7 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"path"
 
 	"ralph/internal/agent"
 )
@@ -118,12 +118,18 @@ func (r *Renderer) codexCall(it *codexItem) {
 	r.send(e)
 }
 
-// shellWrap is how Codex runs every command: bash -lc '<command>'.
-var shellWrap = regexp.MustCompile(`(?s)^(?:\S*/)?(?:ba|z)?sh -l?c '(.*)'$`)
-
+// unwrapShell shows the command Codex ran, not its wrapper: Codex reports
+// every command as `bash -lc '<command>'`, or double-quoted when the
+// command holds a single quote. Splitting like a shell undoes either
+// quoting.
 func unwrapShell(cmd string) string {
-	if m := shellWrap.FindStringSubmatch(cmd); m != nil {
-		return m[1]
+	w, err := agent.SplitWords(cmd)
+	if err != nil || len(w) != 3 || (w[1] != "-c" && w[1] != "-lc") {
+		return cmd
+	}
+	switch path.Base(w[0]) {
+	case "sh", "bash", "zsh":
+		return w[2]
 	}
 	return cmd
 }
