@@ -356,8 +356,13 @@ func describe(ev loop.Event) string {
 		s := fmt.Sprintf("loop %d: %s in %s, exit %d, %d files changed, %d tokens, $%.4f — %s",
 			ev.Loop, strings.ToLower(m.Status), (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Second),
 			m.ExitCode, m.FilesChanged, m.InputTokens+m.OutputTokens+m.CacheReadTokens+m.CacheCreationTokens, m.CostUSD, m.Decision)
-		if m.Summary != "" {
+		switch {
+		case m.Summary != "":
 			s += ": " + m.Summary
+		case ev.Message != "":
+			// No prose to summarise (a Codex or Gemini usage limit): the
+			// decision's own reason says what happened.
+			s += ": " + ev.Message
 		}
 		return s
 	case loop.EventWait:
