@@ -50,6 +50,17 @@ type Process struct {
 	// separate goroutine, so it must not block indefinitely. A process that
 	// exits without reading it all is fine.
 	Stdin io.Reader
+	// OnStderrLine is OnLine for stderr, under the same rules. It is there
+	// for watchers: an agent may sit in a state it will not leave by itself
+	// (OpenCode waiting out a provider limit in silence) that only its log
+	// on stderr reveals.
+	OnStderrLine func(line []byte)
+	// Abort stops the process group early when a reason arrives (a closed
+	// channel counts, with a generic reason): SIGTERM, then SIGKILL after
+	// the grace period, as on a timeout. ProcessResult.Aborted keeps the
+	// reason. Nothing reads it once the process has ended, so a sender must
+	// not block: a channel buffered for one and a send with a default.
+	Abort <-chan string
 }
 
 // ProcessResult is how a process ended.
@@ -59,7 +70,11 @@ type ProcessResult struct {
 	ExitCode    int
 	TimedOut    bool
 	Interrupted bool
-	Duration    time.Duration
+	// Aborted is the reason received on Process.Abort when that stopped the
+	// process; "" otherwise. An aborted process is neither timed out nor
+	// interrupted: the caller asked for the stop and knows what it means.
+	Aborted  string
+	Duration time.Duration
 	// StartErr is an *StartError when the executable could not be started.
 	StartErr error
 	Warnings []string
@@ -145,22 +160,32 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		defer in.abort()
 		cmd.Stdin = in.r
 	}
-	cmd.Stderr = stderr
 	cmd.SysProcAttr = sysProcAttr()
-	var tee *lineTee
-	var pipeW *os.File
-	if p.OnLine != nil {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return res, fmt.Errorf("agent: stdout pipe: %w", err)
+	var outTee, errTee *lineTee
+	var outW, errW *os.File
+	if cmd.Stdout, outW, outTee, err = teeTo(stdout, p.OnLine); err != nil {
+		return res, err
+	}
+	if outW != nil {
+		defer outTee.r.Close()
+	}
+	if cmd.Stderr, errW, errTee, err = teeTo(stderr, p.OnStderrLine); err != nil {
+		if outW != nil {
+			outW.Close()
 		}
-		defer pr.Close()
-		cmd.Stdout, pipeW = pw, pw
-		tee = newLineTee(pr, stdout, p.OnLine)
-	} else {
-		// Straight to the file: no copying goroutine, and nothing to block
-		// on when a grandchild keeps stdout open.
-		cmd.Stdout = stdout
+		return res, err
+	}
+	if errW != nil {
+		defer errTee.r.Close()
+	}
+	// The child holds its own copies of the pipes' write ends; ours must go
+	// or the readers never see EOF.
+	closeWriters := func() {
+		for _, w := range []*os.File{outW, errW} {
+			if w != nil {
+				w.Close()
+			}
+		}
 	}
 
 	start := time.Now()
@@ -179,18 +204,16 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		}
 		close(done)
 	}()
-	if err := <-started; err != nil {
-		if pipeW != nil {
-			pipeW.Close()
-		}
+	err = <-started
+	closeWriters()
+	if err != nil {
 		res.StartErr = &StartError{Command: p.Argv[0], Err: err}
 		return res, res.StartErr
 	}
-	if pipeW != nil {
-		// The child holds its own copy; ours must go or the reader never
-		// sees EOF.
-		pipeW.Close()
-		tee.start()
+	for _, t := range []*lineTee{outTee, errTee} {
+		if t != nil {
+			t.start()
+		}
 	}
 	if in != nil {
 		in.start()
@@ -210,14 +233,19 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		res.Interrupted = true
 	case <-timeout:
 		res.TimedOut = true
+	case reason, ok := <-p.Abort:
+		res.Aborted = reason
+		if !ok || reason == "" {
+			res.Aborted = "aborted by a watcher"
+		}
 	}
 	select {
 	case <-done:
-		// It finished by itself as the timer fired: nothing was killed.
-		res.Interrupted, res.TimedOut = false, false
+		// It finished by itself as the stop came: nothing was killed.
+		res.Interrupted, res.TimedOut, res.Aborted = false, false, ""
 	default:
 	}
-	if res.Interrupted || res.TimedOut {
+	if res.Interrupted || res.TimedOut || res.Aborted != "" {
 		signalGroup(pgid, syscall.SIGTERM)
 		termAt = time.Now()
 		grace := time.NewTimer(r.grace())
@@ -233,13 +261,34 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	res.ExitCode = exitCode(cmd.ProcessState)
 
 	res.Warnings = append(res.Warnings, r.clearGroup(pgid, termAt)...)
-	if tee != nil {
-		res.Warnings = append(res.Warnings, tee.wait(r.reapTimeout())...)
+	if outTee != nil {
+		res.Warnings = append(res.Warnings, outTee.wait(r.reapTimeout())...)
+	}
+	if errTee != nil {
+		for _, w := range errTee.wait(r.reapTimeout()) {
+			res.Warnings = append(res.Warnings, "stderr: "+w)
+		}
 	}
 	if in != nil {
 		res.Warnings = append(res.Warnings, in.wait(r.reapTimeout())...)
 	}
 	return res, nil
+}
+
+// teeTo is what the child writes a stream to: the log file itself, or,
+// when onLine wants the lines as they come, a pipe whose reader copies them
+// into the file (w is then the write end, to close once the child has it).
+func teeTo(file *os.File, onLine func([]byte)) (dst io.Writer, w *os.File, tee *lineTee, err error) {
+	if onLine == nil {
+		// Straight to the file: no copying goroutine, and nothing to block
+		// on when a grandchild keeps the stream open.
+		return file, nil, nil, nil
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("agent: pipe: %w", err)
+	}
+	return pw, pw, newLineTee(pr, file, onLine), nil
 }
 
 // clearGroup makes sure no process of the group survives its leader, which

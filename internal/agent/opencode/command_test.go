@@ -15,7 +15,7 @@ func TestCommand(t *testing.T) {
 		f(&inv)
 		return inv
 	}
-	head := []string{"opencode", "run", "--format", "json"}
+	head := []string{"opencode", "run", "--format", "json", "--print-logs", "--log-level", "INFO"}
 	tests := []struct {
 		name  string
 		cmd   string
@@ -33,7 +33,9 @@ func TestCommand(t *testing.T) {
 		{"live keeps json", "", nil, with(func(i *agent.Invocation) { i.Live, i.OutputFormat = true, agent.FormatStreamJSON }),
 			append(head, "--", "do the task")},
 		{"text keeps the default format", "", nil, with(func(i *agent.Invocation) { i.OutputFormat = agent.FormatText }),
-			[]string{"opencode", "run", "--", "do the task"}},
+			[]string{"opencode", "run", "--print-logs", "--log-level", "INFO", "--", "do the task"}},
+		{"the user's log flags win", "", []string{"--log-level=WARN", "--print-logs"}, base,
+			[]string{"opencode", "run", "--format", "json", "--log-level=WARN", "--print-logs", "--", "do the task"}},
 		{"prompt starting with a dash", "", nil, with(func(i *agent.Invocation) { i.Prompt = "- [ ] task one" }),
 			append(head, "--", "- [ ] task one")},
 		{"loop context appended to the prompt", "", nil, with(func(i *agent.Invocation) { i.AppendSystemPrompt = "[ralph loop 4]" }),
@@ -41,7 +43,7 @@ func TestCommand(t *testing.T) {
 		{"allowed tools ignored", "", nil, with(func(i *agent.Invocation) { i.AllowedTools = []string{"Write"} }),
 			append(head, "--", "do the task")},
 		{"custom command words", "npx -y opencode-ai@1.18.33", nil, base,
-			[]string{"npx", "-y", "opencode-ai@1.18.33", "run", "--format", "json", "--", "do the task"}},
+			append([]string{"npx", "-y", "opencode-ai@1.18.33"}, append(head[1:], "--", "do the task")...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

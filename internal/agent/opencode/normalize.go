@@ -34,9 +34,13 @@ const maxFailedOutput = 16 << 10
 // from the provider's retry-after header. Lines that are not JSON (the
 // default text format) pass through as text. Memory stays bounded: the
 // translation streams through a pipe and tool output is dropped.
+//
+// Stderr is read without OpenCode's log; a rate limit ralph stopped the
+// call at (noted in the log, see limitMarker) is a usage limit.
 func Normalize(r io.Reader, opts analyze.Options) (*analyze.Analysis, error) {
 	pr, pw := io.Pipe()
 	t := &translator{out: bufio.NewWriter(pw)}
+	opts.Stderr, t.stopped = splitStderr(opts.Stderr)
 	done := make(chan error, 1)
 	go func() {
 		err := t.run(r)
@@ -69,6 +73,7 @@ type translator struct {
 	denials   []analyze.Denial
 	lastErr   string
 	limit     *apiError // the last 429
+	stopped   string    // the rate limit ralph stopped the call at
 }
 
 func (t *translator) run(r io.Reader) error {
@@ -232,7 +237,16 @@ func (t *translator) complete(an *analyze.Analysis, now time.Time) {
 	if len(t.denials) > 0 {
 		an.PermissionDenials = append(an.PermissionDenials, t.denials...)
 	}
-	if t.limit == nil || an.UsageLimit.Detected {
+	if an.UsageLimit.Detected {
+		return
+	}
+	if t.limit == nil {
+		if t.stopped != "" {
+			var reset bool
+			if an.UsageLimit, reset = stoppedLimit(t.stopped, now); !reset {
+				an.Warnings = append(an.Warnings, "usage limit without a reset time")
+			}
+		}
 		return
 	}
 	// OpenCode retried the 429 before it gave up, so it is no passing

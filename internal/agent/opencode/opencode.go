@@ -33,6 +33,10 @@ type Adapter struct {
 	// ExtraArgs are the user's own arguments to `opencode run` (--agent,
 	// --auto, ...), placed before the prompt.
 	ExtraArgs []string
+	// LimitQuiet is how long OpenCode may stay silent after a rate-limit
+	// error before the call is stopped as a usage limit (DefaultLimitQuiet
+	// when 0).
+	LimitQuiet time.Duration
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
@@ -55,7 +59,9 @@ func (a *Adapter) Name() string { return Name }
 // rejects every permission request (unless --auto) and the tool fails with
 // a rejection Normalize reads. Its provider errors arrive after its own
 // retries; a 429 is read as a usage limit, with the provider's retry-after
-// as the reset time when it sent one. Permissions live in its own
+// as the reset time when it sent one. A 429 it waits out in silence is
+// caught in its log and stopped (limitWatch), without a reset time unless
+// the provider's message names one. Permissions live in its own
 // configuration, so there is no allow-list per call.
 func (a *Adapter) Capabilities() agent.Capabilities {
 	return agent.Capabilities{
@@ -66,9 +72,13 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 
 // Command implements agent.Adapter. The argv is
 //
-//	<cmd words> run [--format json] [-m PROVIDER/MODEL] [--variant EFFORT]
-//	[--session ID] [EXTRA...] -- PROMPT
+//	<cmd words> run [--format json] --print-logs --log-level INFO
+//	[-m PROVIDER/MODEL] [--variant EFFORT] [--session ID] [EXTRA...] -- PROMPT
 //
+// The log goes to stderr, stdout keeps only the events: it is the one
+// place a provider's rate limit shows while OpenCode waits it out (see
+// limitWatch). INFO, OpenCode's default, has the request lines that tell a
+// retry from a wait; the user's own --log-level or --print-logs wins.
 // `run` joins every word after "--" into the message, so "--" keeps a
 // prompt that starts with "-" from being read as an option. Text output
 // keeps the default format, which prints only the answer when stdout is
@@ -89,6 +99,12 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	argv := append(slices.Clone(a.Cmd), "run")
 	if format != agent.FormatText {
 		argv = append(argv, "--format", "json")
+	}
+	if !hasFlag(a.ExtraArgs, "--print-logs") {
+		argv = append(argv, "--print-logs")
+	}
+	if !hasFlag(a.ExtraArgs, "--log-level") {
+		argv = append(argv, "--log-level", "INFO")
 	}
 	for _, f := range []struct{ flag, value string }{{"-m", inv.Model}, {"--variant", inv.Effort}, {"--session", inv.SessionID}} {
 		if f.value == "" {
@@ -113,9 +129,27 @@ func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, 
 	if err != nil {
 		return agent.NotRun(inv), err
 	}
+	runner := a.Runner
+	if runner == nil {
+		runner = &agent.Runner{}
+	}
 	return agent.Call{
-		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Now: a.Now,
+		Runner:  watchedRunner{inner: runner, w: newLimitWatch(a.LimitQuiet)},
 		Hint:    "set --agent-cmd to the OpenCode executable, or install it: npm install -g opencode-ai",
 		Analyze: Normalize,
 	}.Run(ctx)
+}
+
+// hasFlag reports whether args set flag, alone or as flag=value.
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
 }

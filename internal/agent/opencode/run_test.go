@@ -3,6 +3,7 @@ package opencode
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/analyze"
 )
 
 func invocation(t *testing.T) agent.Invocation {
@@ -85,7 +87,7 @@ func TestRunWithFakeAgent(t *testing.T) {
 	if err != nil || len(calls) != 2 {
 		t.Fatalf("calls %+v, %v", calls, err)
 	}
-	want := []string{"run", "--format", "json", "--", agent.PromptWithContext("- [ ] do it", "[ralph loop 1]")}
+	want := []string{"run", "--format", "json", "--print-logs", "--log-level", "INFO", "--", agent.PromptWithContext("- [ ] do it", "[ralph loop 1]")}
 	if !slices.Equal(calls[0].Args, want) {
 		t.Errorf("first call\n got %q\nwant %q", calls[0].Args, want)
 	}
@@ -93,4 +95,74 @@ func TestRunWithFakeAgent(t *testing.T) {
 	if !strings.Contains(resumed, "--session ses_e043989d1ffek2IBBDyp5Qa9Om --") {
 		t.Errorf("second call %q", calls[1].Args)
 	}
+}
+
+// TestRunStopsAtRateLimit: the fake agent plays OpenCode at a 429, its
+// recorded log on stderr and then silence; the real runner stops it once
+// the quiet window is over, and the call reads as a usage limit. The same
+// fake with the recorded log of a good run is left alone.
+func TestRunStopsAtRateLimit(t *testing.T) {
+	bin, err := script.Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	success, _ := filepath.Abs(filepath.Join("testdata", "opencode_run_print_logs_success.jsonl"))
+	tests := []struct {
+		name  string
+		it    script.Iteration
+		limit bool
+	}{
+		{"429", script.Iteration{Stderr: string(readSample(t, "opencode_run_print_logs_429.stderr")), Sleep: script.Duration(time.Hour)}, true},
+		{"success", script.Iteration{StdoutFile: success, Stderr: string(readSample(t, "opencode_run_print_logs_success.stderr"))}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "script.json")
+			if err := (script.Script{Iterations: []script.Iteration{tt.it}}).Write(path); err != nil {
+				t.Fatal(err)
+			}
+			a, err := New(agent.JoinWords([]string{bin}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Runner = &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
+			a.Now = func() time.Time { return fixedNow }
+			a.LimitQuiet = 200 * time.Millisecond
+			inv := invocation(t)
+			inv.Env = []string{script.EnvScript + "=" + path}
+			inv.Timeout = time.Minute
+			start := time.Now()
+			res, err := a.Run(context.Background(), inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("took %v", took)
+			}
+			an := res.Analysis
+			marked := strings.Contains(readFile(t, inv.StderrPath), "\n"+limitMarker+recordedLimit+"\n")
+			if !tt.limit {
+				if res.ExitCode != 0 || an.Status != "COMPLETE" || an.UsageLimit.Detected || marked || len(an.Errors) > 0 {
+					t.Errorf("result %+v, analysis %+v", res, an)
+				}
+				return
+			}
+			if res.TimedOut || res.Interrupted || res.ExitCode != 143 || !marked {
+				t.Errorf("result %+v, stderr noted: %v", res, marked)
+			}
+			want := analyze.UsageLimit{Detected: true, Kind: analyze.LimitUnknown, Message: recordedLimit}
+			if an.UsageLimit != want {
+				t.Errorf("usage limit %+v, want %+v", an.UsageLimit, want)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
