@@ -138,7 +138,8 @@ func TestOpencodeWriteAndBash(t *testing.T) {
 // Only errors OpenCode does not retry end a run quickly: a 5xx is retried
 // for about a minute before the error event, and a 429 with a three-hour
 // retry-after was met with silence and no second request for as long as
-// it was watched, which is why no usage-limit run is recorded here.
+// it was watched, which is why no usage-limit run is recorded here (the
+// adapter watches OpenCode's log for it: internal/agent/opencode).
 func TestOpencodeAPIError(t *testing.T) {
 	bin := OpencodeBinary(t)
 	t.Parallel()

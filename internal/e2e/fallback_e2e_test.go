@@ -23,8 +23,8 @@ func TestRunFallsBack(t *testing.T) {
 		{"claude", "codex"},
 		{"codex", "gemini"},
 		{"gemini", "codex"},
-		// Not the other way round: at a 429 with a long retry-after
-		// `opencode run` waits it out silently instead of exiting.
+		// From OpenCode: see opencode_limit_e2e_test.go (its adapter has
+		// to stop the call, as `opencode run` waits a 429 out silently).
 		{"codex", "opencode"},
 	}
 	for _, tt := range tests {
