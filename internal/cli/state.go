@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"ralph/internal/breaker"
 	"ralph/internal/config"
+	"ralph/internal/control"
 	"ralph/internal/gitx"
 	"ralph/internal/session"
 	"ralph/internal/store"
@@ -67,6 +69,19 @@ func printStatus(ios IO, st *store.Store, asJSON bool) error {
 		fmt.Fprintf(ios.Out, "exit reason:     %s\n", s.ExitReason)
 	}
 	fmt.Fprintf(ios.Out, "loop:            %d\n", s.LoopCount)
+	if s.Agent != "" {
+		fmt.Fprintf(ios.Out, "agent:           %s\n", s.Agent)
+	}
+	if r, err := control.Open(st.RalphDir()).Read(); err == nil && (r.Pause || r.Stop) {
+		var asked []string
+		if r.Pause {
+			asked = append(asked, "pause (by "+r.PauseBy+"; `ralph resume` lifts it)")
+		}
+		if r.Stop {
+			asked = append(asked, "stop (by "+r.StopBy+")")
+		}
+		fmt.Fprintf(ios.Out, "requested:       %s\n", strings.Join(asked, ", "))
+	}
 	fmt.Fprintf(ios.Out, "calls this hour: %d/%d\n", s.CallsMadeThisHour, s.MaxCallsPerHour)
 	fmt.Fprintf(ios.Out, "circuit breaker: %s %s\n", s.Breaker.State, s.Breaker.Reason)
 	if s.Wait != nil {
