@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,11 +278,6 @@ func follow(ctx context.Context, path string, f *os.File, offset int64, poll tim
 	}
 }
 
-// iterLogName parses the names of the iteration logs (see
-// store.IterationLogBase): number, start time, stream.
-var iterLogName = regexp.MustCompile(`^iteration_(\d{1,18})_(\d{8}T\d{6}Z)(` +
-	regexp.QuoteMeta(store.StdoutSuffix) + `|` + regexp.QuoteMeta(store.StderrSuffix) + `)$`)
-
 // findIteration picks the newest log of iteration n for the given suffix
 // (store.StdoutSuffix or StderrSuffix); numbers start again with every run,
 // and the start time in the name tells the runs apart. It also returns how
@@ -295,19 +290,16 @@ func findIteration(dir string, n int, suffix string) (path string, same int, num
 	var newest string
 	seen := map[int]bool{}
 	for _, e := range entries {
-		m := iterLogName.FindStringSubmatch(e.Name())
-		if m == nil || m[3] != suffix || e.IsDir() {
+		ln, ok := store.ParseIterationLogName(e.Name())
+		if !ok || ln.Suffix != suffix || e.IsDir() || ln.N > math.MaxInt {
 			continue
 		}
-		k, err := strconv.Atoi(m[1])
-		if err != nil {
-			continue
-		}
+		k := int(ln.N)
 		seen[k] = true
 		if k == n {
 			same++
-			if m[2] > newest {
-				newest, path = m[2], filepath.Join(dir, e.Name())
+			if ln.Start > newest {
+				newest, path = ln.Start, filepath.Join(dir, e.Name())
 			}
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"time"
 
 	"ralph/internal/breaker"
@@ -257,9 +255,6 @@ func (l *Loader) readMetrics(path string) {
 	}
 }
 
-// iterLogRE matches the stdout logs store.IterationLogs names.
-var iterLogRE = regexp.MustCompile(`^iteration_(\d{1,18})_(\d{8}T\d{6}Z)` + regexp.QuoteMeta(store.StdoutSuffix) + `$`)
-
 // newestIterationLog is the stdout log of the highest iteration number, the
 // later start breaking ties (as the store's retention orders them).
 func newestIterationLog(dir string) string {
@@ -271,16 +266,12 @@ func newestIterationLog(dir string) string {
 	var bestN int64 = -1
 	var bestStart string
 	for _, e := range entries {
-		m := iterLogRE.FindStringSubmatch(e.Name())
-		if m == nil {
+		ln, ok := store.ParseIterationLogName(e.Name())
+		if !ok || ln.Suffix != store.StdoutSuffix {
 			continue
 		}
-		n, err := strconv.ParseInt(m[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		if n > bestN || n == bestN && m[2] > bestStart {
-			best, bestN, bestStart = e.Name(), n, m[2]
+		if ln.N > bestN || ln.N == bestN && ln.Start > bestStart {
+			best, bestN, bestStart = e.Name(), ln.N, ln.Start
 		}
 	}
 	if best == "" {

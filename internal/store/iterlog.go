@@ -26,7 +26,29 @@ const (
 
 // iterLogRE parses the names IterationLogBase makes; nothing else in logs/
 // is ever pruned.
-var iterLogRE = regexp.MustCompile(`^iteration_(\d{1,18})_(\d{8}T\d{6}Z)\.(?:stdout|stderr)\.log$`)
+var iterLogRE = regexp.MustCompile(`^iteration_(\d{1,18})_(\d{8}T\d{6}Z)(` +
+	regexp.QuoteMeta(StdoutSuffix) + `|` + regexp.QuoteMeta(StderrSuffix) + `)$`)
+
+// IterationLogName is what an iteration log's file name says.
+type IterationLogName struct {
+	N      int64
+	Start  string // UTC, compact (20261121T012759Z): sorts as time when compared as text
+	Suffix string // StdoutSuffix or StderrSuffix
+}
+
+// ParseIterationLogName reads a name IterationLogs made; ok is false for
+// any other file.
+func ParseIterationLogName(name string) (IterationLogName, bool) {
+	m := iterLogRE.FindStringSubmatch(name)
+	if m == nil {
+		return IterationLogName{}, false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return IterationLogName{}, false
+	}
+	return IterationLogName{N: n, Start: m[2], Suffix: m[3]}, true
+}
 
 // IterationLogBase is the common part of iteration n's log names.
 func IterationLogBase(n int, start time.Time) string {
@@ -59,18 +81,14 @@ func PruneIterationLogs(dir string, keep int) ([]string, error) {
 	}
 	byKey := map[string]*iteration{}
 	for _, e := range entries {
-		m := iterLogRE.FindStringSubmatch(e.Name())
-		if m == nil || e.IsDir() {
+		ln, ok := ParseIterationLogName(e.Name())
+		if !ok || e.IsDir() {
 			continue
 		}
-		n, err := strconv.ParseInt(m[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		key := m[1] + "_" + m[2]
+		key := strconv.FormatInt(ln.N, 10) + "_" + ln.Start
 		it := byKey[key]
 		if it == nil {
-			it = &iteration{n: n, start: m[2]}
+			it = &iteration{n: ln.N, start: ln.Start}
 			byKey[key] = it
 		}
 		it.names = append(it.names, e.Name())

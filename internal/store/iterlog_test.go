@@ -82,3 +82,25 @@ func TestPruneIterationLogsMissingDir(t *testing.T) {
 		t.Fatalf("%v %v", removed, err)
 	}
 }
+
+func TestParseIterationLogName(t *testing.T) {
+	start := time.Date(2026, 11, 21, 1, 27, 59, 0, time.UTC)
+	base := IterationLogBase(12, start)
+	tests := []struct {
+		name string
+		want IterationLogName
+		ok   bool
+	}{
+		{base + StdoutSuffix, IterationLogName{N: 12, Start: "20261121T012759Z", Suffix: StdoutSuffix}, true},
+		{base + StderrSuffix, IterationLogName{N: 12, Start: "20261121T012759Z", Suffix: StderrSuffix}, true},
+		{base + ".log", IterationLogName{}, false},
+		{"ralph.log", IterationLogName{}, false},
+		{"iteration_x_20261121T012759Z.stdout.log", IterationLogName{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseIterationLogName(tt.name)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseIterationLogName(%q) = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
