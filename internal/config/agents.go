@@ -6,26 +6,44 @@ import (
 	"strings"
 )
 
+// agentKeys are one agent's own settings: its command when it is not the
+// main agent, its model and its extra arguments (with the key that names
+// them in messages).
+type agentKeys struct {
+	cmd, model, args *string
+	argsKey          string
+}
+
+// keysOf returns agent name's settings; ok is false for "command", which
+// has none of its own.
+func (c *Config) keysOf(name string) (agentKeys, bool) {
+	switch name {
+	case "claude":
+		return agentKeys{&c.ClaudeCmd, &c.Model, &c.ClaudeArgs, "CLAUDE_ARGS"}, true
+	case "codex":
+		return agentKeys{&c.CodexCmd, &c.CodexModel, &c.CodexArgs, "CODEX_ARGS"}, true
+	case "gemini":
+		return agentKeys{&c.GeminiCmd, &c.GeminiModel, &c.GeminiArgs, "GEMINI_ARGS"}, true
+	case "opencode":
+		return agentKeys{&c.OpencodeCmd, &c.OpencodeModel, &c.OpencodeArgs, "OPENCODE_ARGS"}, true
+	}
+	return agentKeys{}, false
+}
+
 // AgentCommand is the command line that runs agent name: AGENT_CMD for the
 // main agent, the agent's own *_CMD key for a fallback.
 func (c Config) AgentCommand(name string) string {
 	if name == c.AgentProvider {
 		return c.AgentCmd
 	}
-	switch name {
-	case "claude":
-		if c.ClaudeCmd != "" {
-			return c.ClaudeCmd
-		}
-		return "claude"
-	case "codex":
-		return c.CodexCmd
-	case "gemini":
-		return c.GeminiCmd
-	case "opencode":
-		return c.OpencodeCmd
+	k, ok := c.keysOf(name)
+	if !ok {
+		return ""
 	}
-	return ""
+	if *k.cmd == "" && name == "claude" {
+		return "claude" // ClaudeCmd is set only from CLAUDE_CODE_CMD
+	}
+	return *k.cmd
 }
 
 // AgentModel is the model for agent name. CLAUDE_MODEL is Claude's, as in
@@ -35,40 +53,21 @@ func (c Config) AgentModel(name string) string {
 	if name == c.AgentProvider && c.Sources["CLAUDE_MODEL"].Kind == SourceFlag {
 		return c.Model
 	}
-	switch name {
-	case "claude":
-		return c.Model
-	case "codex":
-		return c.CodexModel
-	case "gemini":
-		return c.GeminiModel
-	case "opencode":
-		return c.OpencodeModel
+	if k, ok := c.keysOf(name); ok {
+		return *k.model
 	}
 	return ""
 }
 
 // AgentExtraArgs are the user's extra arguments for agent name.
 func (c Config) AgentExtraArgs(name string) ([]string, error) {
-	key, v := "", ""
-	switch name {
-	case "claude":
-		key, v = "CLAUDE_ARGS", c.ClaudeArgs
-	case "codex":
-		key, v = "CODEX_ARGS", c.CodexArgs
-	case "gemini":
-		key, v = "GEMINI_ARGS", c.GeminiArgs
-	case "opencode":
-		key, v = "OPENCODE_ARGS", c.OpencodeArgs
-	default:
+	k, ok := c.keysOf(name)
+	if !ok || strings.TrimSpace(*k.args) == "" {
 		return nil, nil
 	}
-	if strings.TrimSpace(v) == "" {
-		return nil, nil
-	}
-	args, err := SplitWords(v)
+	args, err := SplitWords(*k.args)
 	if err != nil {
-		return nil, fmt.Errorf("%s (%s): %w", key, c.Sources[key], err)
+		return nil, fmt.Errorf("%s (%s): %w", k.argsKey, c.Sources[k.argsKey], err)
 	}
 	return args, nil
 }
