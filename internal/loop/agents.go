@@ -125,8 +125,9 @@ func (e *Engine) holdAgent(out Outcome, now time.Time) bool {
 	if e.st.AgentLimits == nil {
 		e.st.AgentLimits = map[string]AgentLimit{}
 	}
-	e.st.AgentLimits[e.agentNames()[e.cur]] = AgentLimit{Until: out.WaitUntil, Message: out.Message}
-	_, free := chooseAgent(e.agentNames(), e.st.AgentLimits, now)
+	names := e.agentNames()
+	e.st.AgentLimits[names[e.cur]] = AgentLimit{Until: out.WaitUntil, Message: out.Message}
+	_, free := chooseAgent(names, e.st.AgentLimits, now)
 	return free
 }
 

@@ -89,11 +89,12 @@ func (e *Engine) iterate(ctx context.Context, before plan.Plan) (Outcome, error)
 	for _, w := range res.Warnings {
 		e.emit(Event{Type: EventWarning, Loop: n, Message: w})
 	}
+	caps := spec.Adapter.Capabilities()
 	it := Iteration{
 		Loop: n, Ended: end, Analysis: a, ExitCode: res.ExitCode, TimedOut: res.TimedOut, StartErr: res.StartErr,
 		InRepo: snap.InRepo, Changed: prog.Changed, Files: len(prog.FilesChanged),
 		PlanGain: change.Checked + change.AddedDone, Plan: stopPlan(afterPlan),
-		CumulativeCost: spec.Adapter.Capabilities().CumulativeCost, CumulativeTokens: spec.Adapter.Capabilities().CumulativeTokens,
+		CumulativeCost: caps.CumulativeCost, CumulativeTokens: caps.CumulativeTokens,
 	}
 	var out Outcome
 	e.st, out = Fold(e.st, it, e.set.Policy)
