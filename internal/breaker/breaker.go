@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"ralph/internal/reason"
 )
 
 // Status is the breaker's state. The strings are the ones the bash version of
@@ -44,11 +46,11 @@ func (r Reason) valid() bool {
 // ExitReason is the status.json exit_reason for a loop stopped by a breaker
 // opened for r (DESIGN.md): permission denials get their own reason and exit
 // code because the user fixes them in configuration, not in the project.
-func (r Reason) ExitReason() string {
+func (r Reason) ExitReason() reason.Reason {
 	if r == ReasonPermissionDenied {
-		return "permission_denied"
+		return reason.PermissionDenied
 	}
-	return "circuit_breaker_open"
+	return reason.BreakerOpen
 }
 
 // Limits on what the state keeps, so a long-running loop's state file stays

@@ -18,14 +18,14 @@ import (
 // agentSpec builds agent name with the settings that belong to it: its own
 // command, model, extra arguments and option (sandbox, approval mode, prompt
 // mode). The main agent also gets the run's effort and tool allow-list.
-func agentSpec(cfg config.Config, name string) (loop.AgentSpec, error) {
+func agentSpec(cfg config.Config, name string) (loop.AgentSpec, agent.Adapter, error) {
 	argv, err := config.SplitWords(cfg.AgentCommand(name))
 	if err != nil {
-		return loop.AgentSpec{}, fmt.Errorf("%s command (%s): %w", name, cfg.Sources["AGENT_CMD"], err)
+		return loop.AgentSpec{}, nil, fmt.Errorf("%s command (%s): %w", name, cfg.Sources["AGENT_CMD"], err)
 	}
 	extra, err := cfg.AgentExtraArgs(name)
 	if err != nil {
-		return loop.AgentSpec{}, err
+		return loop.AgentSpec{}, nil, err
 	}
 	o := agents.Options{Cmd: argv, ExtraArgs: extra, Now: time.Now}
 	switch name {
@@ -38,9 +38,9 @@ func agentSpec(cfg config.Config, name string) (loop.AgentSpec, error) {
 	}
 	ad, err := agents.New(name, o)
 	if err != nil {
-		return loop.AgentSpec{}, err
+		return loop.AgentSpec{}, nil, err
 	}
-	spec := loop.AgentSpec{Adapter: ad, Model: cfg.AgentModel(name)}
+	spec := loop.AgentSpec{Name: ad.Name(), Model: cfg.AgentModel(name)}
 	if name == cfg.AgentProvider {
 		spec.Effort = cfg.Effort
 	}
@@ -50,31 +50,32 @@ func agentSpec(cfg config.Config, name string) (loop.AgentSpec, error) {
 			spec.AllowedTools = claude.DefaultAllowedTools()
 		}
 	}
-	return spec, nil
+	return spec, ad, nil
 }
 
 // agentAdapter builds the main agent. The config's splitter refuses shell
 // operators: the command runs without a shell, so a pipe in it would be a
 // silent mistake.
 func agentAdapter(cfg config.Config) (agent.Adapter, error) {
-	spec, err := agentSpec(cfg, cfg.AgentProvider)
-	if err != nil {
-		return nil, err
-	}
-	return spec.Adapter, nil
+	_, ad, err := agentSpec(cfg, cfg.AgentProvider)
+	return ad, err
 }
 
-// fallbackSpecs builds the fallback agents in order.
-func fallbackSpecs(cfg config.Config) ([]loop.AgentSpec, error) {
-	var out []loop.AgentSpec
-	for _, n := range cfg.Fallbacks() {
-		spec, err := agentSpec(cfg, n)
-		if err != nil {
-			return nil, fmt.Errorf("fallback agent %s: %w", n, err)
-		}
-		out = append(out, spec)
+// runAgents builds the main agent then the fallbacks, in order.
+func runAgents(cfg config.Config) ([]loop.AgentSpec, []agent.Adapter, error) {
+	spec, ad, err := agentSpec(cfg, cfg.AgentProvider)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	specs, ads := []loop.AgentSpec{spec}, []agent.Adapter{ad}
+	for _, n := range cfg.Fallbacks() {
+		spec, ad, err := agentSpec(cfg, n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("fallback agent %s: %w", n, err)
+		}
+		specs, ads = append(specs, spec), append(ads, ad)
+	}
+	return specs, ads, nil
 }
 
 // printAgents lists the agent CLIs found on this machine with their versions

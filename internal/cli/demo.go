@@ -20,9 +20,9 @@ import (
 	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/demo"
+	"ralph/internal/engine"
 	"ralph/internal/fakeapi"
 	"ralph/internal/loop"
-	"ralph/internal/monitor"
 	"ralph/internal/scaffold"
 	"ralph/internal/stop"
 	"ralph/internal/store"
@@ -109,32 +109,27 @@ func newDemoAgentCmd(ios IO) *cobra.Command {
 	}
 }
 
-// demoView runs the engine built from set and deps and shows the run. It
+// demoView runs the engine built from spec and deps and shows the run. It
 // is the one place that decides where the engine's events (deps.Emit) and
-// the agent's live output (set.OnLive) go; log receives ralph.log's lines.
-type demoView func(ctx context.Context, ios IO, log io.Writer, set loop.Settings, deps loop.Deps) (loop.Result, error)
+// the agent's live output go; log receives ralph.log's lines.
+type demoView func(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, deps engine.Deps) (engine.Result, error)
 
 // plainDemoView prints the event lines `ralph run` prints, with the
 // agent's live output between them.
-func plainDemoView(ctx context.Context, ios IO, log io.Writer, set loop.Settings, deps loop.Deps) (loop.Result, error) {
-	obs := &observers{human: ios.Out, log: log, tty: isTerminal(ios.Out)}
-	set.OnLive = agent.RenderLive(ios.Out)
-	deps.Emit = obs.emit
-	return loop.New(set, deps).Run(ctx)
+func plainDemoView(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, deps engine.Deps) (engine.Result, error) {
+	obs := &observers{human: ios.Out, log: log, tty: isTerminal(ios.Out), live: true}
+	spec.Live = true
+	return runEngine(ctx, spec, deps, obs.emit)
 }
 
 // monitorDemoView runs the demo under the dashboard, as `ralph run
 // --monitor` does, and leaves it a few seconds after the loop stops so the
 // summary follows.
-func monitorDemoView(ctx context.Context, ios IO, log io.Writer, set loop.Settings, deps loop.Deps) (loop.Result, error) {
-	obs := &observers{human: ios.Out, log: log, tty: isTerminal(ios.Out)}
-	opts := monitorOptions(deps.Store, set, set.AgentName)
+func monitorDemoView(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, deps engine.Deps) (engine.Result, error) {
+	obs := &observers{human: ios.Out, log: log, tty: isTerminal(ios.Out), live: true}
+	opts := monitorOptions(deps.Store.(*store.Store), spec, spec.Agents[0].Name)
 	opts.Title = "ralph demo"
-	return runWithMonitor(ctx, ios, opts, obs, 4*time.Second, func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine {
-		set.Live, set.OnLive = true, feed.Live
-		deps.Emit = emit
-		return loop.New(set, deps)
-	})
+	return runWithMonitor(ctx, ios, opts, obs, 4*time.Second, spec, deps)
 }
 
 // demoAgent is the agent the demo runs.
@@ -285,19 +280,18 @@ func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
 	}
 	defer release()
 
-	set := settingsFrom(cfg)
-	set.AgentName = ag.name
-	set.Env = env
-	deps := loop.Deps{
-		Agent: &claude.Adapter{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now},
-		Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir()),
+	spec := specFrom(cfg, st, []loop.AgentSpec{{Name: ag.name, Model: cfg.AgentModel(cfg.AgentProvider), Effort: cfg.Effort, AllowedTools: cfg.AllowedTools}})
+	spec.Env = env
+	deps := engine.Deps{
+		Agents: []agent.Adapter{&claude.Adapter{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now}},
+		Store:  st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir()),
 	}
 	title := ag.title
 	if ag.note != "" {
 		title += " (" + ag.note + ")"
 	}
 	fmt.Fprintf(ios.Out, "ralph demo\n  project: %s\n  model:   a script, served on %s\n  agent:   %s\n\n", dir, srv.URL, title)
-	res, err := view(ctx, ios, logw, set, deps)
+	res, err := view(ctx, ios, logw, spec, deps)
 	if err != nil {
 		return err
 	}
@@ -372,7 +366,7 @@ func changedFiles(before, after map[string][32]byte) []string {
 
 type demoSummary struct {
 	agent       string
-	result      loop.Result
+	result      engine.Result
 	totals      store.Totals
 	files       []string
 	dir         string
@@ -396,7 +390,7 @@ func printDemoSummary(w io.Writer, s demoSummary) {
 	fmt.Fprintf(&b, "  iterations:     %d\n", s.result.Loops)
 	fmt.Fprintf(&b, "  files written:  %s\n", files)
 	fmt.Fprintf(&b, "  tokens:         %d, $%.4f as the agent priced them (nothing was paid: the model is a script)\n", tokens, s.totals.CostUSD)
-	reason := s.result.Reason
+	reason := string(s.result.Reason)
 	if s.result.Message != "" && s.result.Message != reason {
 		reason += " — " + s.result.Message
 	}
@@ -410,7 +404,7 @@ func printDemoSummary(w io.Writer, s demoSummary) {
 	}
 	if s.interrupted {
 		b.WriteString("\nThe demo was interrupted before the loop finished.\n")
-	} else if s.result.Reason != string(stop.ProjectComplete) {
+	} else if s.result.Reason != stop.ProjectComplete {
 		b.WriteString("\nThe demo did not end as scripted; the lines above say why.\n")
 	}
 	b.WriteString("\nNext steps\n")

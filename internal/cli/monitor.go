@@ -17,8 +17,10 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/agent/agents"
 	"ralph/internal/control"
+	"ralph/internal/engine"
 	"ralph/internal/loop"
 	"ralph/internal/monitor"
+	"ralph/internal/plan"
 	"ralph/internal/store"
 )
 
@@ -40,7 +42,7 @@ iteration, as ralph pause and ralph stop do.`,
 			if !isTerminal(ios.Out) {
 				return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
 			}
-			err = monitor.Run(cmd.Context(), monitorOptions(st, settingsFrom(cfg), cfg.AgentProvider))
+			err = monitor.Run(cmd.Context(), monitorOptions(st, specFrom(cfg, st, nil), cfg.AgentProvider))
 			if errors.Is(err, monitor.ErrInterrupted) {
 				return nil // ctrl+c leaves the view; the loop is another process's
 			}
@@ -53,12 +55,12 @@ iteration, as ralph pause and ralph stop do.`,
 
 // monitorOptions are the dashboard's view of a project, shared by `ralph
 // monitor` and `ralph run --monitor`.
-func monitorOptions(st *store.Store, set loop.Settings, provider string) monitor.Options {
+func monitorOptions(st *store.Store, spec loop.Spec, provider string) monitor.Options {
 	ctl := control.Open(st.RalphDir())
 	return monitor.Options{
 		Source: monitor.Source{
-			Store: st, Plan: set.Plan,
-			Breaker: set.Policy.Breaker, Limits: set.Policy.Limits,
+			Store: st, Plan: plan.Options{OptionalSections: spec.OptionalSections},
+			Breaker: spec.Policy.Breaker, Limits: spec.Policy.Limits,
 			Requests: func() (bool, bool) {
 				r, err := ctl.Read()
 				return err == nil && r.Pause, err == nil && r.Stop
@@ -109,21 +111,22 @@ func (c *monitorControl) ResetBreaker() error {
 // When the loop ends the view stays on its exit reason until q, or for
 // closeAfter when that is set (the demo goes on to its summary).
 func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *observers, closeAfter time.Duration,
-	build func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine) (loop.Result, error) {
+	spec loop.Spec, deps engine.Deps) (engine.Result, error) {
 	feed := monitor.NewFeed()
 	human := obs.swapHuman(io.Discard)
-	eng := build(func(ev loop.Event) { obs.emit(ev); feed.Event(ev) }, feed)
+	// The dashboard shows the agent's work as it streams.
+	spec.Live = true
 	engCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type outcome struct {
-		res loop.Result
+		res engine.Result
 		err error
 	}
 	done := make(chan outcome, 1)
 	viewCtx, closeView := context.WithCancel(ctx)
 	defer closeView()
 	go func() {
-		res, err := eng.Run(engCtx)
+		res, err := runEngine(engCtx, spec, deps, obs.emit, feed.Event)
 		done <- outcome{res, err}
 		if closeAfter > 0 {
 			select {

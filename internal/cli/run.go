@@ -15,12 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"ralph/internal/agent"
-	"ralph/internal/agent/claude"
 	"ralph/internal/breaker"
 	"ralph/internal/config"
 	"ralph/internal/control"
+	"ralph/internal/engine"
+	"ralph/internal/events"
 	"ralph/internal/loop"
-	"ralph/internal/monitor"
 	"ralph/internal/plan"
 	"ralph/internal/ratelimit"
 	"ralph/internal/stop"
@@ -111,12 +111,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if rf.Tmux {
 		return runInTmux(ios, dir, os.Args[1:])
 	}
-	main, err := agentSpec(cfg, cfg.AgentProvider)
-	if err != nil {
-		return err
-	}
-	ad := main.Adapter
-	fallbacks, err := fallbackSpecs(cfg)
+	specs, ads, err := runAgents(cfg)
 	if err != nil {
 		return err
 	}
@@ -130,34 +125,24 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	}
 	defer release()
 
-	set := settingsFrom(cfg)
-	set.AgentName = ad.Name()
-	if cfg.Live {
-		set.OnLive = agent.RenderLive(human)
-	}
+	spec := specFrom(cfg, st, specs)
 	if cfg.DryRun {
-		return dryRun(ios, st, ad, set, fallbacks)
+		return dryRun(ios, st, spec, ads)
 	}
-	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human)}
+	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human), live: cfg.Live}
 	if rf.JSON {
 		obs.json = json.NewEncoder(ios.Out)
 	}
-	deps := loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit,
-		Control: control.Open(st.RalphDir()), Fallbacks: fallbacks}
+	deps := engine.Deps{Agents: ads, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir())}
 	monitorOn := rf.Monitor && !rf.JSON && isTerminal(ios.Out)
 	if rf.Monitor && !monitorOn {
 		fmt.Fprintln(ios.Err, "ralph: warning: --monitor needs a terminal on stdout (and no --json); showing plain output")
 	}
-	var res loop.Result
+	var res engine.Result
 	if monitorOn {
-		res, err = runWithMonitor(ctx, ios, monitorOptions(st, set, cfg.AgentProvider), obs, 0, func(emit func(loop.Event), feed *monitor.Feed) *loop.Engine {
-			// The dashboard shows the agent's work as it streams.
-			set.Live, set.OnLive = true, feed.Live
-			deps.Emit = emit
-			return loop.New(set, deps)
-		})
+		res, err = runWithMonitor(ctx, ios, monitorOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
 	} else {
-		res, err = loop.New(set, deps).Run(ctx)
+		res, err = runEngine(ctx, spec, deps, obs.emit)
 	}
 	if err != nil {
 		return err
@@ -169,6 +154,24 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		return &ExitError{Code: res.ExitCode}
 	}
 	return nil
+}
+
+// drainTimeout is how long a finished loop waits for its observers to show
+// the last events: long enough for a slow terminal, short enough that a
+// stuck stdout pipe cannot keep ralph from exiting.
+const drainTimeout = 5 * time.Second
+
+// runEngine runs one loop in this process with its events going, through
+// a bus, to observers: none of them can hold the loop up.
+func runEngine(ctx context.Context, spec loop.Spec, deps engine.Deps, observers ...func(loop.Event)) (engine.Result, error) {
+	bus := events.New()
+	for _, o := range observers {
+		bus.Subscribe(o, 0)
+	}
+	deps.Emit = bus.Publish
+	res, err := engine.New(spec, deps).Run(ctx)
+	bus.Close(drainTimeout)
+	return res, err
 }
 
 // startRun takes the project's run lock and opens ralph.log: what every
@@ -202,21 +205,12 @@ func agentEnv(cfg config.Config) []string {
 	return env
 }
 
-func settingsFrom(cfg config.Config) loop.Settings {
-	var tools []string
-	if cfg.AgentProvider == "claude" {
-		tools = cfg.AllowedTools
-		if len(tools) == 0 {
-			tools = claude.DefaultAllowedTools()
-		}
-	}
-	env := agentEnv(cfg)
-	return loop.Settings{
-		Model: cfg.AgentModel(cfg.AgentProvider), Effort: cfg.Effort, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
-		AllowedTools: tools, Timeout: cfg.AgentTimeout, Env: env, Continuity: cfg.SessionContinuity,
-		Delay: cfg.Delay, FailureBackoff: cfg.FailureBackoff, Backup: cfg.Backup,
-		Budget: stop.Budget{MaxLoops: cfg.MaxLoops, MaxRuntime: cfg.MaxRuntime, MaxCost: cfg.MaxCost},
-		Plan:   plan.Options{OptionalSections: cfg.OptionalSections},
+// specFrom is the loop of the project in st as cfg configures it.
+func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.Spec {
+	return loop.Spec{
+		Dir: st.ProjectDir(), Agents: agents, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
+		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Continuity: cfg.SessionContinuity, Backup: cfg.Backup,
+		OptionalSections: cfg.OptionalSections,
 		Policy: loop.Policy{
 			Breaker: breaker.Thresholds{
 				NoProgress: cfg.Breaker.NoProgressThreshold, SameError: cfg.Breaker.SameErrorThreshold,
@@ -225,34 +219,38 @@ func settingsFrom(cfg config.Config) loop.Settings {
 			},
 			Stop:             stop.Options{MaxDoneSignals: cfg.MaxConsecutiveDoneSignals, MaxTestOnly: cfg.MaxConsecutiveTestLoops, NoClarify: cfg.NoClarify},
 			Limits:           ratelimit.Limits{MaxCallsPerHour: cfg.MaxCallsPerHour, MaxTokensPerHour: int64(cfg.MaxTokensPerHour)},
+			Budget:           stop.Budget{MaxLoops: cfg.MaxLoops, MaxRuntime: cfg.MaxRuntime, MaxCost: cfg.MaxCost},
 			UsageLimitWait:   cfg.UsageLimitWait,
 			UsageLimitMargin: cfg.UsageLimitMargin,
 			ExitOnUsageLimit: cfg.OnUsageLimit == "exit",
+			Delay:            cfg.Delay,
+			FailureBackoff:   cfg.FailureBackoff,
 		},
 	}
 }
 
-func dryRun(ios IO, st *store.Store, ad agent.Adapter, set loop.Settings, fallbacks []loop.AgentSpec) error {
+func dryRun(ios IO, st *store.Store, spec loop.Spec, ads []agent.Adapter) error {
 	prompt, err := os.ReadFile(st.PromptFile())
 	if err != nil {
 		return fmt.Errorf("read prompt: %w", err)
 	}
-	pl, _ := set.Plan.Load(st.FixPlanFile())
-	inv := agent.Invocation{Dir: st.ProjectDir(), Prompt: string(prompt), Model: set.Model, Effort: set.Effort,
-		AllowedTools: set.AllowedTools, OutputFormat: set.OutputFormat, Live: set.Live,
+	pl, _ := plan.Options{OptionalSections: spec.OptionalSections}.Load(st.FixPlanFile())
+	inv := agent.Invocation{Dir: st.ProjectDir(), Prompt: string(prompt), OutputFormat: spec.OutputFormat, Live: spec.Live,
 		AppendSystemPrompt: loop.BuildContext(loop.ContextInput{Loop: 1, PlanKnown: true, PlanOpen: pl.Counts().OpenRequired, PlanTotal: pl.Counts().Total})}
-	argv, err := ad.Command(inv)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(ios.Out, "dry run: no agent call is made\nplan:    %s\ncommand: %s\n", pl.Summary(), agent.JoinWords(argv))
-	for _, f := range fallbacks {
-		inv.Model, inv.Effort, inv.AllowedTools = f.Model, f.Effort, f.AllowedTools
-		fargv, err := f.Adapter.Command(inv)
+	for i, a := range spec.Agents {
+		inv.Model, inv.Effort, inv.AllowedTools = a.Model, a.Effort, a.AllowedTools
+		argv, err := ads[i].Command(inv)
 		if err != nil {
-			return fmt.Errorf("fallback %s: %w", f.Adapter.Name(), err)
+			if i > 0 {
+				return fmt.Errorf("fallback %s: %w", a.Name, err)
+			}
+			return err
 		}
-		fmt.Fprintf(ios.Out, "on a usage limit, %s: %s\n", f.Adapter.Name(), agent.JoinWords(fargv))
+		if i == 0 {
+			fmt.Fprintf(ios.Out, "dry run: no agent call is made\nplan:    %s\ncommand: %s\n", pl.Summary(), agent.JoinWords(argv))
+			continue
+		}
+		fmt.Fprintf(ios.Out, "on a usage limit, %s: %s\n", a.Name, agent.JoinWords(argv))
 	}
 	return nil
 }
@@ -264,6 +262,7 @@ type observers struct {
 	log      io.Writer
 	json     *json.Encoder
 	verbose  bool
+	live     bool          // show the agent's live output between the lines
 	tty      bool          // human output is a terminal: waits show a live countdown
 	stopTick chan struct{} // ends the running countdown
 }
@@ -323,6 +322,12 @@ func (o *observers) emit(ev loop.Event) {
 		o.stopTick = nil
 		fmt.Fprint(o.human, "\r\033[K")
 	}
+	if ev.Type == loop.EventLive {
+		if o.live && ev.Live != nil {
+			_, _ = io.WriteString(o.human, ev.Live.String())
+		}
+		return
+	}
 	if o.tty && ev.Type == loop.EventWait {
 		defer o.countdown(ev.WaitKind, ev.Until)
 	}
@@ -366,7 +371,11 @@ func describe(ev loop.Event) string {
 		}
 		return s
 	case loop.EventWait:
-		return fmt.Sprintf("waiting (%s) until %s: %s", ev.WaitKind, ev.Until.Local().Format("15:04:05"), ev.Message)
+		s := fmt.Sprintf("waiting (%s) until %s", ev.WaitKind, ev.Until.Local().Format("15:04:05"))
+		if ev.Message != "" {
+			s += ": " + ev.Message
+		}
+		return s
 	case loop.EventBackup:
 		return "backup: " + ev.Message
 	case loop.EventWarning:

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,7 +101,13 @@ func printStatus(ios IO, st *store.Store, asJSON bool) error {
 	return nil
 }
 
+// readBreaker reads the breaker from the loop's state document, or from its
+// view (.circuit_breaker_state) in a project an older ralph or the bash tool
+// last ran.
 func readBreaker(st *store.Store) (breaker.State, error) {
+	if s, ok, err := st.ReadState(); err == nil && ok {
+		return s.Breaker, nil
+	}
 	var b breaker.State
 	err := store.ReadJSON(st.BreakerFile(), &b)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -136,16 +143,35 @@ func circuitStatus(ios IO, st *store.Store, cfg config.Config, asJSON bool) erro
 	return nil
 }
 
+// circuitReset closes the breaker. A running loop keeps its breaker in
+// memory and would overwrite a file written under it, so it is asked
+// instead (through the control file) and applies the reset before its next
+// call; otherwise the state document is changed here.
 func circuitReset(ios IO, st *store.Store, why string) error {
-	b, err := readBreaker(st)
-	if err != nil {
-		if _, rerr := store.Recover(st.BreakerFile()); rerr == nil {
-			fmt.Fprintf(ios.Err, "ralph: the breaker state was corrupt (%v); set aside\n", err)
+	now := time.Now()
+	lock, err := st.Lock()
+	var held *store.LockedError
+	if errors.As(err, &held) {
+		id := strconv.FormatInt(now.UnixNano(), 36)
+		if err := control.Open(st.RalphDir()).RequestReset(id, "ralph circuit reset", why, now); err != nil {
+			return err
 		}
-		b = breaker.New(time.Now())
+		fmt.Fprintln(ios.Out, "circuit breaker: reset requested; the running loop closes it before its next call")
+		return nil
 	}
-	b, _ = b.Reset(time.Now(), why)
-	if err := store.WriteJSON(st.BreakerFile(), b); err != nil {
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	s, _, warns, err := st.LoadState()
+	if err != nil {
+		return err
+	}
+	for _, w := range warns {
+		fmt.Fprintln(ios.Err, "ralph: warning:", w)
+	}
+	s.Breaker, _ = s.Breaker.Reset(now.UTC().Round(0), why)
+	if err := st.SaveState(s, nil); err != nil {
 		return err
 	}
 	fmt.Fprintln(ios.Out, "circuit breaker: CLOSED")

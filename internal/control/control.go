@@ -33,7 +33,16 @@ type Request struct {
 	PauseBy string    `json:"pause_by,omitempty"`
 	StopBy  string    `json:"stop_by,omitempty"`
 	At      time.Time `json:"at,omitzero"` // of the latest request
+	// ResetID asks a running loop to close its circuit breaker: the loop
+	// keeps its breaker in memory, so writing the breaker's file would be
+	// overwritten by its next save. The id makes the request apply once.
+	ResetID  string `json:"reset_id,omitempty"`
+	ResetBy  string `json:"reset_by,omitempty"`
+	ResetWhy string `json:"reset_why,omitempty"`
 }
+
+// empty reports a request that asks nothing.
+func (r Request) empty() bool { return !r.Pause && !r.Stop && r.ResetID == "" }
 
 // File is the request file of one project.
 type File struct{ path string }
@@ -85,6 +94,22 @@ func (f File) ClearStop() error {
 	return f.update(func(r *Request) { r.Stop, r.StopBy = false, "" })
 }
 
+// RequestReset asks the running loop to close its circuit breaker before
+// its next call; id must be new for every request.
+func (f File) RequestReset(id, by, why string, now time.Time) error {
+	return f.update(func(r *Request) { r.ResetID, r.ResetBy, r.ResetWhy, r.At = id, by, why, now })
+}
+
+// ClearReset forgets the reset request id, once applied; a newer request
+// (another id) stays.
+func (f File) ClearReset(id string) error {
+	return f.update(func(r *Request) {
+		if r.ResetID == id {
+			r.ResetID, r.ResetBy, r.ResetWhy = "", "", ""
+		}
+	})
+}
+
 // update rewrites the file atomically; an empty request removes it, so a
 // project at rest has no control file at all.
 func (f File) update(change func(*Request)) error {
@@ -93,7 +118,7 @@ func (f File) update(change func(*Request)) error {
 		r = Request{}
 	}
 	change(&r)
-	if !r.Pause && !r.Stop {
+	if r.empty() {
 		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("control: %w", err)
 		}

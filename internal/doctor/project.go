@@ -168,8 +168,8 @@ func stateFiles(st *store.Store) []stateFile {
 			"`ralph circuit reset` replaces it"},
 		{st.RateLimitFile(), readValid[ratelimit.State],
 			"the next `ralph run` sets it aside and counts this hour's calls afresh"},
-		{filepath.Join(st.RalphDir(), loop.LoopStateName), func(p string) error { var s loop.State; return store.ReadJSON(p, &s) },
-			"the next `ralph run` sets it aside and counts loops from 0"},
+		{st.LoopStateFile(), readValid[loop.State],
+			"the next `ralph run` sets it aside and rebuilds it from the breaker and rate-limit files"},
 	}
 }
 

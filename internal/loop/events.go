@@ -1,10 +1,18 @@
 package loop
 
-import "time"
+import (
+	"time"
+
+	"ralph/internal/agent"
+	"ralph/internal/reason"
+)
 
 // Event types: one event type flows from the engine to every observer
-// (log, terminal, JSON lines, later the monitor and chat).
+// (log, terminal, JSON lines, the monitor, and in the daemon the API, chat
+// and web). Live events may be dropped when an observer falls behind; no
+// other kind is.
 const (
+	EventLive           = "live"
 	EventStart          = "start"
 	EventIterationStart = "iteration_start"
 	EventIterationEnd   = "iteration_end"
@@ -19,18 +27,24 @@ const (
 
 // Event is one thing that happened in the loop.
 type Event struct {
-	Type      string    `json:"type"`
-	At        time.Time `json:"at"`
-	Loop      int       `json:"loop"`
-	Message   string    `json:"message,omitempty"`
-	Session   string    `json:"session_id,omitempty"`
-	Agent     string    `json:"agent,omitempty"`
-	WaitKind  string    `json:"wait_kind,omitempty"`
-	Until     time.Time `json:"until,omitzero"`
-	Reason    string    `json:"exit_reason,omitempty"`
-	ExitCode  int       `json:"exit_code,omitempty"`
-	Iteration *Metrics  `json:"iteration,omitempty"`
+	Type      string        `json:"type"`
+	At        time.Time     `json:"at"`
+	Loop      int           `json:"loop"`
+	Message   string        `json:"message,omitempty"`
+	Session   string        `json:"session_id,omitempty"`
+	Agent     string        `json:"agent,omitempty"`
+	WaitKind  string        `json:"wait_kind,omitempty"`
+	Until     time.Time     `json:"until,omitzero"`
+	Reason    reason.Reason `json:"exit_reason,omitempty"`
+	ExitCode  int           `json:"exit_code,omitempty"`
+	Iteration *Metrics      `json:"iteration,omitempty"`
+	// Live is a piece of the running agent's output (EventLive).
+	Live *agent.LiveEvent `json:"live,omitempty"`
 }
+
+// Droppable reports whether an observer that falls behind may miss the
+// event: only the agent's live output, which the iteration's record sums up.
+func (e Event) Droppable() bool { return e.Type == EventLive }
 
 // Metrics is one line of logs/metrics.jsonl: what one iteration did and cost.
 type Metrics struct {

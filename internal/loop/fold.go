@@ -8,93 +8,72 @@ import (
 	"ralph/internal/analyze"
 	"ralph/internal/breaker"
 	"ralph/internal/ratelimit"
+	"ralph/internal/reason"
 	"ralph/internal/stop"
 )
 
-// Exit reasons beyond the stop package's, and the exit codes of DESIGN.md.
-const (
-	ReasonBreakerOpen      = "circuit_breaker_open"
-	ReasonPermissionDenied = "permission_denied"
-	ReasonUsageLimit       = "usage_limit"
-	ReasonIntegrity        = "integrity_failure"
-	ReasonInterrupted      = "interrupted"
-)
+// Iteration is what one agent call produced, as measured at the edge: small
+// plain data (never the transcript), so a workflow activity can return it.
+type Iteration struct {
+	Loop     int       `json:"loop"`
+	Agent    string    `json:"agent,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Ended    time.Time `json:"ended"`
+	ExitCode int       `json:"exit_code"`
+	TimedOut bool      `json:"timed_out,omitempty"`
+	// StartErr is why the agent could not be started ("" when it ran).
+	StartErr string   `json:"start_error,omitempty"`
+	InRepo   bool     `json:"in_repo,omitempty"` // progress measured by git
+	Changed  bool     `json:"changed,omitempty"` // git saw changes or commits made during the call
+	Files    int      `json:"files,omitempty"`   // files changed during the call
+	PlanGain int      `json:"plan_gain,omitempty"`
+	Plan     stop.Plan `json:"plan"`
+	Observed Observed `json:"observed"`
+	// The agent's reports add up a resumed session (agent.Capabilities).
+	CumulativeCost   bool `json:"cumulative_cost,omitempty"`
+	CumulativeTokens bool `json:"cumulative_tokens,omitempty"`
+}
 
-// ExitCode maps an exit reason to the process exit code.
-func ExitCode(reason string) int {
-	switch reason {
-	case string(stop.ProjectComplete), string(stop.PlanComplete), string(stop.CompletionSignals),
-		string(stop.TestSaturation), string(stop.SafetyThreshold):
-		return 0
-	case ReasonBreakerOpen:
-		return 2
-	case ReasonPermissionDenied:
-		return 3
-	case ReasonUsageLimit:
-		return 4
-	case string(stop.MaxLoops), string(stop.MaxRuntime), string(stop.MaxCost):
-		return 5
-	case string(stop.NeedsClarification):
-		return 6
-	case ReasonIntegrity:
-		return 7
-	case ReasonInterrupted:
-		return 130
+// Decision is Fold's verdict on one iteration.
+type Decision struct {
+	Kind    StepKind // Call (go on) or Stop
+	Reason  reason.Reason
+	Message string
+	// Usage is this call's own usage (see callUsage).
+	Usage analyze.Usage
+	// Productive: the iteration made progress; Failed: the call failed.
+	Productive bool
+	Failed     bool
+	// UsageLimit: the agent hit one and is held until HeldUntil.
+	UsageLimit bool
+	HeldUntil  time.Time
+	// ResetSession: the agent session must not be resumed next time.
+	ResetSession string
+}
+
+// Label is the metrics' decision field: "continue", "wait:usage_limit" or
+// "stop:<reason>".
+func (d Decision) Label() string {
+	switch {
+	case d.Kind == Stop:
+		return "stop:" + string(d.Reason)
+	case d.UsageLimit:
+		return "wait:usage_limit"
 	}
-	return 1
-}
-
-// Policy is the configuration the pure steps need.
-type Policy struct {
-	Breaker          breaker.Thresholds
-	Stop             stop.Options
-	Limits           ratelimit.Limits
-	UsageLimitWait   time.Duration // no reset time known: wait this long
-	UsageLimitMargin time.Duration
-	ExitOnUsageLimit bool
-}
-
-// State is everything the loop carries from one iteration to the next. It
-// is serialisable: a crash-restarted loop resumes from it.
-type State struct {
-	Loop        int             `json:"loop_count"`
-	StartedAt   time.Time       `json:"started_at"`
-	Breaker     breaker.State   `json:"-"` // persisted in its own file
-	Stop        stop.State      `json:"stop"`
-	Calls       ratelimit.State `json:"-"` // persisted in its own file
-	Tokens      int64           `json:"total_tokens"`
-	CostUSD     float64         `json:"total_cost_usd"`
-	Usage       analyze.Usage   `json:"usage"` // totals by kind
-	LastSummary string          `json:"last_summary"`
-	Corrections []string        `json:"corrections"`
-	// Agent is the agent in use and AgentLimits the usage limits holding
-	// agents back, so a restart neither calls a held agent nor forgets
-	// that it switched to a fallback.
-	Agent       string                `json:"agent,omitempty"`
-	AgentLimits map[string]AgentLimit `json:"agent_limits,omitempty"`
-	// SessionUsage is what the agent last reported for the session it
-	// reported, for agents whose reports add up a resumed session (see
-	// agent.Capabilities): only the growth is the call's own.
-	SessionUsage SessionUsage `json:"session_usage,omitzero"`
-}
-
-// SessionUsage is an agent session's usage as last reported.
-type SessionUsage struct {
-	ID       string        `json:"id"`
-	Reported analyze.Usage `json:"reported"`
+	return "continue"
 }
 
 // callUsage is what one call used: the report, or for cumulative reports the
 // growth since the same session's previous one. A report that shrank (the
 // CLI lost its running total) counts in full rather than as a refund, so
 // budgets can only err towards stopping early.
-func callUsage(prev SessionUsage, a *analyze.Analysis, cumCost, cumTokens bool) (analyze.Usage, SessionUsage) {
-	u := a.Usage
-	if a.SessionID == "" || (!cumCost && !cumTokens) {
+func callUsage(prev SessionUsage, o Observed, cumCost, cumTokens bool) (analyze.Usage, SessionUsage) {
+	u := o.Usage
+	if o.SessionID == "" || (!cumCost && !cumTokens) {
 		return u, prev
 	}
-	next := SessionUsage{ID: a.SessionID, Reported: u}
-	if prev.ID != a.SessionID {
+	next := SessionUsage{ID: o.SessionID, Reported: u}
+	if prev.ID != o.SessionID {
 		return u, next
 	}
 	p := prev.Reported
@@ -111,62 +90,18 @@ func callUsage(prev SessionUsage, a *analyze.Analysis, cumCost, cumTokens bool) 
 	return u, next
 }
 
-// Iteration is what one agent call produced, as measured at the edge.
-type Iteration struct {
-	Loop      int
-	Ended     time.Time
-	Analysis  *analyze.Analysis
-	ExitCode  int
-	TimedOut  bool
-	StartErr  error
-	InRepo    bool // progress measured by git
-	Changed   bool // git saw changes or commits made during the call
-	Files     int  // files changed during the call
-	PlanGain  int  // plan tasks newly checked
-	Plan      stop.Plan
-	Questions []string
-	// The agent's reports add up a resumed session (agent.Capabilities).
-	CumulativeCost, CumulativeTokens bool
-}
-
-// Action is what the loop does next.
-type Action int
-
-// Actions.
-const (
-	Continue Action = iota
-	Wait            // usage limit: sleep until WaitUntil, then go on with the same work
-	Stop
-)
-
-// Outcome is a step's verdict.
-type Outcome struct {
-	Action    Action
-	Reason    string // exit reason when stopping
-	Message   string
-	WaitUntil time.Time
-	// Usage is this call's own usage (see callUsage).
-	Usage analyze.Usage
-	// Productive: the iteration made progress (for logs and the failure backoff).
-	Productive bool
-	Failed     bool
-	// ResetSession: the agent session must not be resumed next time.
-	ResetSession string
-}
-
-// Fold is the pure step: it folds one iteration into the state and decides.
-// The engine runs the agent; everything after the call is decided here.
-func Fold(st State, it Iteration, p Policy) (State, Outcome) {
-	a := it.Analysis
-	if a == nil {
-		a = &analyze.Analysis{Status: analyze.StatusUnknown}
-	}
+// Fold is the pure step after a call: it folds one iteration into the state
+// and decides whether the loop goes on. Waits (a usage limit, a delay, a
+// back-off) are recorded in the state for Next to honour, so that a stop
+// decided meanwhile is never preceded by a wait.
+func Fold(st State, it Iteration, p Policy) (State, Decision) {
+	st = st.clone()
+	o := it.Observed
 	st.Loop = it.Loop
-	use, su := callUsage(st.SessionUsage, a, it.CumulativeCost, it.CumulativeTokens)
+	use, su := callUsage(st.SessionUsage, o, it.CumulativeCost, it.CumulativeTokens)
 	st.SessionUsage = su
-	cost := use.CostUSD
 	st.Tokens += use.Total()
-	st.CostUSD += cost
+	st.CostUSD += use.CostUSD
 	st.Usage.InputTokens += use.InputTokens
 	st.Usage.OutputTokens += use.OutputTokens
 	st.Usage.CacheReadInputTokens += use.CacheReadInputTokens
@@ -175,88 +110,122 @@ func Fold(st State, it Iteration, p Policy) (State, Outcome) {
 	lim := ratelimit.New(p.Limits, st.Calls)
 	lim.Record(it.Ended, use.Total())
 	st.Calls = lim.State()
-	if a.Summary != "" {
-		st.LastSummary = a.Summary
+	if o.Summary != "" {
+		st.Last.Summary = o.Summary
 	}
+	st.Last.Questions = nil
 	st.Corrections = nil
+	st.Pause = Pause{}
 
 	// A usage limit is the provider's, not the agent's fault: the same work
-	// resumes after the reset, and the breaker does not count it.
-	if a.UsageLimit.Detected {
-		reset, has := a.UsageLimit.ResetTime()
+	// resumes after the reset (or on a fallback agent at once), and the
+	// breaker does not count it.
+	if o.UsageLimit.Detected {
+		reset, has := o.UsageLimit.ResetTime()
 		until := ratelimit.UsageLimitWait(it.Ended, reset, has, p.UsageLimitWait, p.UsageLimitMargin)
-		msg := fmt.Sprintf("usage limit (%s): %s", a.UsageLimit.Kind, a.UsageLimit.Message)
-		if p.ExitOnUsageLimit {
-			return st, Outcome{Action: Stop, Reason: ReasonUsageLimit, Message: msg, WaitUntil: until, Failed: true, Usage: use}
+		msg := fmt.Sprintf("usage limit (%s): %s", o.UsageLimit.Kind, o.UsageLimit.Message)
+		if st.AgentLimits == nil {
+			st.AgentLimits = map[string]AgentLimit{}
 		}
-		return st, Outcome{Action: Wait, Message: msg, WaitUntil: until, Failed: true, Usage: use}
+		st.AgentLimits[st.Agent] = AgentLimit{Until: until, Message: msg}
+		d := Decision{Kind: Call, Message: msg, UsageLimit: true, HeldUntil: until, Failed: true, Usage: use}
+		if _, free := chooseAgent(p.agents(), st.AgentLimits, it.Ended); !free && p.ExitOnUsageLimit {
+			d.Kind, d.Reason = Stop, reason.UsageLimit
+		}
+		return st, d
 	}
 
-	progress := it.Changed || it.PlanGain > 0 || a.Status == analyze.StatusComplete
-	if !it.InRepo && a.FilesModified > 0 {
+	progress := it.Changed || it.PlanGain > 0 || o.Status == analyze.StatusComplete
+	if !it.InRepo && o.FilesModified > 0 {
 		progress = true
 	}
-	failed := it.StartErr != nil || a.IsError || (it.ExitCode != 0 && !it.TimedOut)
-	out := Outcome{Productive: progress, Failed: failed || (it.TimedOut && !progress), Usage: use}
+	failed := it.StartErr != "" || o.IsError || (it.ExitCode != 0 && !it.TimedOut)
+	d := Decision{Kind: Call, Productive: progress, Failed: failed || (it.TimedOut && !progress), Usage: use}
 
 	var denied []string
-	for _, d := range a.PermissionDenials {
-		if d.Command != "" {
-			denied = append(denied, fmt.Sprintf("%s(%s)", d.Tool, d.Command))
+	for _, x := range o.PermissionDenials {
+		if x.Command != "" {
+			denied = append(denied, fmt.Sprintf("%s(%s)", x.Tool, x.Command))
 		} else {
-			denied = append(denied, d.Tool)
+			denied = append(denied, x.Tool)
 		}
 	}
 	var blockedReason string
-	if a.Status == analyze.StatusBlocked {
-		blockedReason = firstNonEmpty(a.Recommendation, a.Summary)
+	if o.Status == analyze.StatusBlocked {
+		blockedReason = firstNonEmpty(o.Recommendation, o.Summary)
 	}
+	needsClarification := o.ClarificationNeeded || o.Status == analyze.StatusNeedsClarification
 	var sd stop.Decision
 	st.Stop, sd = stop.AfterCall(st.Stop, stop.Observation{
-		ExitSignal: a.ExitSignal, ExitSignalExplicit: a.ExitSignalExplicit,
-		StatusComplete: a.Status == analyze.StatusComplete, HasCompletionSignal: a.HasCompletionSignal,
-		CompletionIndicators: a.CompletionIndicators, TestsFailing: a.TestsStatus == analyze.TestsFailing,
-		TestOnly: a.IsTestOnly, NeedsClarification: a.ClarificationNeeded || a.Status == analyze.StatusNeedsClarification,
-		Questions: a.ClarificationQuestions, Plan: it.Plan,
+		ExitSignal: o.ExitSignal, ExitSignalExplicit: o.ExitSignalExplicit,
+		StatusComplete: o.Status == analyze.StatusComplete, HasCompletionSignal: o.HasCompletionSignal,
+		CompletionIndicators: o.CompletionIndicators, TestsFailing: o.TestsStatus == analyze.TestsFailing,
+		TestOnly: o.IsTestOnly, NeedsClarification: needsClarification,
+		Questions: o.ClarificationQuestions, Plan: it.Plan,
 	}, p.Stop)
 	// The stop rules go first: an iteration that proves the work done ends
 	// the run as done, even if it changed nothing (the breaker would call
 	// that "no progress").
 	if sd.Stop {
-		out.Action, out.Reason, out.Message = Stop, string(sd.Reason), sd.Message
+		d.Kind, d.Reason, d.Message = Stop, sd.Reason, sd.Message
 		if sd.Reason.Success() {
-			out.ResetSession = "completion"
+			d.ResetSession = "completion"
 		}
-		return st, out
+		if sd.Reason == reason.NeedsClarification {
+			st.Last.Questions = append([]string(nil), o.ClarificationQuestions...)
+		}
+		return st, d
 	}
 	var bd breaker.Decision
 	st.Breaker, bd = st.Breaker.Step(breaker.Observation{
 		At: it.Ended, Loop: it.Loop, Progress: progress,
-		OnlyQuestions: a.AskingQuestions && !progress, Errors: a.Errors,
+		OnlyQuestions: o.AskingQuestions && !progress, Errors: o.Errors,
 		PermissionDenied: len(denied) > 0, DeniedTools: denied,
-		OutputBytes: int(a.OutputBytes), AgentFailed: failed, TimedOut: it.TimedOut,
-		Blocked: a.Status == analyze.StatusBlocked, BlockedReason: blockedReason,
+		OutputBytes: int(o.OutputBytes), AgentFailed: failed, TimedOut: it.TimedOut,
+		Blocked: o.Status == analyze.StatusBlocked, BlockedReason: blockedReason,
 	}, p.Breaker)
 	if bd.Halt() {
-		out.Action, out.Reason, out.Message = Stop, bd.Reason.ExitReason(), bd.Message
+		d.Kind, d.Reason, d.Message = Stop, bd.Reason.ExitReason(), bd.Message
 		if bd.Reason == breaker.ReasonPermissionDenied {
-			out.Message = deniedMessage(bd.DeniedTools, bd.Message)
+			d.Message = deniedMessage(bd.DeniedTools, bd.Message)
 		}
-		out.ResetSession = "circuit_breaker_open"
-		return st, out
+		d.ResetSession = "circuit_breaker_open"
+		return st, d
 	}
 
 	st.Corrections = append(st.Corrections, sd.Corrections...)
-	if a.AskingQuestions && !a.ClarificationNeeded {
+	if o.AskingQuestions && !o.ClarificationNeeded {
 		st.Corrections = append(st.Corrections, "Last iteration you asked questions instead of acting: nobody answers in this loop; choose the most reasonable option yourself and proceed.")
 	}
 	if len(denied) > 0 {
 		st.Corrections = append(st.Corrections, fmt.Sprintf("Last iteration these tool calls were refused: %s. Do not retry them; use the allowed tools (e.g. no pipes or redirects in Bash commands).", strings.Join(limitList(denied, 3), ", ")))
 	}
-	if a.IsError {
-		out.ResetSession = "is_error"
+	if len(st.Corrections) == 0 {
+		st.Corrections = nil
 	}
-	return st, out
+	if o.IsError {
+		d.ResetSession = "is_error"
+	}
+
+	// The pause before the next call: the delay, or after a failure a
+	// back-off that doubles up to its cap.
+	pause, kind := p.Delay, WaitDelay
+	if d.Failed && p.FailureBackoff > 0 {
+		b := st.Backoff
+		if b == 0 {
+			b = p.FailureBackoff
+		}
+		if b > pause {
+			pause, kind = b, WaitBackoff
+		}
+		st.Backoff = min(2*b, p.backoffCap())
+	} else {
+		st.Backoff = 0
+	}
+	if pause > 0 {
+		st.Pause = Pause{Until: it.Ended.Add(pause), Kind: kind}
+	}
+	return st, d
 }
 
 func deniedMessage(tools []string, msg string) string {
@@ -280,4 +249,19 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// Record is the metrics line of an iteration folded into st with d.
+func Record(it Iteration, d Decision, st State) Metrics {
+	o := it.Observed
+	return Metrics{
+		Loop: it.Loop, StartedAt: it.Started, DurationMS: it.Ended.Sub(it.Started).Milliseconds(), ExitCode: it.ExitCode,
+		TimedOut: it.TimedOut, InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
+		CacheReadTokens: d.Usage.CacheReadInputTokens, CacheCreationTokens: d.Usage.CacheCreationInputTokens,
+		CostUSD: d.Usage.CostUSD, FilesChanged: it.Files, Progress: d.Productive, Failed: d.Failed,
+		Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators,
+		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
+		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
+		Breaker: string(st.Breaker.Status), Agent: it.Agent,
+	}
 }

@@ -37,9 +37,18 @@ func NewFeed() *Feed { return &Feed{wake: make(chan struct{}, 1)} }
 // goes: output may be lost under back-pressure, loop events are not.
 func (f *Feed) Live(ev agent.LiveEvent) { f.push(feedItem{live: ev}) }
 
-// Event queues one engine event. When the queue is full and holds no live
-// output, the oldest event other than a start or a stop makes room.
-func (f *Feed) Event(ev loop.Event) { f.push(feedItem{isEvent: true, event: ev}) }
+// Event queues one engine event; the agent's live output (EventLive) goes
+// the way of Live. When the queue is full and holds no live output, the
+// oldest event other than a start or a stop makes room.
+func (f *Feed) Event(ev loop.Event) {
+	if ev.Type == loop.EventLive {
+		if ev.Live != nil {
+			f.Live(*ev.Live)
+		}
+		return
+	}
+	f.push(feedItem{isEvent: true, event: ev})
+}
 
 func (f *Feed) push(it feedItem) {
 	f.mu.Lock()

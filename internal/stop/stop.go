@@ -22,41 +22,35 @@
 //   - test_saturation: MaxTestOnly (3) consecutive test-only iterations.
 //
 // An explicit EXIT_SIGNAL: false overrides every heuristic: it resets the
-// completion, safety and test-only streaks. Before each call: plan_complete
-// (every required checkbox of fix_plan.md checked, so a finished plan costs no
-// call) and the budgets max_loops, max_runtime and max_cost.
+// completion, safety and test-only streaks. Before each call: the budgets
+// max_loops, max_runtime and max_cost, and plan_complete (every required
+// checkbox of fix_plan.md checked, so a finished plan costs no call, whatever
+// the agent said last).
 package stop
 
 import (
 	"fmt"
 	"time"
+
+	"ralph/internal/reason"
 )
 
-// Reason is why the loop stopped (status.json exit_reason).
-type Reason string
+// Reason is why the loop stopped; the stop rules produce a subset of them.
+type Reason = reason.Reason
 
-// Reasons.
+// The reasons these rules decide.
 const (
-	None               Reason = ""
-	ProjectComplete    Reason = "project_complete"
-	PlanComplete       Reason = "plan_complete"
-	CompletionSignals  Reason = "completion_signals"
-	TestSaturation     Reason = "test_saturation"
-	SafetyThreshold    Reason = "safety_threshold"
-	NeedsClarification Reason = "needs_clarification"
-	MaxLoops           Reason = "max_loops"
-	MaxRuntime         Reason = "max_runtime"
-	MaxCost            Reason = "max_cost"
+	None               = reason.None
+	ProjectComplete    = reason.ProjectComplete
+	PlanComplete       = reason.PlanComplete
+	CompletionSignals  = reason.CompletionSignals
+	TestSaturation     = reason.TestSaturation
+	SafetyThreshold    = reason.SafetyThreshold
+	NeedsClarification = reason.NeedsClarification
+	MaxLoops           = reason.MaxLoops
+	MaxRuntime         = reason.MaxRuntime
+	MaxCost            = reason.MaxCost
 )
-
-// Success reports whether the reason means the work is done.
-func (r Reason) Success() bool {
-	switch r {
-	case ProjectComplete, PlanComplete, CompletionSignals, TestSaturation, SafetyThreshold:
-		return true
-	}
-	return false
-}
 
 // Options are the thresholds; zero values take the defaults.
 type Options struct {
@@ -109,7 +103,6 @@ type State struct {
 	DoneStreak     int  `json:"done_streak"`    // completion without EXIT_SIGNAL field
 	SafetyStreak   int  `json:"safety_streak"`
 	TestOnlyStreak int  `json:"test_only_streak"`
-	PlanDeferred   bool `json:"plan_deferred"` // a complete plan was let through once after EXIT_SIGNAL: false
 }
 
 // Decision is the outcome of a step.
@@ -140,25 +133,23 @@ type Budget struct {
 	MaxCost    float64
 }
 
-// BeforeCall decides whether the next call is needed at all.
-func BeforeCall(st State, plan Plan, used Usage, b Budget) (State, Decision) {
+// BeforeCall decides whether the next call is needed at all: a budget spent
+// or a finished plan stops the loop before it spends another call. It needs
+// no state: an agent that said EXIT_SIGNAL: false while ticking the last box
+// has still finished the plan.
+func BeforeCall(plan Plan, used Usage, b Budget) Decision {
 	switch {
 	case b.MaxLoops > 0 && used.Loops >= b.MaxLoops:
-		return st, stopWith(MaxLoops, "reached --max-loops %d", b.MaxLoops)
+		return stopWith(MaxLoops, "reached --max-loops %d", b.MaxLoops)
 	case b.MaxRuntime > 0 && used.Elapsed >= b.MaxRuntime:
-		return st, stopWith(MaxRuntime, "ran %s, --max-runtime is %s", used.Elapsed.Round(time.Second), b.MaxRuntime)
+		return stopWith(MaxRuntime, "ran %s, --max-runtime is %s", used.Elapsed.Round(time.Second), b.MaxRuntime)
 	case b.MaxCost > 0 && used.CostUSD >= b.MaxCost:
-		return st, stopWith(MaxCost, "spent $%.2f, --max-cost is $%.2f", used.CostUSD, b.MaxCost)
+		return stopWith(MaxCost, "spent $%.2f, --max-cost is $%.2f", used.CostUSD, b.MaxCost)
 	}
 	if plan.Complete() {
-		if st.PlanDeferred {
-			st.PlanDeferred = false
-			return st, Decision{Corrections: []string{
-				"Every task in fix_plan.md is checked but you said EXIT_SIGNAL: false: add the remaining work to fix_plan.md as unchecked tasks, or set EXIT_SIGNAL: true."}}
-		}
-		return st, stopWith(PlanComplete, "all %d required tasks in fix_plan.md are checked", plan.Total)
+		return stopWith(PlanComplete, "all %d required tasks in fix_plan.md are checked", plan.Total)
 	}
-	return st, Decision{}
+	return Decision{}
 }
 
 // AfterCall folds one iteration into the state and decides.
@@ -198,8 +189,7 @@ func AfterCall(st State, obs Observation, opts Options) (State, Decision) {
 		return st, d
 
 	case obs.ExitSignalExplicit: // EXIT_SIGNAL: false overrides every heuristic
-		st = State{PlanDeferred: obs.Plan.Complete()}
-		return st, d
+		return State{}, d
 	}
 
 	st.ClaimRejected = false

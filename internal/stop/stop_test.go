@@ -150,26 +150,24 @@ func TestAfterCall(t *testing.T) {
 func TestBeforeCall(t *testing.T) {
 	cases := []struct {
 		name   string
-		st     State
 		plan   Plan
 		used   Usage
 		budget Budget
 		want   Reason
 	}{
-		{"open plan, no budgets", State{}, openPlan, Usage{Loops: 50}, Budget{}, None},
-		{"finished plan costs no call", State{}, donePlan, Usage{}, Budget{}, PlanComplete},
-		{"a plan without tasks is not finished", State{}, Plan{Known: true}, Usage{}, Budget{}, None},
-		{"no plan file", State{}, noPlan, Usage{}, Budget{}, None},
-		{"max loops reached", State{}, openPlan, Usage{Loops: 10}, Budget{MaxLoops: 10}, MaxLoops},
-		{"max loops not yet", State{}, openPlan, Usage{Loops: 9}, Budget{MaxLoops: 10}, None},
-		{"max runtime", State{}, openPlan, Usage{Elapsed: 2 * time.Hour}, Budget{MaxRuntime: time.Hour}, MaxRuntime},
-		{"max cost", State{}, openPlan, Usage{CostUSD: 5.01}, Budget{MaxCost: 5}, MaxCost},
-		{"budgets before the plan", State{}, donePlan, Usage{Loops: 3}, Budget{MaxLoops: 3}, MaxLoops},
-		{"finished plan after EXIT_SIGNAL false: one more call", State{PlanDeferred: true}, donePlan, Usage{}, Budget{}, None},
+		{"open plan, no budgets", openPlan, Usage{Loops: 50}, Budget{}, None},
+		{"finished plan costs no call", donePlan, Usage{}, Budget{}, PlanComplete},
+		{"a plan without tasks is not finished", Plan{Known: true}, Usage{}, Budget{}, None},
+		{"no plan file", noPlan, Usage{}, Budget{}, None},
+		{"max loops reached", openPlan, Usage{Loops: 10}, Budget{MaxLoops: 10}, MaxLoops},
+		{"max loops not yet", openPlan, Usage{Loops: 9}, Budget{MaxLoops: 10}, None},
+		{"max runtime", openPlan, Usage{Elapsed: 2 * time.Hour}, Budget{MaxRuntime: time.Hour}, MaxRuntime},
+		{"max cost", openPlan, Usage{CostUSD: 5.01}, Budget{MaxCost: 5}, MaxCost},
+		{"budgets before the plan", donePlan, Usage{Loops: 3}, Budget{MaxLoops: 3}, MaxLoops},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, d := BeforeCall(tc.st, tc.plan, tc.used, tc.budget)
+			d := BeforeCall(tc.plan, tc.used, tc.budget)
 			if d.Reason != tc.want || d.Stop != (tc.want != None) {
 				t.Errorf("got %v %q (%s), want %q", d.Stop, d.Reason, d.Message, tc.want)
 			}
@@ -177,14 +175,16 @@ func TestBeforeCall(t *testing.T) {
 	}
 }
 
-func TestPlanDeferredOnlyOnce(t *testing.T) {
-	st, _ := AfterCall(State{}, Observation{ExitSignalExplicit: true, Plan: donePlan}, Options{})
-	st, d := BeforeCall(st, donePlan, Usage{}, Budget{})
-	if d.Stop || len(d.Corrections) == 0 {
-		t.Fatalf("first check: %+v", d)
+// An agent that ticks the last box and still answers EXIT_SIGNAL: false has
+// finished the plan: the next check stops, with no call in between (the old
+// "let it through once" deferral cost a call per EXIT_SIGNAL: false).
+func TestFinishedPlanAfterExitSignalFalseStops(t *testing.T) {
+	st, d := AfterCall(State{}, Observation{ExitSignalExplicit: true, Plan: donePlan}, Options{})
+	if d.Stop || st != (State{}) {
+		t.Fatalf("after the call: %+v %+v", st, d)
 	}
-	if _, d = BeforeCall(st, donePlan, Usage{}, Budget{}); d.Reason != PlanComplete {
-		t.Fatalf("second check: %+v", d)
+	if d := BeforeCall(donePlan, Usage{}, Budget{}); d.Reason != PlanComplete {
+		t.Fatalf("next check: %+v", d)
 	}
 }
 

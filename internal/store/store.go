@@ -199,8 +199,15 @@ func (s *Store) RemoveStaleTemps(age time.Duration, now time.Time) ([]string, er
 // ReadStatus reads status.json.
 func (s *Store) ReadStatus() (Status, error) { return ReadStatus(s.StatusFile()) }
 
-// WriteStatus writes status.json atomically, with free text redacted.
-func (s *Store) WriteStatus(st Status) error { return WriteStatus(s.StatusFile(), st) }
+// WriteStatus writes status.json atomically, with free text redacted. The
+// .ralph/ directory belongs to the process running the loop on this
+// machine, so its pid goes in when the caller left it out.
+func (s *Store) WriteStatus(st Status) error {
+	if st.PID == 0 {
+		st.PID = os.Getpid()
+	}
+	return WriteStatus(s.StatusFile(), st)
+}
 
 // AppendMetrics appends one record to logs/metrics.jsonl.
 func (s *Store) AppendMetrics(record any) error { return AppendMetrics(s.MetricsFile(), record) }

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"time"
+
+	"ralph/internal/control"
+	"ralph/internal/loop"
+)
+
+// Controller is where a person's requests arrive (the monitor's keys,
+// `ralph pause|resume|stop`, `ralph circuit reset`, and in the daemon chat
+// and web); control.File implements it.
+type Controller interface {
+	Read() (control.Request, error)
+	ClearStop() error
+	// ClearReset forgets the breaker-reset request id once it is applied.
+	ClearReset(id string) error
+}
+
+// pollEvery is how often a wait or a pause looks at the requests: often
+// enough that a stop feels immediate, rare enough to cost nothing.
+const pollEvery = time.Second
+
+func (e *Engine) request() loop.Control {
+	if e.deps.Control == nil {
+		return loop.Control{}
+	}
+	r, err := e.deps.Control.Read()
+	if err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
+	}
+	return loop.Control{Pause: r.Pause, PauseBy: r.PauseBy, Stop: r.Stop, StopBy: r.StopBy,
+		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy}
+}
+
+// applyReset saves a breaker reset Next applied before forgetting the
+// request, so that a kill in between applies it again rather than never.
+func (e *Engine) applyReset(id string) {
+	if err := e.deps.Store.SaveState(e.st, nil); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "save state: " + err.Error()})
+		return
+	}
+	if err := e.deps.Control.ClearReset(id); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
+	}
+}

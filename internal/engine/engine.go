@@ -1,0 +1,347 @@
+// Package engine interprets a loop: it performs what loop.Next asks for
+// (call an agent, wait, stop), measures the call at the edge (the agent's
+// output, git, the plan) and feeds the result to loop.Fold. It holds no
+// decision of its own. Its effects are injected (the clock, the store, the
+// agents, git), so a host may run many engines in one process and tests run
+// without real time or processes.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"ralph/internal/agent"
+	"ralph/internal/gitx"
+	"ralph/internal/loop"
+	"ralph/internal/plan"
+	"ralph/internal/reason"
+	"ralph/internal/stop"
+	"ralph/internal/store"
+)
+
+// Sessions keeps the agent's session between calls.
+type Sessions interface {
+	// Current is the session to resume, "" for a fresh one.
+	Current(now time.Time) string
+	// Save records the session the agent reported.
+	Save(id string, now time.Time) error
+	// Reset forgets the session, saying why.
+	Reset(reason string, loop int, now time.Time) error
+}
+
+// Store is where a loop keeps its state and finds its project: the .ralph/
+// directory (*store.Store) is one implementation; the daemon keeps state
+// elsewhere.
+type Store interface {
+	ProjectDir() string
+	EnsureDirs() error
+	RequiredFiles() ([]string, error)
+	PromptFile() string
+	FixPlanFile() string
+	ClarificationFile() string
+	IterationLogs(n int, start time.Time) (stdout, stderr string)
+	PruneIterationLogs(keep int) ([]string, error)
+	// LoadState returns the saved state (found false for a new loop) and
+	// what had to be recovered on the way.
+	LoadState() (st loop.State, found bool, warnings []string, err error)
+	// SaveState saves st and, when rec is set, the record of the
+	// iteration that produced it, so that a kill never separates them.
+	SaveState(st loop.State, rec *loop.Metrics) error
+	// WriteStatus publishes what the loop is doing for watchers.
+	WriteStatus(store.Status) error
+}
+
+// Deps are the engine's effects.
+type Deps struct {
+	// Agents are the adapters of Spec.Agents, in the same order.
+	Agents   []agent.Adapter
+	Store    Store
+	Sessions Sessions
+	Now      func() time.Time
+	// Sleep waits d or until ctx ends.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Progress measures what changed during a call.
+	Snapshot      func(ctx context.Context, dir string) (gitx.Snap, error)
+	SnapshotAfter func(ctx context.Context, dir string, before gitx.Snap) (gitx.Snap, error)
+	Backup        func(ctx context.Context, dir, label string) (string, error)
+	// Emit receives every event. It must not block: hand it an
+	// events.Bus's Publish when observers may be slow.
+	Emit func(loop.Event)
+	// Control carries pause, stop and breaker-reset requests; nil: none.
+	Control Controller
+}
+
+// Engine runs one loop.
+type Engine struct {
+	spec loop.Spec
+	deps Deps
+	st   loop.State
+	// wait is the wait in progress, so that it is announced once.
+	wait *loop.Step
+}
+
+// New builds an engine; Run starts it.
+func New(spec loop.Spec, deps Deps) *Engine {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Sleep == nil {
+		deps.Sleep = SleepContext
+	}
+	if deps.Emit == nil {
+		deps.Emit = func(loop.Event) {}
+	}
+	if deps.Snapshot == nil {
+		deps.Snapshot = gitx.Snapshot
+	}
+	if deps.SnapshotAfter == nil {
+		deps.SnapshotAfter = gitx.SnapshotAfter
+	}
+	if deps.Backup == nil {
+		deps.Backup = gitx.Backup
+	}
+	if spec.KeepIterationLogs == 0 {
+		spec.KeepIterationLogs = store.DefaultIterationLogKeep
+	}
+	if len(spec.Agents) == 0 {
+		spec.Agents = make([]loop.AgentSpec, len(deps.Agents))
+	}
+	for i := range spec.Agents {
+		if spec.Agents[i].Name == "" && i < len(deps.Agents) {
+			spec.Agents[i].Name = deps.Agents[i].Name()
+		}
+	}
+	spec.Policy.Agents = spec.AgentNames()
+	return &Engine{spec: spec, deps: deps}
+}
+
+// SleepContext waits d or until ctx ends.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Result is how a run ended.
+type Result struct {
+	Reason   reason.Reason
+	Message  string
+	ExitCode int
+	Loops    int
+}
+
+// State is the loop state, for inspection after Run.
+func (e *Engine) State() loop.State { return e.st }
+
+// Spec is the loop's specification as the engine completed it.
+func (e *Engine) Spec() loop.Spec { return e.spec }
+
+// now is the clock in UTC without a monotonic reading, so that what goes
+// into the state round-trips through JSON unchanged.
+func (e *Engine) now() time.Time { return e.deps.Now().UTC().Round(0) }
+
+// Run loops until a stop rule, a budget, a request or ctx ends it.
+func (e *Engine) Run(ctx context.Context) (Result, error) {
+	if err := e.start(); err != nil {
+		return Result{ExitCode: 1}, err
+	}
+	for {
+		if ctx.Err() != nil {
+			return e.finish(reason.Interrupted, "interrupted")
+		}
+		obs, pl := e.observe()
+		var step loop.Step
+		e.st, step = loop.Next(e.st, obs, e.spec.Policy)
+		for _, n := range step.Notes {
+			e.emit(loop.Event{Type: n.Type, Agent: n.Agent, Message: n.Message})
+		}
+		if obs.Control.ResetID != "" && e.st.ResetID == obs.Control.ResetID {
+			e.applyReset(obs.Control.ResetID)
+		}
+		switch step.Kind {
+		case loop.Stop:
+			return e.finish(step.Reason, step.Message)
+		case loop.Wait:
+			if err := e.waitStep(ctx, step); err != nil {
+				return e.finish(reason.Interrupted, "interrupted")
+			}
+			continue
+		}
+		if e.wait != nil && e.wait.WaitKind == loop.WaitPaused {
+			e.emit(loop.Event{Type: loop.EventResumed, Message: "resumed"})
+		}
+		e.wait = nil
+		if step.ResetSession != "" {
+			e.resetSession(step.ResetSession)
+		}
+		d, err := e.iterate(ctx, step.Agent, pl)
+		if err != nil {
+			return Result{ExitCode: 1, Loops: e.st.Loop}, err
+		}
+		if ctx.Err() != nil {
+			return e.finish(reason.Interrupted, "interrupted")
+		}
+		if d.Kind == loop.Stop {
+			return e.finish(d.Reason, d.Message)
+		}
+	}
+}
+
+// start loads the state and begins the run.
+func (e *Engine) start() error {
+	if err := e.deps.Store.EnsureDirs(); err != nil {
+		return err
+	}
+	st, _, warns, err := e.deps.Store.LoadState()
+	if err != nil {
+		return err
+	}
+	for _, w := range warns {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: w})
+	}
+	var notes []string
+	e.st, notes = loop.Begin(st, e.now(), e.spec.Policy)
+	for _, n := range notes {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: n})
+	}
+	if e.deps.Control != nil {
+		// A stop meant for an earlier run must not end this one; a pause
+		// is kept: it holds until somebody resumes.
+		if err := e.deps.Control.ClearStop(); err != nil {
+			e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
+		}
+	}
+	if err := e.deps.Store.SaveState(e.st, nil); err != nil {
+		return err
+	}
+	e.emit(loop.Event{Type: loop.EventStart, Agent: e.st.Agent, Message: fmt.Sprintf("starting at loop %d with %s", e.st.Loop+1, e.st.Agent)})
+	e.announceCapabilities()
+	return nil
+}
+
+// observe reads what Next needs: the required files, the plan, requests.
+func (e *Engine) observe() (loop.Observation, plan.Plan) {
+	obs := loop.Observation{Now: e.now()}
+	missing, err := e.deps.Store.RequiredFiles()
+	if err != nil {
+		obs.MissingErr = err.Error()
+	}
+	obs.Missing = missing
+	pl, warn := e.readPlan()
+	if warn != "" {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: warn})
+	}
+	obs.Plan = stopPlan(pl)
+	obs.Control = e.request()
+	return obs, pl
+}
+
+// waitStep announces a wait once and sleeps through a slice of it: the
+// next Next looks at the world again (a stop request, a budget, a reset).
+func (e *Engine) waitStep(ctx context.Context, step loop.Step) error {
+	if e.wait == nil || e.wait.WaitKind != step.WaitKind || !e.wait.Until.Equal(step.Until) {
+		if step.WaitKind == loop.WaitPaused {
+			if e.wait == nil || e.wait.WaitKind != loop.WaitPaused {
+				e.writeStatus("paused", "", nil)
+				e.emit(loop.Event{Type: loop.EventPaused, Message: step.Message})
+			}
+		} else {
+			w := &store.Wait{Kind: step.WaitKind, Until: step.Until, Reason: step.Message}
+			e.writeStatus("waiting", "", w)
+			e.emit(loop.Event{Type: loop.EventWait, WaitKind: step.WaitKind, Until: step.Until, Message: step.Message})
+		}
+		s := step
+		e.wait = &s
+	}
+	d := pollEvery
+	if !step.Until.IsZero() {
+		d = step.Until.Sub(e.now())
+		if e.deps.Control != nil {
+			d = min(d, pollEvery)
+		}
+	}
+	if d <= 0 {
+		return ctx.Err()
+	}
+	return e.deps.Sleep(ctx, d)
+}
+
+func (e *Engine) finish(r reason.Reason, msg string) (Result, error) {
+	if r == reason.Interrupted {
+		if e.deps.Control != nil {
+			if err := e.deps.Control.ClearStop(); err != nil {
+				e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
+			}
+		}
+		e.resetSession("interrupted")
+	}
+	res := Result{Reason: r, Message: msg, ExitCode: r.ExitCode(), Loops: e.st.Loop}
+	err := e.deps.Store.SaveState(e.st, nil)
+	e.writeStatus("stopped", r, nil)
+	e.emit(loop.Event{Type: loop.EventStop, Reason: r, Message: msg, ExitCode: res.ExitCode})
+	return res, err
+}
+
+func (e *Engine) resetSession(why string) {
+	if e.deps.Sessions == nil || !e.spec.Continuity && why != "interrupted" {
+		return
+	}
+	if err := e.deps.Sessions.Reset(why, e.st.Loop, e.now()); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "session: " + err.Error()})
+	}
+}
+
+func (e *Engine) readPlan() (plan.Plan, string) {
+	opts := plan.Options{OptionalSections: e.spec.OptionalSections}
+	pl, err := opts.Load(e.deps.Store.FixPlanFile())
+	if err != nil {
+		return plan.Plan{}, ""
+	}
+	if len(pl.Warnings) > 0 {
+		return pl, fmt.Sprintf("fix_plan.md:%d: %s", pl.Warnings[0].Line, pl.Warnings[0].Message)
+	}
+	return pl, ""
+}
+
+func (e *Engine) emit(ev loop.Event) {
+	ev.At = e.deps.Now()
+	if ev.Loop == 0 {
+		ev.Loop = e.st.Loop
+	}
+	e.deps.Emit(ev)
+}
+
+// announceCapabilities says once, at start, what each agent cannot report,
+// so a missing signal (no permission denials from Codex, say) is a known
+// limitation rather than a silent gap in the decisions.
+func (e *Engine) announceCapabilities() {
+	for _, a := range e.deps.Agents {
+		for _, m := range a.Capabilities().Missing() {
+			e.emit(loop.Event{Type: loop.EventWarning, Agent: a.Name(), Message: a.Name() + ": " + m})
+		}
+	}
+}
+
+func stopPlan(p plan.Plan) stop.Plan {
+	c := p.Counts()
+	optionalDone := 0
+	for _, t := range p.Tasks {
+		if t.Optional && t.Done {
+			optionalDone++
+		}
+	}
+	sp := stop.Plan{Known: true, Total: c.Total - c.OpenOptional - optionalDone, Open: c.OpenRequired}
+	if t := p.NextOpen(); t != nil {
+		sp.NextOpen = t.Text
+	}
+	return sp
+}

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"ralph/internal/agent"
+	"ralph/internal/gitx"
+	"ralph/internal/loop"
+	"ralph/internal/plan"
+	"ralph/internal/reason"
+	"ralph/internal/store"
+)
+
+// iterate runs one agent call, measures it and folds it into the state.
+func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.Decision, error) {
+	n := e.st.Loop + 1
+	start := e.now()
+	st := e.deps.Store
+	dir := st.ProjectDir()
+	if e.spec.Backup {
+		label := fmt.Sprintf("loop-%d-%s", n, start.Format("20060102T150405Z"))
+		if ref, err := e.deps.Backup(ctx, dir, label); err != nil {
+			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "backup failed: " + err.Error()})
+		} else {
+			e.emit(loop.Event{Type: loop.EventBackup, Loop: n, Message: ref})
+		}
+	}
+	snap, err := e.deps.Snapshot(ctx, dir)
+	if err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed, progress falls back to the agent's report: " + err.Error()})
+		snap = gitx.Snap{}
+	}
+	prompt, err := os.ReadFile(st.PromptFile())
+	if err != nil {
+		return loop.Decision{}, fmt.Errorf("read prompt: %w", err)
+	}
+	stdoutPath, stderrPath := st.IterationLogs(n, start)
+	session := ""
+	if e.spec.Continuity && e.deps.Sessions != nil {
+		session = e.deps.Sessions.Current(start)
+	}
+	sp := stopPlan(before)
+	spec := e.spec.Agents[idx]
+	ad := e.deps.Agents[idx]
+	inv := agent.Invocation{
+		Dir: dir, Prompt: string(prompt), SessionID: session,
+		AppendSystemPrompt: loop.BuildContext(loop.ContextInput{
+			Loop: n, PlanKnown: sp.Known, PlanOpen: sp.Open, PlanTotal: sp.Total, NextTask: sp.NextOpen,
+			Breaker: e.st.Breaker.Status, BreakerNote: e.st.Breaker.Message,
+			LastSummary: e.st.Last.Summary, Corrections: e.st.Corrections,
+		}),
+		Model: spec.Model, Effort: spec.Effort, AllowedTools: spec.AllowedTools,
+		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
+		StdoutPath: stdoutPath, StderrPath: stderrPath,
+	}
+	if e.spec.Live {
+		inv.OnEvent = func(le agent.LiveEvent) {
+			e.deps.Emit(loop.Event{Type: loop.EventLive, At: e.deps.Now(), Loop: n, Live: &le})
+		}
+	}
+	e.status("running", "executing", "", nil, session)
+	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
+
+	res, runErr := ad.Run(ctx, inv)
+	if runErr != nil {
+		var se *agent.StartError
+		if errors.As(runErr, &se) && errors.Is(se.Err, exec.ErrNotFound) || res.StartErr == nil {
+			return loop.Decision{}, runErr // a configuration problem: no point in looping
+		}
+	}
+	if res.Interrupted || ctx.Err() != nil {
+		return loop.Decision{}, nil
+	}
+	end := e.now()
+	prog := gitx.Progress{}
+	if snap.InRepo {
+		after, err := e.deps.SnapshotAfter(ctx, dir, snap)
+		if err != nil {
+			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed: " + err.Error()})
+		} else {
+			prog = gitx.Compare(snap, after)
+		}
+	}
+	afterPlan, _ := e.readPlan()
+	change := plan.Diff(before, afterPlan)
+	for _, w := range res.Warnings {
+		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: w})
+	}
+	caps := ad.Capabilities()
+	it := loop.Iteration{
+		Loop: n, Agent: spec.Name, Started: start, Ended: end, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		InRepo: snap.InRepo, Changed: prog.Changed, Files: len(prog.FilesChanged),
+		PlanGain: change.Checked + change.AddedDone, Plan: stopPlan(afterPlan),
+		Observed:       loop.Observe(res.Analysis),
+		CumulativeCost: caps.CumulativeCost, CumulativeTokens: caps.CumulativeTokens,
+	}
+	if res.StartErr != nil {
+		it.StartErr = res.StartErr.Error()
+	}
+	var d loop.Decision
+	e.st, d = loop.Fold(e.st, it, e.spec.Policy)
+	e.afterSession(it.Observed.SessionID, d, n, end)
+	if d.Reason == reason.NeedsClarification {
+		e.writeClarification(it.Observed)
+	}
+	rec := loop.Record(it, d, e.st)
+	if err := st.SaveState(e.st, &rec); err != nil {
+		return d, err
+	}
+	if _, err := st.PruneIterationLogs(e.spec.KeepIterationLogs); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "log retention: " + err.Error()})
+	}
+	rec.Summary = store.Redact(rec.Summary)
+	msg := d.Message
+	e.emit(loop.Event{Type: loop.EventIterationEnd, Loop: n, Iteration: &rec, Message: msg})
+	return d, nil
+}
+
+func (e *Engine) afterSession(id string, d loop.Decision, n int, now time.Time) {
+	if e.deps.Sessions == nil || !e.spec.Continuity {
+		return
+	}
+	var err error
+	switch {
+	case d.ResetSession != "":
+		err = e.deps.Sessions.Reset(d.ResetSession, n, now)
+	case id != "":
+		err = e.deps.Sessions.Save(id, now)
+	}
+	if err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "session: " + err.Error()})
+	}
+}
+
+func (e *Engine) writeClarification(o loop.Observed) {
+	var b strings.Builder
+	b.WriteString("# Clarification needed\n\nThe agent stopped to ask (loop ")
+	fmt.Fprintf(&b, "%d, %s):\n\n", e.st.Loop, e.now().Format(time.RFC3339))
+	for _, q := range o.ClarificationQuestions {
+		fmt.Fprintf(&b, "- %s\n", store.Redact(q))
+	}
+	if o.Recommendation != "" {
+		fmt.Fprintf(&b, "\nIts recommendation: %s\n", store.Redact(o.Recommendation))
+	}
+	b.WriteString("\nAnswer in specs/ or fix_plan.md, then run `ralph run` again (or use --no-clarify).\n")
+	if err := store.WriteFileAtomic(e.deps.Store.ClarificationFile(), []byte(b.String()), 0o644); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "write clarification.md: " + err.Error()})
+	}
+}

@@ -1,0 +1,207 @@
+package loop
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"ralph/internal/breaker"
+	"ralph/internal/ratelimit"
+	"ralph/internal/reason"
+	"ralph/internal/stop"
+)
+
+// Wait kinds (status.json's wait.kind, the wait event's wait_kind).
+const (
+	WaitRateLimit  = "rate_limit"
+	WaitUsageLimit = "usage_limit"
+	WaitDelay      = "delay"
+	WaitBackoff    = "backoff"
+	WaitPaused     = "paused"
+)
+
+// Observation is the world as the host saw it just before a decision.
+type Observation struct {
+	Now time.Time
+	// Missing are required files that are gone (integrity); MissingErr an
+	// error that kept them from being checked.
+	Missing    []string
+	MissingErr string
+	Plan       stop.Plan
+	Control    Control
+}
+
+// Control is what people have asked of the loop.
+type Control struct {
+	Pause   bool
+	PauseBy string
+	Stop    bool
+	StopBy  string
+	// ResetID identifies a breaker-reset request ("" for none): one that
+	// differs from State.ResetID has not been applied yet.
+	ResetID  string
+	ResetBy  string
+	ResetWhy string
+}
+
+// StepKind is what the loop does next.
+type StepKind int
+
+// Steps.
+const (
+	Call StepKind = iota + 1
+	Wait
+	Stop
+)
+
+func (k StepKind) String() string {
+	switch k {
+	case Call:
+		return "call"
+	case Wait:
+		return "wait"
+	case Stop:
+		return "stop"
+	}
+	return "?"
+}
+
+// Step is Next's answer.
+type Step struct {
+	Kind StepKind
+	// Call: the agent to call (an index into Spec.Agents).
+	Agent int
+	// Wait: until when (zero: until something changes, as for a pause),
+	// and why.
+	Until    time.Time
+	WaitKind string
+	// Stop: the reason.
+	Reason reason.Reason
+	// Message says why, for people.
+	Message string
+	// ResetSession asks the host to forget the agent session first (an
+	// agent switch: a session id means nothing to another agent's CLI).
+	ResetSession string
+	// Notes are things that changed, for people (a breaker reset applied,
+	// an agent switch).
+	Notes []Note
+}
+
+// Note is something a step changed that people should hear about.
+type Note struct {
+	Type    string // EventAgentSwitch, EventWarning, …
+	Agent   string
+	Message string
+}
+
+// Next decides what happens before the next call: stop, wait, or call which
+// agent. Stops come first (a stop request, an open breaker, missing files,
+// a spent budget, a finished plan), so the loop never waits for a call it
+// will not make; every wait is cut at the runtime budget's end.
+func Next(st State, obs Observation, p Policy) (State, Step) {
+	st = st.clone()
+	now := obs.Now
+	var notes []Note
+	stopNow := func(r reason.Reason, msg string) (State, Step) {
+		return st, Step{Kind: Stop, Reason: r, Message: msg, Notes: notes}
+	}
+	c := obs.Control
+	if c.Stop {
+		return stopNow(reason.Interrupted, "stopped on request by "+orSomebody(c.StopBy))
+	}
+	if c.ResetID != "" && c.ResetID != st.ResetID {
+		st.ResetID = c.ResetID
+		why := c.ResetWhy
+		if why == "" {
+			why = "reset by " + orSomebody(c.ResetBy)
+		}
+		var d breaker.Decision
+		st.Breaker, d = st.Breaker.Reset(now, why)
+		notes = append(notes, Note{Type: EventWarning, Message: fmt.Sprintf("circuit breaker %s → %s: %s", d.From, d.To, why)})
+	}
+	if st.Breaker.Status == breaker.Open {
+		msg := "circuit breaker is OPEN: " + st.Breaker.Message
+		if at := st.Breaker.ResumeAt(p.Breaker); !at.IsZero() {
+			msg += fmt.Sprintf(" (cooldown until %s; `ralph circuit reset` closes it)", at.Format(time.RFC3339))
+		}
+		return stopNow(reason.BreakerOpen, msg)
+	}
+	if obs.MissingErr != "" {
+		return stopNow(reason.IntegrityFailure, obs.MissingErr)
+	}
+	if len(obs.Missing) > 0 {
+		return stopNow(reason.IntegrityFailure, fmt.Sprintf("required files are missing: %s", strings.Join(obs.Missing, ", ")))
+	}
+	used := stop.Usage{Loops: st.Loop - st.Run.FirstLoop, Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
+	if d := stop.BeforeCall(obs.Plan, used, p.Budget); d.Stop {
+		return stopNow(d.Reason, d.Message)
+	}
+	deadline := time.Time{}
+	if p.Budget.MaxRuntime > 0 {
+		deadline = st.Run.StartedAt.Add(p.Budget.MaxRuntime)
+	}
+	wait := func(kind string, until time.Time, msg string) (State, Step) {
+		if !deadline.IsZero() && (until.IsZero() || until.After(deadline)) {
+			until = deadline
+		}
+		return st, Step{Kind: Wait, WaitKind: kind, Until: until, Message: msg, Notes: notes}
+	}
+	if c.Pause {
+		return wait(WaitPaused, time.Time{}, "paused by "+orSomebody(c.PauseBy)+"; `ralph resume` (or p in the monitor) continues")
+	}
+	if now.Before(st.Pause.Until) {
+		return wait(st.Pause.Kind, st.Pause.Until, "")
+	}
+	st.Pause = Pause{}
+	lim := ratelimit.New(p.Limits, st.Calls)
+	if ok, until := lim.Allow(now); !ok {
+		return wait(WaitRateLimit, until, fmt.Sprintf("%d calls in the last hour", lim.CallsInWindow(now)))
+	}
+
+	names := p.agents()
+	for n, l := range st.AgentLimits {
+		if !now.Before(l.Until) {
+			delete(st.AgentLimits, n)
+		}
+	}
+	if len(st.AgentLimits) == 0 {
+		st.AgentLimits = nil
+	}
+	idx, free := chooseAgent(names, st.AgentLimits, now)
+	if !free {
+		l := st.AgentLimits[names[idx]]
+		if p.ExitOnUsageLimit {
+			return stopNow(reason.UsageLimit, l.Message)
+		}
+		return wait(WaitUsageLimit, l.Until, l.Message)
+	}
+	step := Step{Kind: Call, Agent: idx, Notes: notes}
+	if cur := indexOf(names, st.Agent); cur != idx {
+		from, to := st.Agent, names[idx]
+		if l, held := st.AgentLimits[from]; held {
+			step.Message = fmt.Sprintf("switching from %s to %s: %s is held by a usage limit until %s", from, to, from, l.Until.Local().Format("Jan 2 15:04 MST"))
+		} else {
+			step.Message = fmt.Sprintf("switching back from %s to %s: its usage limit has reset", from, to)
+		}
+		st.Agent = to
+		step.ResetSession = "agent_switch"
+		step.Notes = append(step.Notes, Note{Type: EventAgentSwitch, Agent: to, Message: step.Message})
+	}
+	return st, step
+}
+
+func indexOf(names []string, n string) int {
+	for i, x := range names {
+		if x == n {
+			return i
+		}
+	}
+	return 0
+}
+
+func orSomebody(by string) string {
+	if by == "" {
+		return "a request"
+	}
+	return by
+}

@@ -1,0 +1,86 @@
+package loop
+
+import (
+	"time"
+
+	"ralph/internal/breaker"
+	"ralph/internal/ratelimit"
+	"ralph/internal/stop"
+)
+
+// Spec is what a host needs to run one loop, as plain data: it can be
+// written to a task record or passed to a workflow. Agents are named; the
+// host resolves the names to adapters.
+type Spec struct {
+	Dir string `json:"dir"` // the project directory
+	// Agents are tried in order: the first is the primary, the others take
+	// over while it is held by a usage limit.
+	Agents            []AgentSpec   `json:"agents"`
+	OutputFormat      string        `json:"output_format,omitempty"`
+	Live              bool          `json:"live,omitempty"`
+	Timeout           time.Duration `json:"timeout,omitempty"`
+	Continuity        bool          `json:"continuity,omitempty"` // resume the agent's session between calls
+	Backup            bool          `json:"backup,omitempty"`
+	KeepIterationLogs int           `json:"keep_iteration_logs,omitempty"`
+	OptionalSections  []string      `json:"optional_sections,omitempty"` // of the plan
+	Policy            Policy        `json:"policy"`
+	// Env is extra environment for the agent (secrets from .ralphrc); it is
+	// never serialised.
+	Env []string `json:"-"`
+}
+
+// AgentSpec is one agent the loop can call, with the settings that belong
+// to it rather than to the run: a Codex fallback must not be handed the
+// Claude model name.
+type AgentSpec struct {
+	Name         string   `json:"name"`
+	Model        string   `json:"model,omitempty"`
+	Effort       string   `json:"effort,omitempty"`
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+}
+
+// AgentNames lists the agents in order.
+func (s Spec) AgentNames() []string {
+	names := make([]string, len(s.Agents))
+	for i, a := range s.Agents {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Policy is the configuration the decisions need.
+type Policy struct {
+	Breaker          breaker.Thresholds `json:"breaker"`
+	Stop             stop.Options       `json:"stop"`
+	Limits           ratelimit.Limits   `json:"limits"`
+	Budget           stop.Budget        `json:"budget"`
+	UsageLimitWait   time.Duration      `json:"usage_limit_wait,omitempty"` // no reset time known: wait this long
+	UsageLimitMargin time.Duration      `json:"usage_limit_margin,omitempty"`
+	ExitOnUsageLimit bool               `json:"exit_on_usage_limit,omitempty"`
+	// Delay is the pause between iterations.
+	Delay time.Duration `json:"delay,omitempty"`
+	// FailureBackoff is the first pause after a failed call; it doubles up
+	// to FailureBackoffCap (default 10 minutes). 0 turns it off.
+	FailureBackoff    time.Duration `json:"failure_backoff,omitempty"`
+	FailureBackoffCap time.Duration `json:"failure_backoff_cap,omitempty"`
+	// Agents are the names of Spec.Agents, in order; the fallback rule
+	// needs them.
+	Agents []string `json:"agents,omitempty"`
+}
+
+// DefaultBackoffCap bounds the failure back-off when the policy sets none.
+const DefaultBackoffCap = 10 * time.Minute
+
+func (p Policy) backoffCap() time.Duration {
+	if p.FailureBackoffCap > 0 {
+		return p.FailureBackoffCap
+	}
+	return DefaultBackoffCap
+}
+
+func (p Policy) agents() []string {
+	if len(p.Agents) == 0 {
+		return []string{""}
+	}
+	return p.Agents
+}

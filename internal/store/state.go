@@ -1,0 +1,218 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"ralph/internal/breaker"
+	"ralph/internal/loop"
+	"ralph/internal/ratelimit"
+)
+
+// LoopStateName is the loop's state document (loop.State). Before version 2
+// it held only the counters, next to the breaker's and the rate limiter's
+// files; those files are now views written from it.
+const LoopStateName = ".loop_state"
+
+// LoopStateFile is the state document's path.
+func (s *Store) LoopStateFile() string { return s.path(LoopStateName) }
+
+// stateDoc is the document on disk: the state, and the record of the
+// iteration that produced it. Writing both in one atomic rename is what
+// keeps a kill from separating them: a record the document names but
+// metrics.jsonl lacks is appended when the state is next loaded or saved.
+type stateDoc struct {
+	loop.State
+	Record *loop.Metrics `json:"last_record,omitempty"`
+}
+
+// LoadState reads the loop's state. A missing document is migrated from
+// the older files (the counters-only .loop_state, .circuit_breaker_state,
+// .rate_limit_state); a corrupt file is set aside and reported, never
+// trusted. found is false when there was nothing to read at all. A record
+// the last save did not get to append to metrics.jsonl is appended now.
+func (s *Store) LoadState() (st loop.State, found bool, warnings []string, err error) {
+	var doc stateDoc
+	ok, warn := s.readStateFile(s.LoopStateFile(), &doc, func() error { return doc.State.Validate() })
+	warnings = append(warnings, warn...)
+	if ok && doc.Version == loop.StateVersion {
+		if doc.Record != nil {
+			if err := s.ensureRecord(*doc.Record); err != nil {
+				warnings = append(warnings, "metrics: "+err.Error())
+			}
+		}
+		return doc.State, true, warnings, nil
+	}
+	// Older layout (or a document that had to be set aside): the breaker
+	// and the rate limit from their own files.
+	if ok {
+		st = doc.State
+		found = true
+	}
+	var b breaker.State
+	if ok, warn := s.readStateFile(s.BreakerFile(), &b, b.Validate); ok {
+		st.Breaker, found = b, true
+	} else {
+		warnings = append(warnings, warn...)
+	}
+	var calls ratelimit.State
+	if ok, warn := s.readStateFile(s.RateLimitFile(), &calls, func() error { return calls.Validate() }); ok {
+		st.Calls, found = calls, true
+	} else {
+		warnings = append(warnings, warn...)
+	}
+	st.Version = loop.StateVersion
+	return st, found, warnings, nil
+}
+
+// readStateFile reads one JSON file into v and validates it. It reports
+// false when the file is missing or had to be set aside (with a warning).
+func (s *Store) readStateFile(path string, v any, validate func() error) (bool, []string) {
+	err := ReadJSON(path, v)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err == nil {
+		if verr := validate(); verr != nil {
+			err = fmt.Errorf("%s: %w", path, verr)
+		}
+	}
+	if err == nil {
+		return true, nil
+	}
+	moved, rerr := Recover(path)
+	msg := fmt.Sprintf("state file is corrupt, starting it afresh: %v", err)
+	if rerr == nil {
+		msg += " (kept as " + filepath.Base(moved) + ")"
+	}
+	return false, []string{msg}
+}
+
+// SaveState writes the state document atomically, with rec (the record of
+// the iteration that produced st, nil when none) inside it, then appends
+// rec to metrics.jsonl unless it is already there, then rewrites the views
+// (.circuit_breaker_state, .rate_limit_state) for the bash tool's readers.
+// Only the document is the truth: a failure after it is reported but
+// loses nothing.
+func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
+	if rec != nil {
+		r := *rec
+		r.Summary = Redact(r.Summary)
+		rec = &r
+	}
+	if err := WriteJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}); err != nil {
+		return fmt.Errorf("save loop state: %w", err)
+	}
+	var errs []error
+	if rec != nil {
+		if err := s.ensureRecord(*rec); err != nil {
+			errs = append(errs, fmt.Errorf("metrics: %w", err))
+		}
+	}
+	if err := WriteJSON(s.BreakerFile(), st.Breaker); err != nil {
+		errs = append(errs, fmt.Errorf("circuit breaker view: %w", err))
+	}
+	if err := WriteJSON(s.RateLimitFile(), st.Calls); err != nil {
+		errs = append(errs, fmt.Errorf("rate limit view: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// tailWindow is how much of metrics.jsonl's end is read to find its last
+// record; records are a few hundred bytes.
+const tailWindow = 256 << 10
+
+// ensureRecord appends rec to metrics.jsonl unless its last complete record
+// is rec already (same loop and start). A torn last line — a killed append
+// — is cut off first, so it cannot swallow the record written after it.
+func (s *Store) ensureRecord(rec loop.Metrics) error {
+	path := s.MetricsFile()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	last, end, err := lastRecord(f)
+	if err != nil {
+		return err
+	}
+	if last != nil && last.Loop == rec.Loop && last.StartedAt.Equal(rec.StartedAt) {
+		return nil
+	}
+	if err := f.Truncate(end); err != nil {
+		return err
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// lastRecord finds the last complete line of f and decodes its identity;
+// end is the offset just after that line (where an append must start).
+func lastRecord(f *os.File) (*recordID, int64, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	size := info.Size()
+	off := max(size-tailWindow, 0)
+	buf := make([]byte, size-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	cut := bytes.LastIndexByte(buf, '\n')
+	if cut < 0 {
+		// No complete line in the window: an empty file, or one torn line.
+		if off == 0 {
+			return nil, 0, nil
+		}
+		return nil, size, nil
+	}
+	end := off + int64(cut) + 1
+	body := buf[:cut]
+	start := bytes.LastIndexByte(body, '\n') + 1
+	var id recordID
+	if json.Unmarshal(body[start:], &id) != nil {
+		return nil, end, nil
+	}
+	return &id, end, nil
+}
+
+type recordID struct {
+	Loop      int       `json:"loop"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// ReadState reads the state document without recovering anything, for
+// commands that only look (status, circuit status, doctor). ok is false
+// when there is no version-2 document; the caller may fall back to the
+// views.
+func (s *Store) ReadState() (st loop.State, ok bool, err error) {
+	var doc stateDoc
+	err = ReadJSON(s.LoopStateFile(), &doc)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return loop.State{}, false, nil
+	case err != nil:
+		return loop.State{}, false, err
+	}
+	if err := doc.State.Validate(); err != nil {
+		return loop.State{}, false, &CorruptError{Path: s.LoopStateFile(), Err: err}
+	}
+	return doc.State, doc.Version == loop.StateVersion, nil
+}
