@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"ralph/internal/agent"
+	"ralph/internal/engine"
 	"ralph/internal/loop"
 )
 
@@ -101,19 +102,19 @@ func TestRunDemoWiring(t *testing.T) {
 	t.Setenv("RALPH_DELAY", "1m")
 	dir := filepath.Join(t.TempDir(), "p")
 	var baseURL string
-	out, err := demoRun(t, demoOptions{Agent: "builtin", Dir: dir}, func(ctx context.Context, ios IO, log io.Writer, set loop.Settings, deps loop.Deps) (loop.Result, error) {
-		if !set.Live || set.OutputFormat != "stream-json" || strings.Join(set.AllowedTools, ",") != "Write,Edit,Read" ||
-			set.Delay != 0 || set.Budget.MaxLoops != 5 || set.AgentName != "demo-agent" || !set.Continuity {
-			t.Errorf("settings %+v", set)
+	out, err := demoRun(t, demoOptions{Agent: "builtin", Dir: dir}, func(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, deps engine.Deps) (engine.Result, error) {
+		if !spec.Live || spec.OutputFormat != "stream-json" || len(spec.Agents) != 1 || strings.Join(spec.Agents[0].AllowedTools, ",") != "Write,Edit,Read" ||
+			spec.Policy.Delay != 0 || spec.Policy.Budget.MaxLoops != 5 || spec.Agents[0].Name != "demo-agent" || !spec.Continuity {
+			t.Errorf("spec %+v", spec)
 		}
-		if deps.Store.ProjectDir() != dir || deps.Sessions == nil || deps.Control == nil || deps.Emit != nil || set.OnLive != nil {
+		if deps.Store.ProjectDir() != dir || deps.Sessions == nil || deps.Control == nil || deps.Emit != nil || len(deps.Agents) != 1 {
 			t.Errorf("deps %+v", deps)
 		}
-		argv, err := deps.Agent.Command(agent.Invocation{Prompt: "p", AllowedTools: set.AllowedTools, OutputFormat: set.OutputFormat})
+		argv, err := deps.Agents[0].Command(agent.Invocation{Prompt: "p", AllowedTools: spec.Agents[0].AllowedTools, OutputFormat: spec.OutputFormat})
 		if err != nil || len(argv) < 2 || argv[1] != demoAgentCmd {
 			t.Errorf("agent argv %q %v", argv, err)
 		}
-		baseURL = effectiveEnv(nil, set.Env)["ANTHROPIC_BASE_URL"]
+		baseURL = effectiveEnv(nil, spec.Env)["ANTHROPIC_BASE_URL"]
 		resp, err := http.Head(baseURL + "/")
 		if err != nil || resp.StatusCode != http.StatusOK {
 			t.Errorf("the fake is not serving at %q: %v", baseURL, err)
@@ -123,7 +124,7 @@ func TestRunDemoWiring(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return loop.Result{Reason: "project_complete", Message: "done", Loops: 3}, nil
+		return engine.Result{Reason: "project_complete", Message: "done", Loops: 3}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -153,9 +154,9 @@ func TestRunDemoCleansUp(t *testing.T) {
 		tmp := t.TempDir()
 		t.Setenv("TMPDIR", tmp)
 		var project string
-		_, err := demoRun(t, demoOptions{Agent: "builtin", Keep: keep}, func(_ context.Context, _ IO, _ io.Writer, _ loop.Settings, deps loop.Deps) (loop.Result, error) {
+		_, err := demoRun(t, demoOptions{Agent: "builtin", Keep: keep}, func(_ context.Context, _ IO, _ io.Writer, _ loop.Spec, deps engine.Deps) (engine.Result, error) {
 			project = deps.Store.ProjectDir()
-			return loop.Result{Reason: "project_complete", Loops: 3}, nil
+			return engine.Result{Reason: "project_complete", Loops: 3}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -169,8 +170,8 @@ func TestRunDemoCleansUp(t *testing.T) {
 }
 
 func TestRunDemoPassesAFailedRunOn(t *testing.T) {
-	out, err := demoRun(t, demoOptions{Agent: "builtin", Dir: filepath.Join(t.TempDir(), "p")}, func(context.Context, IO, io.Writer, loop.Settings, loop.Deps) (loop.Result, error) {
-		return loop.Result{Reason: "circuit_breaker_open", Message: "no progress", ExitCode: 2, Loops: 2}, nil
+	out, err := demoRun(t, demoOptions{Agent: "builtin", Dir: filepath.Join(t.TempDir(), "p")}, func(context.Context, IO, io.Writer, loop.Spec, engine.Deps) (engine.Result, error) {
+		return engine.Result{Reason: "circuit_breaker_open", Message: "no progress", ExitCode: 2, Loops: 2}, nil
 	})
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(out, "did not end as scripted") {

@@ -187,7 +187,7 @@ func TestCheckState(t *testing.T) {
 		{name: "corrupt rate limit and loop state", files: map[string]string{
 			".ralph/.rate_limit_state": `{"calls": 3}`,
 			".ralph/.loop_state":       `[1, 2`,
-		}, status: Warn, fragments: []string{".ralph/.rate_limit_state:1: corrupt", "hour's calls afresh", ".ralph/.loop_state:1: corrupt", "loops from 0"}},
+		}, status: Warn, fragments: []string{".ralph/.rate_limit_state:1: corrupt", "hour's calls afresh", ".ralph/.loop_state:1: corrupt", "rebuilds it from the breaker"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/loop"
+	"ralph/internal/reason"
 	"ralph/internal/store"
 )
 
@@ -17,20 +19,20 @@ import (
 const claudeLimit = `{"type":"result","subtype":"success","is_error":true,"session_id":"s1","result":"You've hit your 5-hour limit · resets 9pm (UTC)","api_error":"usage_limit_reached"}` + "\n"
 
 // withFallback adds a second fake agent, "backup", with its own calls.
-func withFallback(t *testing.T, h *harness, calls []call, mut func(*Settings)) *fakeAgent {
+func withFallback(t *testing.T, h *harness, calls []call, mut func(*Spec)) *fakeAgent {
 	t.Helper()
 	fb := &fakeAgent{t: t, clock: h.clock, calls: calls, project: h.dir, name: "backup"}
 	st, err := store.Open(h.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := h.engine.set
-	set.AgentName = ""
+	spec := h.engine.spec
+	spec.Agents = append(spec.Agents[:1:1], loop.AgentSpec{Name: "backup", Model: "backup-model"})
 	if mut != nil {
-		mut(&set)
+		mut(&spec)
 	}
-	h.engine = New(set, Deps{Agent: h.agent, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep,
-		Emit: func(ev Event) { h.events = append(h.events, ev) }, Fallbacks: []AgentSpec{{Adapter: fb, Model: "backup-model"}}})
+	h.engine = New(spec, Deps{Agents: []agent.Adapter{h.agent, fb}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep,
+		Emit: func(ev Event) { h.events = append(h.events, ev) }})
 	return fb
 }
 
@@ -41,12 +43,12 @@ func TestEngineFallsBackOnUsageLimitAndSwitchesBack(t *testing.T) {
 	h := newHarness(t, openPlanMD, []call{
 		{out: claudeLimit, exit: 1},
 		{out: result("Everything is done."+block("COMPLETE", true, "PASSING"), ""), plan: donePlanMD, files: map[string]string{"c.go": "x"}},
-	}, func(s *Settings) { s.Model = "primary-model" })
+	}, func(s *Spec) { s.Agents[0].Model = "primary-model" })
 	// The fallback works 20:01–20:26 and 20:26–20:51, then 20:51–21:16: by
 	// the next pick (21:16) the primary's limit (21:01 with margin) is over.
 	fb := withFallback(t, h, []call{idle("a.go"), idle("b.go"), idle("d.go")}, nil)
 	res := h.run(t)
-	if res.Reason != "project_complete" {
+	if res.Reason != reason.ProjectComplete {
 		t.Fatalf("result %+v", res)
 	}
 	if fb.n != 3 || h.agent.n != 2 {
@@ -76,8 +78,8 @@ func TestEngineFallsBackOnUsageLimitAndSwitchesBack(t *testing.T) {
 		}
 	}
 	var agents []string
-	store.ReadMetrics(h.engine.deps.Store.MetricsFile(), func(_ int, rec json.RawMessage) error {
-		var m Metrics
+	store.ReadMetrics(h.engine.deps.Store.(*store.Store).MetricsFile(), func(_ int, rec json.RawMessage) error {
+		var m loop.Metrics
 		err := json.Unmarshal(rec, &m)
 		agents = append(agents, m.Agent)
 		return err
@@ -97,7 +99,7 @@ func TestEngineAllAgentsHeldWaitsForTheFirstReset(t *testing.T) {
 		{out: result("Everything is done."+block("COMPLETE", true, "PASSING"), ""), plan: donePlanMD, files: map[string]string{"c.go": "x"}},
 	}, nil)
 	res := h.run(t)
-	if res.Reason != "project_complete" || fb.n != 2 || h.agent.n != 1 {
+	if res.Reason != reason.ProjectComplete || fb.n != 2 || h.agent.n != 1 {
 		t.Fatalf("result %+v; primary %d calls, fallback %d", res, h.agent.n, fb.n)
 	}
 	var waits []Event
@@ -112,10 +114,10 @@ func TestEngineAllAgentsHeldWaitsForTheFirstReset(t *testing.T) {
 }
 
 func TestEngineExitOnUsageLimitStillFallsBack(t *testing.T) {
-	h := newHarness(t, openPlanMD, []call{{out: claudeLimit, exit: 1}}, func(s *Settings) { s.Policy.ExitOnUsageLimit = true })
+	h := newHarness(t, openPlanMD, []call{{out: claudeLimit, exit: 1}}, func(s *Spec) { s.Policy.ExitOnUsageLimit = true })
 	fb := withFallback(t, h, []call{{out: claudeLimit, exit: 1}}, nil)
 	res := h.run(t)
-	if res.Reason != ReasonUsageLimit || res.ExitCode != 4 {
+	if res.Reason != reason.UsageLimit || res.ExitCode != 4 {
 		t.Fatalf("result %+v", res)
 	}
 	if fb.n != 1 {
@@ -124,15 +126,15 @@ func TestEngineExitOnUsageLimitStillFallsBack(t *testing.T) {
 }
 
 func TestEngineRestartRemembersAHeldAgent(t *testing.T) {
-	h := newHarness(t, openPlanMD, []call{{out: claudeLimit, exit: 1}}, func(s *Settings) { s.Policy.ExitOnUsageLimit = true })
-	if res := h.run(t); res.Reason != ReasonUsageLimit {
+	h := newHarness(t, openPlanMD, []call{{out: claudeLimit, exit: 1}}, func(s *Spec) { s.Policy.ExitOnUsageLimit = true })
+	if res := h.run(t); res.Reason != reason.UsageLimit {
 		t.Fatalf("first run: %+v", res)
 	}
 	// A new run before the reset neither calls the held agent nor forgets it.
 	st, _ := store.Open(h.dir)
-	again := New(h.engine.set, Deps{Agent: h.agent, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
+	again := New(h.engine.spec, Deps{Agents: []agent.Adapter{h.agent}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
 	res, err := again.Run(context.Background())
-	if err != nil || res.Reason != ReasonUsageLimit || h.agent.n != 1 {
+	if err != nil || res.Reason != reason.UsageLimit || h.agent.n != 1 {
 		t.Fatalf("second run: %+v, %v after %d calls", res, err, h.agent.n)
 	}
 }
@@ -151,8 +153,8 @@ func TestEngineCountsTheGrowthOfACumulativeCost(t *testing.T) {
 		{out: strings.Replace(result("Everything is done."+block("COMPLETE", true, "PASSING"), ""), `"total_cost_usd":0.25`, `"total_cost_usd":0.7`, 1), plan: donePlanMD, files: map[string]string{"b.go": "x"}},
 	}, nil)
 	st, _ := store.Open(h.dir)
-	h.engine = New(h.engine.set, Deps{Agent: cumulativeAgent{h.agent}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
-	if res := h.run(t); res.Reason != "project_complete" {
+	h.engine = New(h.engine.spec, Deps{Agents: []agent.Adapter{cumulativeAgent{h.agent}}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
+	if res := h.run(t); res.Reason != reason.ProjectComplete {
 		t.Fatalf("result %+v", res)
 	}
 	if got := h.status(t).Totals.CostUSD; got < 0.6999 || got > 0.7001 {
@@ -160,7 +162,7 @@ func TestEngineCountsTheGrowthOfACumulativeCost(t *testing.T) {
 	}
 	var costs []float64
 	store.ReadMetrics(st.MetricsFile(), func(_ int, rec json.RawMessage) error {
-		var m Metrics
+		var m loop.Metrics
 		err := json.Unmarshal(rec, &m)
 		costs = append(costs, m.CostUSD)
 		return err

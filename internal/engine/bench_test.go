@@ -14,6 +14,7 @@ import (
 	"ralph/internal/analyze"
 	"ralph/internal/breaker"
 	"ralph/internal/gitx"
+	"ralph/internal/loop"
 	"ralph/internal/ratelimit"
 	"ralph/internal/stop"
 	"ralph/internal/store"
@@ -59,7 +60,7 @@ func benchLoop(b *testing.B) {
 	st, _ := store.Open(dir)
 	out := result("Step done."+block("IN_PROGRESS", false, "PASSING"), "")
 	n := 0
-	deps := Deps{Agent: instantAgent{out: out}, Store: st, Sleep: func(context.Context, time.Duration) error { return nil }}
+	deps := Deps{Agents: []agent.Adapter{instantAgent{out: out}}, Store: st, Sleep: func(context.Context, time.Duration) error { return nil }}
 	// git runs in child processes (about 10 ms of wall time per snapshot on
 	// a 2,000-file repo, see internal/gitx); here a change is reported
 	// directly so only ralph's own work is measured.
@@ -68,8 +69,8 @@ func benchLoop(b *testing.B) {
 		n++
 		return gitx.Snap{InRepo: true, Paths: map[string]string{"f": strconv.Itoa(n)}}, nil
 	}
-	set := Settings{OutputFormat: "json", Budget: stop.Budget{MaxLoops: b.N}, Policy: Policy{Breaker: breaker.DefaultThresholds(), Limits: ratelimit.Limits{MaxCallsPerHour: 1 << 30}}}
-	eng := New(set, deps)
+	spec := loop.Spec{OutputFormat: "json", Policy: loop.Policy{Budget: stop.Budget{MaxLoops: b.N}, Breaker: breaker.DefaultThresholds(), Limits: ratelimit.Limits{MaxCallsPerHour: 1 << 30}}}
+	eng := New(spec, deps)
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"ralph/internal/agent"
 	"ralph/internal/control"
+	"ralph/internal/reason"
 	"ralph/internal/store"
 )
 
@@ -17,7 +19,7 @@ func withControl(t *testing.T, h *harness) control.File {
 		t.Fatal(err)
 	}
 	f := control.Open(st.RalphDir())
-	h.engine = New(h.engine.set, Deps{Agent: h.agent, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep,
+	h.engine = New(h.engine.spec, Deps{Agents: []agent.Adapter{h.agent}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep,
 		Emit: func(ev Event) { h.events = append(h.events, ev) }, Control: f})
 	return f
 }
@@ -38,7 +40,7 @@ func TestEngineStopsAfterTheCurrentIterationOnRequest(t *testing.T) {
 	h.agent.calls = []call{{out: working.out, files: map[string]string{"a.go": "x"},
 		during: func() { f.Stop("ralph stop", h.clock.Now()) }}}
 	res := h.run(t)
-	if res.Reason != ReasonInterrupted || res.ExitCode != 130 || res.Loops != 1 {
+	if res.Reason != reason.Interrupted || res.ExitCode != 130 || res.Loops != 1 {
 		t.Fatalf("result %+v", res)
 	}
 	if !strings.Contains(res.Message, "ralph stop") {
@@ -47,7 +49,7 @@ func TestEngineStopsAfterTheCurrentIterationOnRequest(t *testing.T) {
 	if r, _ := f.Read(); r.Stop {
 		t.Error("the stop request was left behind for the next run")
 	}
-	if st := h.status(t); st.ExitReason != ReasonInterrupted || st.LoopCount != 1 {
+	if st := h.status(t); st.ExitReason != string(reason.Interrupted) || st.LoopCount != 1 {
 		t.Errorf("status %+v", st)
 	}
 }
@@ -57,7 +59,7 @@ func TestEngineIgnoresAStopLeftFromAnEarlierRun(t *testing.T) {
 	h := newHarness(t, openPlanMD, []call{done}, nil)
 	f := withControl(t, h)
 	f.Stop("ralph stop", h.clock.Now())
-	if res := h.run(t); res.Reason != "project_complete" {
+	if res := h.run(t); res.Reason != reason.ProjectComplete {
 		t.Fatalf("result %+v", res)
 	}
 }
@@ -76,7 +78,7 @@ func TestEnginePausesUntilResumed(t *testing.T) {
 	}
 	h.agent.calls = []call{{out: working.out, files: working.files, during: func() { f.Pause("monitor", h.clock.Now()) }}, done}
 	res := h.run(t)
-	if res.Reason != "project_complete" || h.agent.n != 2 {
+	if res.Reason != reason.ProjectComplete || h.agent.n != 2 {
 		t.Fatalf("result %+v after %d calls", res, h.agent.n)
 	}
 	types := strings.Join(eventTypes(h.events), " ")
@@ -98,7 +100,7 @@ func TestEnginePausedStatusAndStopWhilePaused(t *testing.T) {
 		f.Stop("ralph stop", h.clock.Now())
 	}
 	res := h.run(t)
-	if res.Reason != ReasonInterrupted || h.agent.n != 0 {
+	if res.Reason != reason.Interrupted || h.agent.n != 0 {
 		t.Fatalf("result %+v after %d calls", res, h.agent.n)
 	}
 	if seen.Status != "paused" {
@@ -118,7 +120,7 @@ func TestEngineStopCutsAUsageLimitWaitShort(t *testing.T) {
 		}
 	}
 	res := h.run(t)
-	if res.Reason != ReasonInterrupted {
+	if res.Reason != reason.Interrupted {
 		t.Fatalf("result %+v", res)
 	}
 	var slept time.Duration

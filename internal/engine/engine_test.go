@@ -15,8 +15,21 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/analyze"
 	"ralph/internal/breaker"
+	"ralph/internal/loop"
 	"ralph/internal/ratelimit"
+	"ralph/internal/reason"
 	"ralph/internal/store"
+)
+
+type (
+	Event = loop.Event
+	Spec  = loop.Spec
+)
+
+const (
+	EventWait        = loop.EventWait
+	EventWarning     = loop.EventWarning
+	EventAgentSwitch = loop.EventAgentSwitch
 )
 
 // fakeClock is the engine's time: Sleep advances it and is recorded, so no
@@ -170,7 +183,7 @@ type harness struct {
 	engine   *Engine
 }
 
-func newHarness(t *testing.T, planMD string, calls []call, mut func(*Settings)) *harness {
+func newHarness(t *testing.T, planMD string, calls []call, mut func(*Spec)) *harness {
 	t.Helper()
 	h := &harness{dir: project(t, planMD), clock: &fakeClock{now: time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)}, sessions: &memSessions{}}
 	h.agent = &fakeAgent{t: t, clock: h.clock, calls: calls, project: h.dir}
@@ -178,12 +191,13 @@ func newHarness(t *testing.T, planMD string, calls []call, mut func(*Settings)) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := Settings{OutputFormat: "json", Continuity: true, FailureBackoff: 30 * time.Second, AgentName: "fake",
-		Policy: Policy{Breaker: breaker.DefaultThresholds(), Limits: ratelimit.DefaultLimits(), UsageLimitWait: time.Hour, UsageLimitMargin: time.Minute}}
+	spec := Spec{OutputFormat: "json", Continuity: true, Agents: []loop.AgentSpec{{Name: "fake"}},
+		Policy: loop.Policy{Breaker: breaker.DefaultThresholds(), Limits: ratelimit.DefaultLimits(), UsageLimitWait: time.Hour,
+			UsageLimitMargin: time.Minute, FailureBackoff: 30 * time.Second}}
 	if mut != nil {
-		mut(&set)
+		mut(&spec)
 	}
-	h.engine = New(set, Deps{Agent: h.agent, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep,
+	h.engine = New(spec, Deps{Agents: []agent.Adapter{h.agent}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep,
 		Emit: func(ev Event) { h.events = append(h.events, ev) }})
 	return h
 }
@@ -216,7 +230,7 @@ func TestEngineCompletes(t *testing.T) {
 		{out: result("All tasks are done."+block("COMPLETE", true, "PASSING"), ""), files: map[string]string{"logout.go": "package x\n"}, plan: donePlanMD},
 	}, nil)
 	res := h.run(t)
-	if res.Reason != "project_complete" || res.ExitCode != 0 || res.Loops != 2 {
+	if res.Reason != reason.ProjectComplete || res.ExitCode != 0 || res.Loops != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	if h.agent.invs[0].SessionID != "" || h.agent.invs[1].SessionID != "s1" {
@@ -254,7 +268,7 @@ func TestEngineUsageLimitWaitsThenFinishes(t *testing.T) {
 		{out: result("Everything is done."+block("COMPLETE", true, "PASSING"), ""), plan: donePlanMD, files: map[string]string{"a.go": "x"}},
 	}, nil)
 	res := h.run(t)
-	if res.Reason != "project_complete" {
+	if res.Reason != reason.ProjectComplete {
 		t.Fatalf("result %+v", res)
 	}
 	// The call ended at 20:01; the reset is 21:00, plus a minute of margin.
@@ -268,7 +282,7 @@ func TestEngineUsageLimitWaitsThenFinishes(t *testing.T) {
 
 func TestEngineUsageLimitExit(t *testing.T) {
 	limit := `{"type":"result","is_error":true,"result":"You've hit your 5-hour limit · resets 9pm (UTC)"}` + "\n"
-	h := newHarness(t, openPlanMD, []call{{out: limit, exit: 1}}, func(s *Settings) { s.Policy.ExitOnUsageLimit = true })
+	h := newHarness(t, openPlanMD, []call{{out: limit, exit: 1}}, func(s *Spec) { s.Policy.ExitOnUsageLimit = true })
 	if res := h.run(t); res.Reason != "usage_limit" || res.ExitCode != 4 {
 		t.Fatalf("result %+v", res)
 	}
@@ -286,7 +300,7 @@ func TestEngineBreakerOpensAndStaysOpenOnRestart(t *testing.T) {
 	}
 	// A restart within the cooldown makes no call.
 	st, _ := store.Open(h.dir)
-	again := New(h.engine.set, Deps{Agent: h.agent, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
+	again := New(h.engine.spec, Deps{Agents: []agent.Adapter{h.agent}, Store: st, Sessions: h.sessions, Now: h.clock.Now, Sleep: h.clock.Sleep})
 	res2, err := again.Run(context.Background())
 	if err != nil || res2.Reason != "circuit_breaker_open" || h.agent.n != 3 {
 		t.Fatalf("restart: %+v %v after %d calls", res2, err, h.agent.n)
@@ -297,9 +311,9 @@ func TestEngineRateLimitWaitsForTheWindow(t *testing.T) {
 	work := func(i int) call {
 		return call{out: result("Step."+block("IN_PROGRESS", false, "PASSING"), ""), files: map[string]string{fmt.Sprintf("f%d.go", i): "x"}}
 	}
-	h := newHarness(t, openPlanMD, []call{work(1), work(2), work(3)}, func(s *Settings) {
+	h := newHarness(t, openPlanMD, []call{work(1), work(2), work(3)}, func(s *Spec) {
 		s.Policy.Limits.MaxCallsPerHour = 2
-		s.Budget.MaxLoops = 3
+		s.Policy.Budget.MaxLoops = 3
 	})
 	res := h.run(t)
 	if res.Reason != "max_loops" || res.ExitCode != 5 || h.agent.n != 3 {

@@ -9,6 +9,7 @@ import (
 	"ralph/internal/analyze"
 	"ralph/internal/breaker"
 	"ralph/internal/ratelimit"
+	"ralph/internal/reason"
 	"ralph/internal/stop"
 )
 
@@ -19,46 +20,66 @@ func policy() Policy {
 		UsageLimitWait: time.Hour, UsageLimitMargin: time.Minute}
 }
 
-func an(mut func(*analyze.Analysis)) *analyze.Analysis {
+func an(mut func(*analyze.Analysis)) Observed {
 	a := &analyze.Analysis{Status: analyze.StatusInProgress, TestsStatus: analyze.TestsUnknown, FilesModified: -1,
 		TasksRemaining: -1, OutputBytes: 5000, Usage: analyze.Usage{InputTokens: 100, OutputTokens: 50, CostUSD: 0.01}}
 	if mut != nil {
 		mut(a)
 	}
-	return a
+	return Observe(a)
+}
+
+// Fold's verdicts as the tables name them: go on, wait for a usage limit
+// (Next does the waiting), stop.
+type verdict int
+
+const (
+	Continue verdict = iota
+	Wait_
+	Stop_
+)
+
+func verdictOf(d Decision) verdict {
+	switch {
+	case d.Kind == Stop:
+		return Stop_
+	case d.UsageLimit:
+		return Wait_
+	}
+	return Continue
 }
 
 var openPlan = stop.Plan{Known: true, Total: 3, Open: 2, NextOpen: "Add login"}
 
 type foldStep struct {
 	it         Iteration
-	wantAction Action
-	wantReason string
+	wantAction verdict
+	wantReason reason.Reason
 	wantFix    string
 }
 
 func TestFold(t *testing.T) {
-	working := Iteration{InRepo: true, Changed: true, Files: 2, Plan: openPlan, Analysis: an(nil)}
-	idle := Iteration{InRepo: true, Plan: openPlan, Analysis: an(nil)}
-	complete := Iteration{InRepo: true, Changed: true, Plan: stop.Plan{Known: true, Total: 3}, Analysis: an(func(a *analyze.Analysis) {
+	working := Iteration{InRepo: true, Changed: true, Files: 2, Plan: openPlan, Observed: an(nil)}
+	idle := Iteration{InRepo: true, Plan: openPlan, Observed: an(nil)}
+	complete := Iteration{InRepo: true, Changed: true, Plan: stop.Plan{Known: true, Total: 3}, Observed: an(func(a *analyze.Analysis) {
 		a.Status, a.ExitSignal, a.ExitSignalExplicit, a.TestsStatus, a.CompletionIndicators = analyze.StatusComplete, true, true, analyze.TestsPassing, 2
 	})}
-	denied := Iteration{InRepo: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) {
+	denied := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
 		a.PermissionDenials = []analyze.Denial{{Tool: "Bash", Command: "npm install"}}
 	})}
-	limited := Iteration{InRepo: true, ExitCode: 1, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) {
+	limited := Iteration{InRepo: true, ExitCode: 1, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
 		a.IsError = true
 		a.UsageLimit = analyze.UsageLimit{Detected: true, Kind: "five_hour", ResetsAt: "2026-11-20T21:00:00Z", Message: "You've hit your 5-hour limit"}
 	})}
-	failing := Iteration{InRepo: true, ExitCode: 1, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) { a.IsError = true })}
-	questions := Iteration{InRepo: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) { a.AskingQuestions, a.QuestionCount = true, 1 })}
-	clarify := Iteration{InRepo: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) {
+	failing := Iteration{InRepo: true, ExitCode: 1, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.IsError = true })}
+	questions := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.AskingQuestions, a.QuestionCount = true, 1 })}
+	clarify := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
 		a.Status, a.ClarificationNeeded, a.ClarificationQuestions = analyze.StatusNeedsClarification, true, []string{"Which DB?"}
 	})}
-	testOnly := Iteration{InRepo: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) { a.IsTestOnly, a.TestsStatus = true, analyze.TestsPassing })}
-	outsideGit := Iteration{InRepo: false, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) { a.FilesModified = 2 })}
-	timedOutWithChanges := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Changed: true, Plan: openPlan, Analysis: an(nil)}
-	timedOutIdle := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Plan: openPlan, Analysis: an(nil)}
+	testOnly := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.IsTestOnly, a.TestsStatus = true, analyze.TestsPassing })}
+	outsideGit := Iteration{InRepo: false, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.FilesModified = 2 })}
+	timedOutWithChanges := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Changed: true, Plan: openPlan, Observed: an(nil)}
+	timedOutIdle := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Plan: openPlan, Observed: an(nil)}
 
 	cases := []struct {
 		name  string
@@ -66,20 +87,20 @@ func TestFold(t *testing.T) {
 		steps []foldStep
 	}{
 		{"progress goes on", nil, []foldStep{{working, Continue, "", ""}, {working, Continue, "", ""}}},
-		{"completion stops with exit 0", nil, []foldStep{{working, Continue, "", ""}, {complete, Stop, "project_complete", ""}}},
-		{"no progress opens the breaker after 3", nil, []foldStep{{idle, Continue, "", ""}, {idle, Continue, "", ""}, {idle, Stop, ReasonBreakerOpen, ""}}},
-		{"questions neither count nor reset", nil, []foldStep{{idle, Continue, "", ""}, {questions, Continue, "", "asked questions"}, {idle, Continue, "", ""}, {idle, Stop, ReasonBreakerOpen, ""}}},
-		{"permission denials twice stop with permission_denied", nil, []foldStep{{denied, Continue, "", "were refused: Bash(npm install)"}, {denied, Stop, ReasonPermissionDenied, ""}}},
-		{"usage limit waits until the reset plus margin", nil, []foldStep{{limited, Wait, "", ""}, {working, Continue, "", ""}}},
-		{"usage limit with --on-usage-limit exit", func(p *Policy) { p.ExitOnUsageLimit = true }, []foldStep{{limited, Stop, ReasonUsageLimit, ""}}},
-		{"usage limits do not count as failures", nil, []foldStep{{limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {limited, Wait, "", ""}, {working, Continue, "", ""}}},
-		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop, ReasonBreakerOpen, ""}}},
-		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop, "test_saturation", ""}}},
-		{"clarification stops with exit 6", nil, []foldStep{{clarify, Stop, "needs_clarification", ""}}},
+		{"completion stops with exit 0", nil, []foldStep{{working, Continue, "", ""}, {complete, Stop_, "project_complete", ""}}},
+		{"no progress opens the breaker after 3", nil, []foldStep{{idle, Continue, "", ""}, {idle, Continue, "", ""}, {idle, Stop_, reason.BreakerOpen, ""}}},
+		{"questions neither count nor reset", nil, []foldStep{{idle, Continue, "", ""}, {questions, Continue, "", "asked questions"}, {idle, Continue, "", ""}, {idle, Stop_, reason.BreakerOpen, ""}}},
+		{"permission denials twice stop with permission_denied", nil, []foldStep{{denied, Continue, "", "were refused: Bash(npm install)"}, {denied, Stop_, reason.PermissionDenied, ""}}},
+		{"usage limit waits until the reset plus margin", nil, []foldStep{{limited, Wait_, "", ""}, {working, Continue, "", ""}}},
+		{"usage limit with --on-usage-limit exit", func(p *Policy) { p.ExitOnUsageLimit = true }, []foldStep{{limited, Stop_, reason.UsageLimit, ""}}},
+		{"usage limits do not count as failures", nil, []foldStep{{limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {working, Continue, "", ""}}},
+		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop_, reason.BreakerOpen, ""}}},
+		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop_, "test_saturation", ""}}},
+		{"clarification stops with exit 6", nil, []foldStep{{clarify, Stop_, "needs_clarification", ""}}},
 		{"outside git the self-report counts", nil, []foldStep{{outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}}},
 		{"a timed-out iteration that changed files is productive", nil, []foldStep{{timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}}},
-		{"idle timeouts are failures", nil, []foldStep{{timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Stop, ReasonBreakerOpen, ""}}},
-		{"a contradicted claim is answered", nil, []foldStep{{Iteration{InRepo: true, Changed: true, Plan: openPlan, Analysis: an(func(a *analyze.Analysis) {
+		{"idle timeouts are failures", nil, []foldStep{{timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Stop_, reason.BreakerOpen, ""}}},
+		{"a contradicted claim is answered", nil, []foldStep{{Iteration{InRepo: true, Changed: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
 			a.Status, a.ExitSignal, a.ExitSignalExplicit, a.CompletionIndicators = analyze.StatusComplete, true, true, 2
 		})}, Continue, "", "fix_plan.md still has 2 open item(s)"}}},
 	}
@@ -94,16 +115,16 @@ func TestFold(t *testing.T) {
 			for i, s := range tc.steps {
 				at = at.Add(time.Minute)
 				s.it.Loop, s.it.Ended = i+1, at
-				var out Outcome
+				var out Decision
 				st, out = Fold(st, s.it, p)
-				if out.Action != s.wantAction || out.Reason != s.wantReason {
-					t.Fatalf("step %d: got action %d reason %q (%s), want %d %q", i+1, out.Action, out.Reason, out.Message, s.wantAction, s.wantReason)
+				if verdictOf(out) != s.wantAction || out.Reason != s.wantReason {
+					t.Fatalf("step %d: got %d reason %q (%s), want %d %q", i+1, verdictOf(out), out.Reason, out.Message, s.wantAction, s.wantReason)
 				}
 				if s.wantFix != "" && !strings.Contains(strings.Join(st.Corrections, " "), s.wantFix) {
 					t.Fatalf("step %d: corrections %q, want %q", i+1, st.Corrections, s.wantFix)
 				}
-				if out.Action == Wait && !out.WaitUntil.Equal(time.Date(2026, 11, 20, 21, 1, 0, 0, time.UTC)) {
-					t.Fatalf("step %d: wait until %v", i+1, out.WaitUntil)
+				if verdictOf(out) == Wait_ && !out.HeldUntil.Equal(time.Date(2026, 11, 20, 21, 1, 0, 0, time.UTC)) {
+					t.Fatalf("step %d: held until %v", i+1, out.HeldUntil)
 				}
 			}
 			if st.Loop != len(tc.steps) || len(st.Calls.Calls) != len(tc.steps) {
@@ -115,27 +136,17 @@ func TestFold(t *testing.T) {
 
 func TestFoldTotalsAndSession(t *testing.T) {
 	st := State{Breaker: breaker.New(t0)}
-	st, out := Fold(st, Iteration{Loop: 1, Ended: t0, InRepo: true, Changed: true, Analysis: an(nil)}, policy())
-	st, _ = Fold(st, Iteration{Loop: 2, Ended: t0.Add(time.Minute), InRepo: true, Changed: true, Analysis: an(nil)}, policy())
+	st, out := Fold(st, Iteration{Loop: 1, Ended: t0, InRepo: true, Changed: true, Observed: an(nil)}, policy())
+	st, _ = Fold(st, Iteration{Loop: 2, Ended: t0.Add(time.Minute), InRepo: true, Changed: true, Observed: an(nil)}, policy())
 	if st.Tokens != 300 || st.CostUSD < 0.0199 || st.CostUSD > 0.0201 {
 		t.Errorf("totals %d tokens $%f", st.Tokens, st.CostUSD)
 	}
 	if out.ResetSession != "" {
 		t.Errorf("progress reset the session: %q", out.ResetSession)
 	}
-	_, out = Fold(st, Iteration{Loop: 3, Ended: t0, ExitCode: 1, Analysis: an(func(a *analyze.Analysis) { a.IsError = true })}, policy())
+	_, out = Fold(st, Iteration{Loop: 3, Ended: t0, ExitCode: 1, Observed: an(func(a *analyze.Analysis) { a.IsError = true })}, policy())
 	if out.ResetSession == "" {
 		t.Error("is_error did not reset the session")
-	}
-}
-
-func TestExitCodes(t *testing.T) {
-	for reason, code := range map[string]int{"project_complete": 0, "plan_complete": 0, "completion_signals": 0, "test_saturation": 0,
-		"safety_threshold": 0, "circuit_breaker_open": 2, "permission_denied": 3, "usage_limit": 4, "max_loops": 5,
-		"max_runtime": 5, "max_cost": 5, "needs_clarification": 6, "integrity_failure": 7, "interrupted": 130, "bogus": 1} {
-		if got := ExitCode(reason); got != code {
-			t.Errorf("ExitCode(%s) = %d, want %d", reason, got, code)
-		}
 	}
 }
 
@@ -163,8 +174,8 @@ func TestBuildContext(t *testing.T) {
 }
 
 func TestCallUsage(t *testing.T) {
-	an := func(session string, cost float64, in int64) *analyze.Analysis {
-		return &analyze.Analysis{SessionID: session, Usage: analyze.Usage{CostUSD: cost, InputTokens: in, OutputTokens: in / 10}}
+	an := func(session string, cost float64, in int64) Observed {
+		return Observed{SessionID: session, Usage: analyze.Usage{CostUSD: cost, InputTokens: in, OutputTokens: in / 10}}
 	}
 	u := func(cost float64, in int64) analyze.Usage {
 		return analyze.Usage{CostUSD: cost, InputTokens: in, OutputTokens: in / 10}
@@ -174,7 +185,7 @@ func TestCallUsage(t *testing.T) {
 	tests := []struct {
 		name     string
 		prev     SessionUsage
-		a        *analyze.Analysis
+		a        Observed
 		cum      [2]bool
 		want     analyze.Usage
 		wantNext SessionUsage
