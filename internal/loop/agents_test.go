@@ -32,4 +32,3 @@ func TestChooseAgent(t *testing.T) {
 		})
 	}
 }
-

@@ -22,13 +22,13 @@ type Iteration struct {
 	ExitCode int       `json:"exit_code"`
 	TimedOut bool      `json:"timed_out,omitempty"`
 	// StartErr is why the agent could not be started ("" when it ran).
-	StartErr string   `json:"start_error,omitempty"`
-	InRepo   bool     `json:"in_repo,omitempty"` // progress measured by git
-	Changed  bool     `json:"changed,omitempty"` // git saw changes or commits made during the call
-	Files    int      `json:"files,omitempty"`   // files changed during the call
-	PlanGain int      `json:"plan_gain,omitempty"`
+	StartErr string    `json:"start_error,omitempty"`
+	InRepo   bool      `json:"in_repo,omitempty"` // progress measured by git
+	Changed  bool      `json:"changed,omitempty"` // git saw changes or commits made during the call
+	Files    int       `json:"files,omitempty"`   // files changed during the call
+	PlanGain int       `json:"plan_gain,omitempty"`
 	Plan     stop.Plan `json:"plan"`
-	Observed Observed `json:"observed"`
+	Observed Observed  `json:"observed"`
 	// The agent's reports add up a resumed session (agent.Capabilities).
 	CumulativeCost   bool `json:"cumulative_cost,omitempty"`
 	CumulativeTokens bool `json:"cumulative_tokens,omitempty"`

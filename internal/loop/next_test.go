@@ -69,7 +69,11 @@ func TestNext(t *testing.T) {
 		{"a back-off is waited out", nil, func(st State) State { st.Pause = Pause{Until: t0.Add(time.Minute), Kind: WaitBackoff}; return st },
 			Observation{Plan: openPlan}, Wait, "", WaitBackoff, t0.Add(time.Minute), 0},
 		{"no wait when the next decision is a stop", func(p *Policy) { p.Budget.MaxLoops = 1 },
-			func(st State) State { st.Loop = 1; st.Pause = Pause{Until: t0.Add(time.Minute), Kind: WaitDelay}; return st },
+			func(st State) State {
+				st.Loop = 1
+				st.Pause = Pause{Until: t0.Add(time.Minute), Kind: WaitDelay}
+				return st
+			},
 			Observation{Plan: openPlan}, Stop, reason.MaxLoops, "", time.Time{}, 0},
 		{"a full hour waits for the oldest call", nil, func(st State) State { st.Calls = full(); return st },
 			Observation{Plan: openPlan}, Wait, "", WaitRateLimit, t0.Add(10 * time.Minute), 0},
@@ -144,7 +148,7 @@ func TestFinishedPlanCostsNoCall(t *testing.T) {
 		at = at.Add(time.Minute)
 		var d Decision
 		st, d = Fold(st, Iteration{Loop: call, Ended: at, InRepo: true, Changed: true, PlanGain: 1,
-			Plan: stop.Plan{Known: true, Total: 3, Open: 3 - call},
+			Plan:     stop.Plan{Known: true, Total: 3, Open: 3 - call},
 			Observed: an(func(a *analyze.Analysis) { a.ExitSignalExplicit, a.ExitSignal = true, false })}, p)
 		if d.Kind == Stop {
 			t.Fatalf("call %d stopped: %s", call, d.Reason)
