@@ -107,7 +107,7 @@ func (s State) Validate() error {
 	case s.Backoff < 0:
 		return fmt.Errorf("negative back-off %s", s.Backoff)
 	}
-	if s.Version == StateVersion {
+	if s.Version == StateVersion && s.Breaker.Status != "" {
 		if err := s.Breaker.Validate(); err != nil {
 			return err
 		}

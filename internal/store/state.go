@@ -57,7 +57,7 @@ func (s *Store) LoadState() (st loop.State, found bool, warnings []string, err e
 		found = true
 	}
 	var b breaker.State
-	if ok, warn := s.readStateFile(s.BreakerFile(), &b, b.Validate); ok {
+	if ok, warn := s.readStateFile(s.BreakerFile(), &b, func() error { return b.Validate() }); ok {
 		st.Breaker, found = b, true
 	} else {
 		warnings = append(warnings, warn...)
