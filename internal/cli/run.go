@@ -134,6 +134,14 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		obs.json = json.NewEncoder(ios.Out)
 	}
 	deps := engine.Deps{Agents: ads, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir())}
+	if path := os.Getenv("RALPH_TRACE"); path != "" {
+		trace, closeTrace, err := traceFile(path)
+		if err != nil {
+			return err
+		}
+		defer closeTrace()
+		deps.Trace = trace
+	}
 	monitorOn := rf.Monitor && !rf.JSON && isTerminal(ios.Out)
 	if rf.Monitor && !monitorOn {
 		fmt.Fprintln(ios.Err, "ralph: warning: --monitor needs a terminal on stdout (and no --json); showing plain output")
@@ -154,6 +162,17 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		return &ExitError{Code: res.ExitCode}
 	}
 	return nil
+}
+
+// traceFile appends the loop's decisions to path as JSON lines
+// ($RALPH_TRACE, for replaying a run through Next and Fold).
+func traceFile(path string) (func(loop.Trace), func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("RALPH_TRACE: %w", err)
+	}
+	enc := json.NewEncoder(f)
+	return func(t loop.Trace) { _ = enc.Encode(t) }, func() { f.Close() }, nil
 }
 
 // drainTimeout is how long a finished loop waits for its observers to show

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,6 +29,8 @@ func TestMain(m *testing.M) {
 
 var fakeAgentBin string
 
+var updateReplay = flag.Bool("update-replay", false, "save each script's decisions to internal/loop/testdata/replay")
+
 func TestScripts(t *testing.T) {
 	if fakeAgentBin == "" {
 		bin, err := script.Build(t.TempDir())
@@ -50,6 +53,13 @@ func TestScripts(t *testing.T) {
 			// Scripts pace nothing: no delays or backoffs unless they ask.
 			env.Setenv("RALPH_DELAY", "0")
 			env.Setenv("RALPH_FAILURE_BACKOFF", "0")
+			// Every decision is traced, for the replay test of the loop.
+			trace := filepath.Join(env.WorkDir, ".trace.jsonl")
+			env.Setenv("RALPH_TRACE", trace)
+			if *updateReplay {
+				name := filepath.Base(env.WorkDir)
+				env.Defer(func() { saveReplay(env.T(), trace, name) })
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -59,6 +69,19 @@ func TestScripts(t *testing.T) {
 			"dead":        dead,
 		},
 	})
+}
+
+// saveReplay keeps a script's trace as a recorded run for the loop's
+// replay test.
+func saveReplay(t testscript.T, trace, name string) {
+	b, err := os.ReadFile(trace)
+	if err != nil || len(b) == 0 {
+		return // the script ran no loop
+	}
+	name = strings.TrimPrefix(name, "script-")
+	if err := os.WriteFile(filepath.Join("..", "loop", "testdata", "replay", "script_"+name+".jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // initproject DIR PLANFILE: a git repository with .ralph/PROMPT.md,

@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,7 +90,7 @@ func execRalph(t *testing.T, dir string, env []string, args ...string) run {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ralphBin, args...)
 	cmd.Dir = dir
-	cmd.Env = env
+	cmd.Env = append(env, "RALPH_TRACE="+tracePath(t))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -101,6 +103,34 @@ func execRalph(t *testing.T, dir string, env []string, args ...string) run {
 	}
 	t.Logf("ralph %s: exit %d in %s\nstdout:\n%s\nstderr:\n%s", args[0], r.exit, r.took.Round(time.Millisecond), r.stdout, r.stderr)
 	return r
+}
+
+var (
+	updateReplay = flag.Bool("update-replay", false, "save each run's decisions to internal/loop/testdata/replay")
+	traces       sync.Map // test name → trace file
+)
+
+// tracePath is the test's trace of decisions; with -update-replay it is
+// kept, at the end of the test, as a recorded run for the loop's replay test.
+func tracePath(t *testing.T) string {
+	if p, ok := traces.Load(t.Name()); ok {
+		return p.(string)
+	}
+	p := filepath.Join(t.TempDir(), "trace.jsonl")
+	traces.Store(t.Name(), p)
+	if *updateReplay {
+		t.Cleanup(func() {
+			b, err := os.ReadFile(p)
+			if err != nil || len(b) == 0 || t.Failed() {
+				return
+			}
+			name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+			if err := os.WriteFile(filepath.Join("..", "loop", "testdata", "replay", "e2e_"+name+".jsonl"), b, 0o644); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	return p
 }
 
 func status(t *testing.T, dir string) store.Status {

@@ -70,6 +70,8 @@ type Deps struct {
 	Emit func(loop.Event)
 	// Control carries pause, stop and breaker-reset requests; nil: none.
 	Control Controller
+	// Trace receives every decision with its inputs (nil: not traced).
+	Trace func(loop.Trace)
 }
 
 // Engine runs one loop.
@@ -161,6 +163,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		obs, pl := e.observe()
 		var step loop.Step
 		e.st, step = loop.Next(e.st, obs, e.spec.Policy)
+		e.trace(loop.Trace{Next: &loop.TraceNext{Observation: obs, Step: step}})
 		for _, n := range step.Notes {
 			e.emit(loop.Event{Type: n.Type, Agent: n.Agent, Message: n.Message})
 		}
@@ -210,6 +213,8 @@ func (e *Engine) start() error {
 	}
 	var notes []string
 	e.st, notes = loop.Begin(st, e.now(), e.spec.Policy)
+	begin, policy := e.st, e.spec.Policy
+	e.trace(loop.Trace{Begin: &begin, Policy: &policy})
 	for _, n := range notes {
 		e.emit(loop.Event{Type: loop.EventWarning, Message: n})
 	}
@@ -318,6 +323,12 @@ func (e *Engine) emit(ev loop.Event) {
 		ev.Loop = e.st.Loop
 	}
 	e.deps.Emit(ev)
+}
+
+func (e *Engine) trace(t loop.Trace) {
+	if e.deps.Trace != nil {
+		e.deps.Trace(t)
+	}
 }
 
 // announceCapabilities says once, at start, what each agent cannot report,

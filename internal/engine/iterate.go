@@ -105,6 +105,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	}
 	var d loop.Decision
 	e.st, d = loop.Fold(e.st, it, e.spec.Policy)
+	e.trace(loop.Trace{Fold: &loop.TraceFold{Iteration: it, Decision: d}})
 	e.afterSession(it.Observed.SessionID, d, n, end)
 	if d.Reason == reason.NeedsClarification {
 		e.writeClarification(it.Observed)

@@ -150,7 +150,11 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 		return wait(WaitPaused, time.Time{}, "paused by "+orSomebody(c.PauseBy)+"; `ralph resume` (or p in the monitor) continues")
 	}
 	if now.Before(st.Pause.Until) {
-		return wait(st.Pause.Kind, st.Pause.Until, "")
+		msg := "the pause between iterations"
+		if st.Pause.Kind == WaitBackoff {
+			msg = "the last call failed; backing off before the next"
+		}
+		return wait(st.Pause.Kind, st.Pause.Until, msg)
 	}
 	st.Pause = Pause{}
 	lim := ratelimit.New(p.Limits, st.Calls)
@@ -179,7 +183,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if cur := indexOf(names, st.Agent); cur != idx {
 		from, to := st.Agent, names[idx]
 		if l, held := st.AgentLimits[from]; held {
-			step.Message = fmt.Sprintf("switching from %s to %s: %s is held by a usage limit until %s", from, to, from, l.Until.Local().Format("Jan 2 15:04 MST"))
+			step.Message = fmt.Sprintf("switching from %s to %s: %s is held by a usage limit until %s", from, to, from, l.Until.UTC().Format("Jan 2 15:04 MST"))
 		} else {
 			step.Message = fmt.Sprintf("switching back from %s to %s: its usage limit has reset", from, to)
 		}
