@@ -6,6 +6,8 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/breaker"
+	"ralph/internal/loop"
+	"ralph/internal/reason"
 )
 
 func (m *Model) loopTitle() string {
@@ -71,11 +73,11 @@ func (m *Model) loopAction() (label, text string) {
 }
 
 // exitStyle tells a successful end from one that needs the user.
-func (m *Model) exitStyle(reason string) paint {
-	switch reason {
-	case "project_complete", "plan_complete", "completion_signals", "test_saturation", "safety_threshold":
+func (m *Model) exitStyle(r string) paint {
+	switch why := reason.Reason(r); {
+	case why.Success():
 		return m.st.ok
-	case "interrupted", "max_loops", "max_runtime", "max_cost":
+	case why == reason.Interrupted || why.ExitCode() == reason.MaxLoops.ExitCode():
 		return m.st.warn
 	}
 	return m.st.bad
@@ -320,7 +322,7 @@ func (m *Model) limitsLines(w int, compact bool) []string {
 	var last string
 	l := m.snap.Loop
 	switch {
-	case l.Active() && l.Status.Wait != nil && l.Status.Wait.Kind == "usage_limit":
+	case l.Active() && l.Status.Wait != nil && l.Status.Wait.Kind == loop.WaitUsageLimit:
 		u := l.Status.Wait.Until
 		last = m.st.warn.Render("usage limit · resets in "+fmtCountdown(u.Sub(m.now))) +
 			m.st.dim.Render(" (at "+fmtClock(u, m.now)+")")

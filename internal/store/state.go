@@ -125,9 +125,10 @@ func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
 	return errors.Join(errs...)
 }
 
-// tailWindow is how much of metrics.jsonl's end is read to find its last
-// record; records are a few hundred bytes.
-const tailWindow = 256 << 10
+// tailWindows are how much of metrics.jsonl's end is read to find its last
+// record, tried in turn: records are a few hundred bytes, and a save must
+// not read the whole file.
+var tailWindows = []int64{4 << 10, 64 << 10, 1 << 20}
 
 // ensureRecord appends rec to metrics.jsonl unless its last complete record
 // is rec already (same loop and start). A torn last line — a killed append
@@ -170,27 +171,33 @@ func lastRecord(f *os.File) (*recordID, int64, error) {
 		return nil, 0, err
 	}
 	size := info.Size()
-	off := max(size-tailWindow, 0)
-	buf := make([]byte, size-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return nil, 0, err
-	}
-	cut := bytes.LastIndexByte(buf, '\n')
-	if cut < 0 {
-		// No complete line in the window: an empty file, or one torn line.
-		if off == 0 {
-			return nil, 0, nil
+	for _, w := range tailWindows {
+		off := max(size-w, 0)
+		buf := make([]byte, size-off)
+		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
 		}
-		return nil, size, nil
+		cut := bytes.LastIndexByte(buf, '\n')
+		if cut < 0 {
+			if off == 0 {
+				return nil, 0, nil // empty, or one torn line
+			}
+			continue
+		}
+		end := off + int64(cut) + 1
+		start := bytes.LastIndexByte(buf[:cut], '\n')
+		if start < 0 && off > 0 {
+			continue // the line starts before the window
+		}
+		var id recordID
+		if json.Unmarshal(buf[start+1:cut], &id) != nil {
+			return nil, end, nil
+		}
+		return &id, end, nil
 	}
-	end := off + int64(cut) + 1
-	body := buf[:cut]
-	start := bytes.LastIndexByte(body, '\n') + 1
-	var id recordID
-	if json.Unmarshal(body[start:], &id) != nil {
-		return nil, end, nil
-	}
-	return &id, end, nil
+	// A last line longer than every window is not a record of ours; the
+	// next one goes after it.
+	return nil, size, nil
 }
 
 type recordID struct {
