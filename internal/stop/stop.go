@@ -16,9 +16,11 @@
 //   - completion_signals: a contradicted or thin EXIT_SIGNAL: true is answered
 //     with what contradicts it; the same claim in the next iteration stops.
 //     Without any EXIT_SIGNAL field, STATUS COMPLETE or completion wording in
-//     MaxDoneSignals (2) consecutive iterations stops too.
+//     MaxDoneSignals (2) consecutive iterations stops too — unless open plan
+//     tasks or failing tests contradict it: wording is answered, not obeyed.
 //   - safety_threshold: SafetyThreshold (5) consecutive iterations with at
-//     least two completion indicators but no EXIT_SIGNAL field.
+//     least two completion indicators but no EXIT_SIGNAL field, nothing
+//     contradicting them.
 //   - test_saturation: MaxTestOnly (3) consecutive test-only iterations.
 //
 // An explicit EXIT_SIGNAL: false overrides every heuristic: it resets the
@@ -193,9 +195,17 @@ func AfterCall(st State, obs Observation, opts Options) (State, Decision) {
 	}
 
 	st.ClaimRejected = false
+	// Heuristics only stop a loop nothing contradicts: completion wording
+	// beside open plan tasks or failing tests is answered, not obeyed (only
+	// the agent's explicit EXIT_SIGNAL: true, repeated, overrules the plan).
+	contradicted := len(contradictions) > 0
 	if obs.StatusComplete || obs.HasCompletionSignal {
-		st.DoneStreak++
-		if st.DoneStreak >= opts.MaxDoneSignals {
+		if !contradicted {
+			st.DoneStreak++
+		} else {
+			st.DoneStreak = 0
+		}
+		if !contradicted && st.DoneStreak >= opts.MaxDoneSignals {
 			return st, stopWith(CompletionSignals, "completion reported in %d consecutive iterations without an EXIT_SIGNAL field", st.DoneStreak)
 		}
 		msg := "You reported completion without an EXIT_SIGNAL field. If all work is done, end with EXIT_SIGNAL: true in the RALPH_STATUS block"
@@ -206,7 +216,7 @@ func AfterCall(st State, obs Observation, opts Options) (State, Decision) {
 	} else {
 		st.DoneStreak = 0
 	}
-	if indicators >= 2 {
+	if indicators >= 2 && !contradicted {
 		st.SafetyStreak++
 		if st.SafetyStreak >= opts.SafetyThreshold {
 			return st, stopWith(SafetyThreshold, "%d consecutive iterations with completion indicators but no EXIT_SIGNAL field", st.SafetyStreak)

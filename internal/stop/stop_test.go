@@ -90,8 +90,27 @@ func TestAfterCall(t *testing.T) {
 			{Observation{HasCompletionSignal: true, CompletionIndicators: 1}, CompletionSignals, ""},
 		}},
 		{"no field: completion wording twice in a row stops", Options{}, []step{
+			{Observation{HasCompletionSignal: true, CompletionIndicators: 1, Plan: donePlan}, None, "without an EXIT_SIGNAL field"},
+			{Observation{HasCompletionSignal: true, CompletionIndicators: 1, Plan: donePlan}, CompletionSignals, ""},
+		}},
+		// "Done." twice with 3 of 4 tasks open is not success: wording the
+		// plan contradicts is answered, never obeyed.
+		{"no field: wording contradicted by open tasks never stops", Options{}, []step{
 			{Observation{HasCompletionSignal: true, CompletionIndicators: 1, Plan: openPlan}, None, "but fix_plan.md still has 3"},
-			{Observation{HasCompletionSignal: true, CompletionIndicators: 1, Plan: openPlan}, CompletionSignals, ""},
+			{Observation{HasCompletionSignal: true, CompletionIndicators: 1, Plan: openPlan}, None, "but fix_plan.md still has 3"},
+			{Observation{HasCompletionSignal: true, CompletionIndicators: 1, Plan: openPlan}, None, "but fix_plan.md still has 3"},
+		}},
+		{"no field: wording contradicted by failing tests never stops", Options{}, []step{
+			{Observation{StatusComplete: true, CompletionIndicators: 1, TestsFailing: true}, None, "the tests are failing"},
+			{Observation{StatusComplete: true, CompletionIndicators: 1, TestsFailing: true}, None, "the tests are failing"},
+		}},
+		{"safety threshold: not while the plan has open tasks", Options{}, []step{
+			{Observation{CompletionIndicators: 2, Plan: openPlan}, None, ""},
+			{Observation{CompletionIndicators: 2, Plan: openPlan}, None, ""},
+			{Observation{CompletionIndicators: 2, Plan: openPlan}, None, ""},
+			{Observation{CompletionIndicators: 2, Plan: openPlan}, None, ""},
+			{Observation{CompletionIndicators: 2, Plan: openPlan}, None, ""},
+			{Observation{CompletionIndicators: 2, Plan: openPlan}, None, ""},
 		}},
 		{"no field: wording interrupted by work does not stop", Options{}, []step{
 			{Observation{StatusComplete: true, CompletionIndicators: 1}, None, "EXIT_SIGNAL"},
