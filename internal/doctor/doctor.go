@@ -114,6 +114,8 @@ type Git struct {
 	CurrentBranch func(ctx context.Context, dir string) (string, error)
 	// DirtyPaths lists the paths that are not clean, ralph's own state aside.
 	DirtyPaths func(ctx context.Context, dir string) ([]string, error)
+	// Identity is who a commit in dir would be signed by (gitx.Identity).
+	Identity func(ctx context.Context, dir string) (string, error)
 }
 
 // Check names, stable for --json consumers.
@@ -131,6 +133,7 @@ const (
 	NameAgents       = "agents"
 	NameCredentials  = "credentials"
 	NameGit          = "git"
+	NameGitIdentity  = "git_identity"
 	NameDisk         = "disk"
 )
 
@@ -160,6 +163,7 @@ func Run(ctx context.Context, p Project, env Env) Report {
 	r.add(checkCredentials(p.Config, env))
 	r.add(checkInstalledAgents(ctx, env))
 	r.add(checkGit(ctx, p.Dir, env))
+	r.add(checkGitIdentity(ctx, p.Dir, env))
 	r.add(checkDisk(p.Dir, env))
 	return r
 }

@@ -21,7 +21,7 @@ func names(r Report) string {
 
 func TestRunHealthy(t *testing.T) {
 	r := Run(context.Background(), defaultProject(project(t, healthyPlan, nil)), healthyEnv())
-	if got, want := names(r), "config layout files plan state breaker lock agent agent_version credentials agents git disk"; got != want {
+	if got, want := names(r), "config layout files plan state breaker lock agent agent_version credentials agents git git_identity disk"; got != want {
 		t.Errorf("checks = %s, want %s", got, want)
 	}
 	for _, c := range r.Checks {
@@ -38,7 +38,7 @@ func TestRunLeavesOutDependentChecks(t *testing.T) {
 	env := healthyEnv()
 	env.LookPath = func(string) (string, error) { return "", errors.New("not found") }
 	r := Run(context.Background(), defaultProject(t.TempDir()), env)
-	if got, want := names(r), "config layout agent credentials agents git disk"; got != want {
+	if got, want := names(r), "config layout agent credentials agents git git_identity disk"; got != want {
 		t.Errorf("checks = %s, want %s", got, want)
 	}
 	if !r.Blocking || r.Count(Fail) != 2 {

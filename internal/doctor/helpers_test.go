@@ -46,6 +46,7 @@ func healthyEnv() Env {
 			IsClean:       func(context.Context, string) (bool, error) { return true, nil },
 			CurrentBranch: func(context.Context, string) (string, error) { return "main", nil },
 			DirtyPaths:    func(context.Context, string) ([]string, error) { return nil, nil },
+			Identity:      func(context.Context, string) (string, error) { return "T <t@example.com>", nil },
 		},
 	}
 }

@@ -234,6 +234,20 @@ func checkGit(ctx context.Context, dir string, env Env) Check {
 	return c
 }
 
+// checkGitIdentity reports who the agent's commits would be signed by. The
+// prompt asks the agent to commit each task; without an identity every one
+// of those commits fails, which the agent then works around or gives up on.
+func checkGitIdentity(ctx context.Context, dir string, env Env) Check {
+	c := Check{Name: NameGitIdentity, Status: Warn}
+	id, err := env.Git.Identity(ctx, dir)
+	if err != nil {
+		c.Detail = "commits will fail: " + err.Error()
+		return c
+	}
+	c.Status, c.Detail = OK, "commits by "+id
+	return c
+}
+
 // checkDisk measures the space left on the project's file system, where
 // logs, transcripts and state files go.
 func checkDisk(dir string, env Env) Check {

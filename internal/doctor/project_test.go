@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"ralph/internal/config"
+	"ralph/internal/gitx"
 	"ralph/internal/store"
 )
 
@@ -310,5 +312,17 @@ func TestRoughDuration(t *testing.T) {
 		if got := roughDuration(d); got != want {
 			t.Errorf("roughDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+func TestCheckGitIdentity(t *testing.T) {
+	env := healthyEnv()
+	if c := checkGitIdentity(context.Background(), t.TempDir(), env); c.Status != OK || !strings.Contains(c.Detail, "T <t@example.com>") {
+		t.Errorf("with an identity: %+v", c)
+	}
+	env.Git.Identity = func(context.Context, string) (string, error) { return "", gitx.ErrNoIdentity }
+	if c := checkGitIdentity(context.Background(), t.TempDir(), env); c.Status != Warn || !strings.Contains(c.Detail, "commits will fail") ||
+		!strings.Contains(c.Detail, "user.email") {
+		t.Errorf("without: %+v", c)
 	}
 }

@@ -32,6 +32,7 @@ func System() Env {
 			IsClean:       gitx.IsClean,
 			CurrentBranch: gitx.CurrentBranch,
 			DirtyPaths:    dirtyPaths,
+			Identity:      gitx.Identity,
 		},
 	}
 }

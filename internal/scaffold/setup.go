@@ -107,11 +107,15 @@ func Setup(ctx context.Context, o SetupOptions) (*SetupResult, error) {
 		return res, err
 	}
 	msg := fmt.Sprintf("Set up %s as a ralph project", res.ProjectName)
+	// Without an identity the commit fails, and so would every commit the
+	// agent makes: that is an error to fix now, not a warning to scroll past.
+	if _, err := git(ctx, dir, "var", "GIT_COMMITTER_IDENT"); err != nil {
+		return res, errorf(KindGeneral, err, "created %s and staged its files, but git has no identity to commit with (the agent's commits would fail too): "+
+			"set `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, then `git commit -m %q` in %s", res.ProjectName, msg, dir)
+	}
 	if _, err := git(ctx, dir, append([]string{"commit", "-q", "-m", msg, "--"}, w.created...)...); err != nil {
-		// Usually a missing user.name/user.email. The files are there and
-		// staged; the user can commit once git is configured.
-		res.Warnings = append(res.Warnings, "initial commit not made (the files are staged): "+err.Error())
-		return res, nil
+		// The files are there and staged; the user can commit by hand.
+		return res, errorf(KindGeneral, err, "created %s and staged its files, but the initial commit failed: %v", res.ProjectName, err)
 	}
 	res.Committed = true
 	if out, err := git(ctx, dir, "rev-parse", "HEAD"); err == nil {

@@ -102,16 +102,34 @@ func TestSetupFailures(t *testing.T) {
 
 // When the commit fails (typically: no git identity configured) the files
 // are still there and staged; the missing commit is a warning, not a failure.
-func TestSetupCommitFailureIsAWarning(t *testing.T) {
+// No git identity: the files are created and staged, and setup fails with
+// what to do — it used to say it initialised the repository and exit 0.
+func TestSetupWithoutGitIdentityFails(t *testing.T) {
 	needGit(t)
-	dir := filepath.Join(t.TempDir(), "p")
-	res, err := Setup(context.Background(), SetupOptions{Dir: dir, Env: Env{Git: failingCommit}})
-	if err != nil {
-		t.Fatal(err)
+	for name, runner := range map[string]GitRunner{"no identity": noIdentity, "commit fails": failingCommit} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "p")
+			res, err := Setup(context.Background(), SetupOptions{Dir: dir, Env: Env{Git: runner}})
+			if err == nil || KindOf(err) != KindGeneral || !res.Created || res.Committed || !res.GitInitialized {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			if name == "no identity" && !strings.Contains(err.Error(), "git config --global user.email") {
+				t.Errorf("the error does not say what to do: %v", err)
+			}
+			if _, serr := os.Stat(filepath.Join(dir, ".ralph", "PROMPT.md")); serr != nil {
+				t.Errorf("files not kept: %v", serr)
+			}
+		})
 	}
-	if res.Committed || !res.GitInitialized || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "commit not made") {
-		t.Fatalf("%+v", res)
+}
+
+// noIdentity is real git on a machine where nobody set user.name and
+// user.email and git will not guess.
+func noIdentity(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	if args[0] == "var" || args[0] == "commit" {
+		return nil, &Error{Msg: "git " + args[0] + ": Author identity unknown"}
 	}
+	return runGit(ctx, dir, args...)
 }
 
 // failingCommit is real git except that commit fails as it does without

@@ -1,0 +1,32 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// ErrNoIdentity is git having no name and email to commit with.
+var ErrNoIdentity = errors.New("git has no identity to commit with: set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`")
+
+// Identity is the "Name <email>" git would sign a commit in dir with, or
+// ErrNoIdentity when a commit would fail for the lack of one. It asks git
+// itself (`git var GIT_COMMITTER_IDENT`), so configuration files,
+// environment variables and what git derives from the host all count, as
+// they do for a real commit.
+func Identity(ctx context.Context, dir string) (string, error) {
+	out, err := git(ctx, dir, "var", "GIT_COMMITTER_IDENT")
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) {
+			return "", ErrNoIdentity
+		}
+		return "", err
+	}
+	// "Name <email> 1700000000 +0000": the time is not part of who.
+	id := strings.TrimSpace(string(out))
+	if i := strings.LastIndexByte(id, '>'); i >= 0 {
+		id = id[:i+1]
+	}
+	return id, nil
+}
