@@ -166,6 +166,12 @@ func runInTmux(ios IO, dir string, args []string) error {
 	if err != nil {
 		return errors.New("--tmux needs tmux on PATH; `ralph run --monitor` shows the same dashboard without it")
 	}
+	// Outside tmux the session is attached to this terminal: without one,
+	// a detached session would go on running a loop nobody sees. Refuse
+	// before anything is created.
+	if os.Getenv("TMUX") == "" && (!isTerminal(ios.Out) || !isTerminalReader(os.Stdin)) {
+		return errors.New("--tmux needs a terminal to attach to; run it from one, or use `ralph run` (plain lines) or `ralph run --json` in scripts")
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -188,7 +194,7 @@ func runInTmux(ios IO, dir string, args []string) error {
 	name := fmt.Sprintf("ralph-%s-%d", sanitizeSession(filepath.Base(dir)), os.Getpid())
 	// The loop's pane stays open after it ends, so its last lines (the exit
 	// reason) can be read before closing the session.
-	shell := shellJoin(loopCmd) + `; echo; echo "ralph exited with $?; press Enter to close"; read _`
+	shell := tmuxPaneShell(loopCmd)
 	if err := tm("new-session", "-d", "-s", name, "-c", dir, "sh", "-c", shell); err != nil {
 		return fmt.Errorf("tmux new-session: %w", err)
 	}
@@ -197,6 +203,17 @@ func runInTmux(ios IO, dir string, args []string) error {
 	}
 	_ = tm("select-pane", "-t", name+".0")
 	return tm("attach-session", "-t", name)
+}
+
+// tmuxPaneShell is the loop pane's command: the loop, then its exit code
+// (kept before any other command can replace $?) and a prompt to close.
+func tmuxPaneShell(loopCmd []string) string {
+	return shellJoin(loopCmd) + `; code=$?; echo; echo "ralph exited with $code; press Enter to close"; read _`
+}
+
+func isTerminalReader(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func withoutTmuxFlag(args []string) []string {

@@ -3,6 +3,7 @@ package cli
 import (
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,17 @@ func TestShellJoinRoundTrips(t *testing.T) {
 	}
 	if got := string(out); got != "run\n--prompt\nit's $HOME `x`\n" {
 		t.Errorf("the shell saw %q", got)
+	}
+}
+
+// The pane reports the loop's own exit code, not echo's.
+func TestTmuxPaneReportsTheRealExitCode(t *testing.T) {
+	shell := tmuxPaneShell([]string{"sh", "-c", "exit 5"})
+	out, err := exec.Command("sh", "-c", shell).CombinedOutput()
+	if err != nil {
+		t.Skip("no sh")
+	}
+	if !strings.Contains(string(out), "ralph exited with 5;") {
+		t.Errorf("pane says %q", out)
 	}
 }
