@@ -148,6 +148,11 @@ func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *obse
 	default:
 		select {
 		case o := <-done:
+			if o.err == nil {
+				// The dashboard showed the end; once it is gone the
+				// terminal must still say how the run ended.
+				fmt.Fprintf(human, "ralph: stopped after loop %d: %s (exit %d) — %s\n", o.res.Loops, o.res.Reason, o.res.ExitCode, o.res.Message)
+			}
 			return o.res, o.err
 		default:
 			fmt.Fprintln(human, "ralph: left the dashboard; the loop goes on here (Ctrl-C stops it, `ralph monitor` shows the view again)")

@@ -282,6 +282,7 @@ type observers struct {
 	json     *json.Encoder
 	verbose  bool
 	live     bool          // show the agent's live output between the lines
+	iterated bool          // an iteration ended in this run
 	tty      bool          // human output is a terminal: waits show a live countdown
 	stopTick chan struct{} // ends the running countdown
 }
@@ -350,7 +351,15 @@ func (o *observers) emit(ev loop.Event) {
 	if o.tty && ev.Type == loop.EventWait {
 		defer o.countdown(ev.WaitKind, ev.Until)
 	}
+	if ev.Type == loop.EventIterationEnd {
+		o.iterated = true
+	}
 	line := describe(ev)
+	if ev.Type == loop.EventStop && !o.iterated {
+		// This run made no call: "stopped after loop 1" beside "starting at
+		// loop 2" would read as if it had.
+		line = strings.Replace(line, fmt.Sprintf("stopped after loop %d:", ev.Loop), fmt.Sprintf("stopped before loop %d:", ev.Loop+1), 1)
+	}
 	if line != "" {
 		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), store.Redact(line))
 		if ev.Type != loop.EventIterationStart || o.verbose {
@@ -360,6 +369,14 @@ func (o *observers) emit(ev loop.Event) {
 	if o.json != nil {
 		_ = o.json.Encode(ev)
 	}
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func describe(ev loop.Event) string {
@@ -377,9 +394,9 @@ func describe(ev loop.Event) string {
 		if m == nil {
 			return ""
 		}
-		s := fmt.Sprintf("loop %d: %s in %s, exit %d, %d files changed, %d tokens, $%.4f — %s",
+		s := fmt.Sprintf("loop %d: %s in %s, exit %d, %s changed, %d tokens, $%.4f — %s",
 			ev.Loop, strings.ToLower(m.Status), (time.Duration(m.DurationMS) * time.Millisecond).Round(time.Second),
-			m.ExitCode, m.FilesChanged, m.InputTokens+m.OutputTokens+m.CacheReadTokens+m.CacheCreationTokens, m.CostUSD, m.Decision)
+			m.ExitCode, plural(m.FilesChanged, "file"), m.InputTokens+m.OutputTokens+m.CacheReadTokens+m.CacheCreationTokens, m.CostUSD, m.Decision)
 		switch {
 		case m.Summary != "":
 			s += ": " + m.Summary
@@ -404,6 +421,9 @@ func describe(ev loop.Event) string {
 	case loop.EventAgentSwitch:
 		return "agent: " + ev.Message
 	case loop.EventStop:
+		if ev.Message == "" {
+			ev.Message = string(ev.Reason)
+		}
 		return fmt.Sprintf("stopped after loop %d: %s (exit %d) — %s", ev.Loop, ev.Reason, ev.ExitCode, ev.Message)
 	}
 	return ""

@@ -25,6 +25,7 @@ var GitignoreEntries = []string{
 	".ralph/.ralph_session",
 	".ralph/.ralph_session_history",
 	".ralph/ralph.lock",
+	".ralph/.control",
 	".ralph/*.corrupt-*",
 	".ralph/.*.tmp-*",
 	".ralph/clarification.md",
