@@ -79,7 +79,7 @@ func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
 // its warnings for the config check instead of printing them.
 func doctorProject(dir string) doctor.Project {
 	var warn bytes.Buffer
-	cfg, err := loadConfig(dir, config.Layer{}, &warn)
+	cfg, skipped, err := readConfig(dir, config.Layer{}, &warn)
 	var ve *config.ValueError
 	if err != nil && !errors.As(err, &ve) {
 		// The .ralphrc could not be read at all; the other checks still
@@ -88,11 +88,24 @@ func doctorProject(dir string) doctor.Project {
 	}
 	var warns []string
 	for l := range strings.SplitSeq(warn.String(), "\n") {
-		if l = strings.TrimPrefix(strings.TrimSpace(l), "ralph: warning: "); l != "" {
+		if l = strings.TrimPrefix(strings.TrimSpace(l), "ralph: warning: "); l != "" && !isSkipped(l, skipped) {
 			warns = append(warns, l)
 		}
 	}
+	if err == nil {
+		// `ralph run` refuses lines it cannot read: so does the check.
+		err = unreadable(skipped)
+	}
 	return doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
+}
+
+func isSkipped(line string, skipped []config.Warning) bool {
+	for _, w := range skipped {
+		if w.String() == line {
+			return true
+		}
+	}
+	return false
 }
 
 // fancyOutput decides the marks: symbols and colour only for a person at a

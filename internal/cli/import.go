@@ -172,7 +172,10 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	if _, err := os.Stat(dir); err != nil {
 		cfgDir = cwd
 	}
-	cfg, err := loadConfig(cfgDir, o.layer, ios.Err)
+	cfg, skipped, err := readConfig(cfgDir, o.layer, ios.Err)
+	if err == nil {
+		err = unreadable(skipped)
+	}
 	if err != nil {
 		return err
 	}

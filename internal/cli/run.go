@@ -54,15 +54,49 @@ func newRunCmd(ios IO) *cobra.Command {
 
 // loadConfig resolves the configuration of the project in dir.
 func loadConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, error) {
+	cfg, _, err := readConfig(dir, flags, warn)
+	return cfg, err
+}
+
+// readConfig is loadConfig that also returns the .ralphrc lines that could
+// not be read at all.
+func readConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, []config.Warning, error) {
 	rc, warns, err := config.ReadRalphrc(filepath.Join(dir, ".ralphrc"), os.LookupEnv)
 	if err != nil {
-		return config.Config{}, err
+		return config.Config{}, nil, err
 	}
 	cfg, more, err := config.Resolve(config.Defaults(), rc, config.FromEnv(os.Getenv), flags)
+	var skipped []config.Warning
 	for _, w := range append(warns, more...) {
+		if w.Skipped {
+			skipped = append(skipped, w)
+			continue
+		}
 		fmt.Fprintln(warn, "ralph: warning:", w)
 	}
-	return cfg, err
+	if err == nil && len(skipped) == 0 {
+		return cfg, nil, nil
+	}
+	if err == nil {
+		// Only commands that act on the settings refuse; the others say it.
+		for _, w := range skipped {
+			fmt.Fprintln(warn, "ralph: warning:", w)
+		}
+	}
+	return cfg, skipped, err
+}
+
+// unreadable refuses to act on a .ralphrc with lines that could not be read:
+// `MAX_LOOPS="5` must not start an unbounded run.
+func unreadable(skipped []config.Warning) error {
+	if len(skipped) == 0 {
+		return nil
+	}
+	lines := make([]string, len(skipped))
+	for i, w := range skipped {
+		lines[i] = w.String()
+	}
+	return fmt.Errorf("%s\nralph does not start with settings it could not read; fix the line(s) above", strings.Join(lines, "\n"))
 }
 
 // openProject opens the project's state directory, explaining the old flat
@@ -88,7 +122,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(dir, rf.layer(), ios.Err)
+	cfg, skipped, err := readConfig(dir, rf.layer(), ios.Err)
 	if err != nil {
 		return err
 	}
@@ -107,6 +141,9 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		return sessionReset(ios, st, "reset by hand (--reset-session)")
 	case rf.Rollback:
 		return rollback(ctx, ios, dir)
+	}
+	if err := unreadable(skipped); err != nil {
+		return err
 	}
 	if rf.Tmux {
 		return runInTmux(ios, dir, os.Args[1:])

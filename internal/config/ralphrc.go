@@ -57,6 +57,12 @@ func (p *rcParser) warn(format string, args ...any) {
 	})
 }
 
+// skip is warn for a line that could not be read: its setting is lost.
+func (p *rcParser) skip(format string, args ...any) {
+	p.warn(format, args...)
+	p.warns[len(p.warns)-1].Skipped = true
+}
+
 func (p *rcParser) parseLine(line string) {
 	p.key = ""
 	s := strings.TrimLeft(line, " \t")
@@ -78,7 +84,7 @@ func (p *rcParser) parseLine(line string) {
 	p.key = s[:i]
 	if after := strings.TrimLeft(s[i+1:], " \t"); after != s[i+1:] && after != "" && after[0] != '#' {
 		// `KEY= value` would run "value" in bash with KEY empty.
-		p.warn("%s: spaces around '=' are not allowed (line ignored); write %s=value", p.key, p.key)
+		p.skip("%s: spaces around '=' are not allowed (line ignored); write %s=value", p.key, p.key)
 		return
 	}
 	value, ok := p.lexValue(s[i+1:])
@@ -88,7 +94,7 @@ func (p *rcParser) parseLine(line string) {
 	if strings.ContainsFunc(value, isControl) {
 		// Values end up in terminal output and agent arguments; escape
 		// sequences from a repository file have no business there.
-		p.warn("%s: value contains control characters (line ignored)", p.key)
+		p.skip("%s: value contains control characters (line ignored)", p.key)
 		return
 	}
 	p.vars[p.key] = value
@@ -102,20 +108,20 @@ func (p *rcParser) notAssignment(s string, exported bool) {
 		if exported && validName(strings.TrimSpace(s)) {
 			return // "export NAME" only marks a variable for export: nothing to read
 		}
-		p.warn("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
+		p.skip("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
 		return
 	}
 	left := s[:eq]
 	switch trimmed := strings.TrimRight(left, " \t"); {
 	case left == "":
-		p.warn("missing key before '=' (line ignored)")
+		p.skip("missing key before '=' (line ignored)")
 	case trimmed != left && validName(trimmed):
 		p.key = trimmed
-		p.warn("%s: spaces around '=' are not allowed (line ignored); write %s=value", trimmed, trimmed)
+		p.skip("%s: spaces around '=' are not allowed (line ignored); write %s=value", trimmed, trimmed)
 	case strings.ContainsAny(left, " \t"):
-		p.warn("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
+		p.skip("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
 	default:
-		p.warn("invalid key %q (line ignored): use letters, digits and _", clip(left))
+		p.skip("invalid key %q (line ignored): use letters, digits and _", clip(left))
 	}
 }
 
@@ -166,7 +172,7 @@ scan:
 		case '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
-				p.warn("%s: unterminated quote (line ignored)", p.key)
+				p.skip("%s: unterminated quote (line ignored)", p.key)
 				return "", false
 			}
 			b.WriteString(s[i+1 : i+1+j])
@@ -174,12 +180,12 @@ scan:
 		case '"':
 			var ok bool
 			if i, ok = p.lexDouble(s, i+1, &b); !ok {
-				p.warn("%s: unterminated quote (line ignored)", p.key)
+				p.skip("%s: unterminated quote (line ignored)", p.key)
 				return "", false
 			}
 		case '\\':
 			if i+1 == len(s) {
-				p.warn("%s: a trailing backslash would continue the line; continuation lines are not supported (line ignored)", p.key)
+				p.skip("%s: a trailing backslash would continue the line; continuation lines are not supported (line ignored)", p.key)
 				return "", false
 			}
 			b.WriteByte(s[i+1])
@@ -198,7 +204,7 @@ scan:
 		tail = strings.TrimLeft(rest, " \t")
 	}
 	if tail != "" && tail[0] != '#' {
-		p.warn("%s: unexpected %q after the value (line ignored); quote values that contain spaces", p.key, clip(tail))
+		p.skip("%s: unexpected %q after the value (line ignored); quote values that contain spaces", p.key, clip(tail))
 		return "", false
 	}
 	return b.String(), true

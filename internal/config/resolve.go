@@ -68,6 +68,9 @@ type Warning struct {
 	Source Source
 	Key    string // the key concerned, when there is one
 	Msg    string
+	// Skipped: the line could not be read and its setting was lost
+	// (commands that act on the settings refuse such a file).
+	Skipped bool
 }
 
 // String renders ".ralphrc:7: unknown key FOO (ignored)".
