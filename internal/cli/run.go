@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -164,7 +166,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 
 	spec := specFrom(cfg, st, specs)
 	if cfg.DryRun {
-		return dryRun(ios, st, spec, ads)
+		return dryRun(ios, st, cfg, spec, ads)
 	}
 	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human), live: cfg.Live}
 	if rf.JSON {
@@ -285,14 +287,33 @@ func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.
 	}
 }
 
-func dryRun(ios IO, st *store.Store, spec loop.Spec, ads []agent.Adapter) error {
+// dryRun shows what a run would do: the settings that are not defaults
+// and where they come from, the plan, and each agent's command with the
+// prompt left out (-v shows every setting and the prompt). It fails, as the
+// run would, when an agent's executable cannot be found.
+func dryRun(ios IO, st *store.Store, cfg config.Config, spec loop.Spec, ads []agent.Adapter) error {
 	prompt, err := os.ReadFile(st.PromptFile())
 	if err != nil {
 		return fmt.Errorf("read prompt: %w", err)
 	}
+	fmt.Fprintln(ios.Out, "dry run: no agent call is made")
+	fmt.Fprintln(ios.Out, "settings:")
+	defaults := 0
+	for _, set := range cfg.Redacted() {
+		if set.Source.Kind == config.SourceDefault && !cfg.Verbose {
+			defaults++
+			continue
+		}
+		fmt.Fprintf(ios.Out, "  %-28s %-20s %s\n", set.Key, set.Value, set.Source)
+	}
+	if defaults > 0 {
+		fmt.Fprintf(ios.Out, "  … and %d more at their defaults (-v lists them)\n", defaults)
+	}
 	pl, _ := plan.Options{OptionalSections: spec.OptionalSections}.Load(st.FixPlanFile())
+	fmt.Fprintf(ios.Out, "plan:    %s\n", pl.Summary())
 	inv := agent.Invocation{Dir: st.ProjectDir(), Prompt: string(prompt), OutputFormat: spec.OutputFormat, Live: spec.Live,
 		AppendSystemPrompt: loop.BuildContext(loop.ContextInput{Loop: 1, PlanKnown: true, PlanOpen: pl.Counts().OpenRequired, PlanTotal: pl.Counts().Total})}
+	var missing []string
 	for i, a := range spec.Agents {
 		inv.Model, inv.Effort, inv.AllowedTools = a.Model, a.Effort, a.AllowedTools
 		argv, err := ads[i].Command(inv)
@@ -302,13 +323,38 @@ func dryRun(ios IO, st *store.Store, spec loop.Spec, ads []agent.Adapter) error 
 			}
 			return err
 		}
+		if _, err := exec.LookPath(argv[0]); err != nil {
+			missing = append(missing, fmt.Sprintf("%s: %v", a.Name, err))
+		}
+		shown := agent.JoinWords(argv)
+		if !cfg.Verbose {
+			shown = agent.JoinWords(elide(argv, string(prompt), fmt.Sprintf("<%s, %d bytes>", filepath.Base(st.PromptFile()), len(prompt))))
+		}
 		if i == 0 {
-			fmt.Fprintf(ios.Out, "dry run: no agent call is made\nplan:    %s\ncommand: %s\n", pl.Summary(), agent.JoinWords(argv))
+			fmt.Fprintf(ios.Out, "command: %s\n", shown)
 			continue
 		}
-		fmt.Fprintf(ios.Out, "on a usage limit, %s: %s\n", a.Name, agent.JoinWords(argv))
+		fmt.Fprintf(ios.Out, "on a usage limit, %s: %s\n", a.Name, shown)
+	}
+	if cfg.Verbose {
+		fmt.Fprintf(ios.Out, "prompt (%s):\n%s", st.PromptFile(), prompt)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the agent cannot start: %s", strings.Join(missing, "; "))
 	}
 	return nil
+}
+
+// elide replaces the argument that is the prompt with a short note: the
+// prompt is hundreds of lines nobody asked to see.
+func elide(argv []string, prompt, note string) []string {
+	out := slices.Clone(argv)
+	for i, a := range out {
+		if a == prompt && len(a) > 0 {
+			out[i] = note
+		}
+	}
+	return out
 }
 
 // observers print, log and stream the engine's events; they never decide.
