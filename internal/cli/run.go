@@ -503,6 +503,8 @@ func describe(ev loop.Event) string {
 		return ev.Message
 	case loop.EventAgentSwitch:
 		return "agent: " + ev.Message
+	case loop.EventError:
+		return "error: " + ev.Message
 	case loop.EventStop:
 		if ev.Message == "" {
 			ev.Message = string(ev.Reason)

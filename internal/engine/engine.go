@@ -188,7 +188,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		d, err := e.iterate(ctx, step.Agent, pl)
 		if err != nil {
-			return Result{ExitCode: 1, Loops: e.st.Loop}, err
+			return e.fail(err)
 		}
 		if ctx.Err() != nil {
 			return e.finish(reason.Interrupted, "interrupted")
@@ -278,6 +278,15 @@ func (e *Engine) waitStep(ctx context.Context, step loop.Step) error {
 		return ctx.Err()
 	}
 	return e.deps.Sleep(ctx, d)
+}
+
+// fail ends the run on an error no decision covers (an agent that cannot
+// start, a state that cannot be saved): the status says so, with the
+// error, instead of "running" for a process that is gone.
+func (e *Engine) fail(err error) (Result, error) {
+	e.status("stopped", "error: "+err.Error(), "", nil, "")
+	e.emit(loop.Event{Type: loop.EventError, Message: err.Error(), ExitCode: 1})
+	return Result{ExitCode: 1, Loops: e.st.Loop}, err
 }
 
 func (e *Engine) finish(r reason.Reason, msg string) (Result, error) {

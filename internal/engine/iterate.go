@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -69,8 +70,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 
 	res, runErr := ad.Run(ctx, inv)
 	if runErr != nil {
-		var se *agent.StartError
-		if errors.As(runErr, &se) && errors.Is(se.Err, exec.ErrNotFound) || res.StartErr == nil {
+		if cannotStart(runErr) || res.StartErr == nil {
 			return loop.Decision{}, runErr // a configuration problem: no point in looping
 		}
 	}
@@ -121,6 +121,17 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	msg := d.Message
 	e.emit(loop.Event{Type: loop.EventIterationEnd, Loop: n, Iteration: &rec, Message: msg})
 	return d, nil
+}
+
+// cannotStart reports a start error that no retry can fix: the executable
+// is not found, not there, or not executable. (A fork that fails for want
+// of resources may work next time; the breaker counts those.)
+func cannotStart(err error) bool {
+	var se *agent.StartError
+	if !errors.As(err, &se) {
+		return false
+	}
+	return errors.Is(se.Err, exec.ErrNotFound) || errors.Is(se.Err, fs.ErrNotExist) || errors.Is(se.Err, fs.ErrPermission)
 }
 
 func (e *Engine) afterSession(id string, d loop.Decision, n int, now time.Time) {

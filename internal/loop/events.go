@@ -20,6 +20,7 @@ const (
 	EventBackup         = "backup"
 	EventWarning        = "warning"
 	EventStop           = "stop"
+	EventError          = "error" // the run ended on an error, not a decision (exit 1)
 	EventPaused         = "paused"
 	EventResumed        = "resumed"
 	EventAgentSwitch    = "agent_switch"
