@@ -2,6 +2,7 @@ package cli
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -68,7 +69,20 @@ var boolFlags = []struct {
 func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	rf := &runFlags{fs: fs, keyed: map[string]string{}, boolKeys: map[string]bool{}, invert: map[string]bool{}}
 	for _, f := range keyedFlags {
-		fs.StringP(f.name, f.short, "", f.help)
+		v := &keyedValue{typ: "string"}
+		help := f.help
+		if k, ok := config.Lookup(f.key); ok {
+			v.typ = flagType(k)
+			if k.Type == "minutes" || k.Type == "hours" {
+				help += " (a bare number is " + k.Type + "; 90s, 2h work too)"
+			}
+		}
+		fl := fs.VarPF(v, f.name, f.short, help)
+		if k, ok := config.Lookup(f.key); ok && k.Default != "" && k.Default != "0" && k.Default != "0s" {
+			// Shown by --help as "(default X)"; the value itself stays
+			// unset, so only a flag the user gave becomes a config layer.
+			fl.DefValue = k.Default
+		}
 		rf.keyed[f.name] = f.key
 	}
 	for _, f := range boolFlags {
@@ -84,9 +98,33 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	fs.BoolVar(&rf.CircuitStatus, "circuit-status", false, "print the circuit breaker's state and exit")
 	fs.BoolVar(&rf.Rollback, "rollback", false, "restore the working tree from the newest --backup snapshot and exit")
 	fs.BoolVar(&rf.Monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
-	fs.BoolVar(&rf.Tmux, "tmux", false, "run the loop and `ralph monitor` side by side in tmux panes")
+	fs.BoolVar(&rf.Tmux, "tmux", false, "run the loop and the dashboard (ralph monitor) side by side in tmux panes")
 	fs.StringVarP(&rf.Dir, "dir", "C", ".", "project directory")
 	return rf
+}
+
+// keyedValue is a flag backed by a configuration key: kept as text (the
+// config layer parses and validates it, naming the flag), typed for --help.
+type keyedValue struct{ v, typ string }
+
+func (k *keyedValue) String() string     { return k.v }
+func (k *keyedValue) Set(s string) error { k.v = s; return nil }
+func (k *keyedValue) Type() string       { return k.typ }
+
+// flagType is the value's kind as --help shows it.
+func flagType(k config.KeyInfo) string {
+	switch k.Type {
+	case "float":
+		return "usd"
+	case "enum":
+		if len(k.Values) <= 2 {
+			return strings.Join(k.Values, "|")
+		}
+		return "name" // the help line lists them
+	case "minutes", "hours", "seconds":
+		return "duration"
+	}
+	return k.Type
 }
 
 // layer turns the flags the user set into a config layer.

@@ -69,3 +69,23 @@ func TestBadFlagValueNamesTheFlag(t *testing.T) {
 		t.Errorf("error %v does not name --calls", err)
 	}
 }
+
+// --help shows each keyed flag's type and default, and no garbled names.
+func TestRunHelpShowsTypesAndDefaults(t *testing.T) {
+	var out strings.Builder
+	cmd := newRunCmd(IO{Out: &out, Err: &out})
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--calls int", "(default 100)", "--delay duration", "(default 5s)", "--timeout duration",
+		"a bare number is minutes", "--max-cost usd", "--on-usage-limit wait|exit", "--tmux   "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "--tmux ralph") || strings.Contains(out.String(), " string ") && strings.Contains(out.String(), "--calls string") {
+		t.Errorf("garbled or untyped:\n%s", out.String())
+	}
+}

@@ -251,3 +251,19 @@ func TestSourceStrings(t *testing.T) {
 		}
 	}
 }
+
+// Durations with units are accepted for every time key; a bare number keeps
+// the unit the key's name (and the bash tool) gives it.
+func TestTimeKeysTakeUnits(t *testing.T) {
+	cfg, warns, err := layers{rc: "CLAUDE_TIMEOUT_MINUTES=90s\nSESSION_EXPIRY_HOURS=90m\nUSAGE_LIMIT_WAIT_MINUTES=2h\n",
+		env: map[string]string{"RALPH_MAX_RUNTIME": "10"}}.resolve(t)
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("err=%v warns=%v", err, warns)
+	}
+	if cfg.AgentTimeout != 90*time.Second || cfg.SessionExpiry != 90*time.Minute || cfg.UsageLimitWait != 2*time.Hour || cfg.MaxRuntime != 10*time.Second {
+		t.Errorf("timeout %s, expiry %s, usage wait %s, runtime %s", cfg.AgentTimeout, cfg.SessionExpiry, cfg.UsageLimitWait, cfg.MaxRuntime)
+	}
+	if _, _, err := (layers{rc: "CLAUDE_TIMEOUT_MINUTES=20s\n"}).resolve(t); err == nil || !strings.Contains(err.Error(), "at least 1m0s") {
+		t.Errorf("below the minimum: %v", err)
+	}
+}

@@ -76,6 +76,17 @@ func (k *keyInfo) parse(raw string) (any, string) {
 // int64; any other unit yields that many units as a time.Duration.
 func (k *keyInfo) whole(v string, unit time.Duration, what string) (any, string) {
 	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil && unit != 1 {
+		// A duration with its unit says what it means whatever the key's
+		// unit is: --timeout 90s, SESSION_EXPIRY_HOURS=30m. A bare number
+		// keeps the bash tool's unit.
+		if d, derr := time.ParseDuration(v); derr == nil {
+			if d < time.Duration(k.min)*unit {
+				return nil, fmt.Sprintf("%q must be at least %s", v, time.Duration(k.min)*unit)
+			}
+			return d, ""
+		}
+	}
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		return nil, fmt.Sprintf("%q is too large", v)
