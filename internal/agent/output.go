@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ralph/internal/analyze"
+	"ralph/internal/shellwords"
 )
 
 // MaxArgLen is Linux's MAX_ARG_STRLEN (32 pages, with the NUL): a longer
@@ -179,14 +180,14 @@ func (c Call) analyze(exitCode int) (*analyze.Analysis, error) {
 }
 
 // CommandWords splits a configured command string (--agent-cmd and the
-// like) into argv words the way a shell would (SplitWords); "" means def.
+// like) into argv words (shellwords.Split); a blank one means def.
 func CommandWords(agent, command, def string) ([]string, error) {
-	words, err := SplitWords(command)
+	if strings.TrimSpace(command) == "" {
+		return []string{def}, nil
+	}
+	words, err := shellwords.Split(command)
 	if err != nil {
 		return nil, fmt.Errorf("%s command %q: %w", agent, command, err)
-	}
-	if len(words) == 0 {
-		words = []string{def}
 	}
 	return words, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 
 	"ralph/internal/agent"
+	"ralph/internal/shellwords"
 )
 
 type codexEvent struct {
@@ -123,7 +124,7 @@ func (r *Renderer) codexCall(it *codexItem) {
 // command holds a single quote. Splitting like a shell undoes either
 // quoting.
 func unwrapShell(cmd string) string {
-	w, err := agent.SplitWords(cmd)
+	w, err := shellwords.Split(cmd)
 	if err != nil || len(w) != 3 || (w[1] != "-c" && w[1] != "-lc") {
 		return cmd
 	}

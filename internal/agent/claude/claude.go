@@ -40,7 +40,7 @@ type Adapter struct {
 var _ agent.Adapter = (*Adapter)(nil)
 
 // New returns an adapter for a command string as given in --agent-cmd or
-// CLAUDE_CODE_CMD, split into words like a shell would (agent.SplitWords);
+// CLAUDE_CODE_CMD, split into words like a shell would (shellwords.Split);
 // "" means DefaultCommand.
 func New(command string) (*Adapter, error) {
 	words, err := agent.CommandWords(Name, command, DefaultCommand)

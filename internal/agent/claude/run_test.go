@@ -14,6 +14,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/shellwords"
 )
 
 var fakeAgent string
@@ -140,7 +141,7 @@ func fakeInvocation(t *testing.T, s script.Script) (*Adapter, agent.Invocation, 
 		t.Fatal(err)
 	}
 	inv.Env = []string{script.EnvScript + "=" + path}
-	a, err := New(agent.JoinWords([]string{fakeAgent}))
+	a, err := New(shellwords.Join([]string{fakeAgent}))
 	if err != nil {
 		t.Fatal(err)
 	}

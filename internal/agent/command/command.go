@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/shellwords"
 )
 
 // Name is the adapter's name.
@@ -51,15 +52,15 @@ type Adapter struct {
 
 var _ agent.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for a command string, split into words like a
-// shell would (agent.SplitWords). There is no default command.
+// New returns an adapter for a command string, split into words
+// (shellwords.Split). There is no default command.
 func New(command string) (*Adapter, error) {
-	words, err := agent.SplitWords(command)
+	if strings.TrimSpace(command) == "" {
+		return nil, errors.New("command: no command given (set --agent-cmd)")
+	}
+	words, err := shellwords.Split(command)
 	if err != nil {
 		return nil, fmt.Errorf("command %q: %w", command, err)
-	}
-	if len(words) == 0 {
-		return nil, errors.New("command: no command given (set --agent-cmd)")
 	}
 	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/shellwords"
 )
 
 func TestCommand(t *testing.T) {
@@ -105,7 +106,7 @@ func TestRunStdin(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(agent.JoinWords([]string{bin}))
+	a, err := New(shellwords.Join([]string{bin}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestRunArg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(agent.JoinWords([]string{bin, "--mode", "quick"}))
+	a, err := New(shellwords.Join([]string{bin, "--mode", "quick"}))
 	if err != nil {
 		t.Fatal(err)
 	}

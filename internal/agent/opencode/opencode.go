@@ -42,7 +42,7 @@ type Adapter struct {
 var _ agent.Adapter = (*Adapter)(nil)
 
 // New returns an adapter for a command string, split into words like a
-// shell would (agent.SplitWords); "" means DefaultCommand.
+// shell would (shellwords.Split); "" means DefaultCommand.
 func New(command string) (*Adapter, error) {
 	words, err := agent.CommandWords(Name, command, DefaultCommand)
 	if err != nil {

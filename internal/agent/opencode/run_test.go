@@ -13,6 +13,7 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/analyze"
+	"ralph/internal/shellwords"
 )
 
 func invocation(t *testing.T) agent.Invocation {
@@ -65,7 +66,7 @@ func TestRunWithFakeAgent(t *testing.T) {
 	if err := (script.Script{Iterations: []script.Iteration{{StdoutFile: sample}}, RepeatLast: true}).Write(path); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(agent.JoinWords([]string{bin}))
+	a, err := New(shellwords.Join([]string{bin}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestRunStopsAtRateLimit(t *testing.T) {
 			if err := (script.Script{Iterations: []script.Iteration{tt.it}}).Write(path); err != nil {
 				t.Fatal(err)
 			}
-			a, err := New(agent.JoinWords([]string{bin}))
+			a, err := New(shellwords.Join([]string{bin}))
 			if err != nil {
 				t.Fatal(err)
 			}
