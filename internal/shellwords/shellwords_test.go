@@ -44,7 +44,6 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitRefuses(t *testing.T) {
-	const op = "shell operator %s is not supported (no shell runs the agent command)"
 	const exp = "shell expansion ($..., `...`) is not supported (no shell runs the agent command)"
 	tests := []struct{ in, want string }{
 		{"", "empty command"},
