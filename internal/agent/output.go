@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -61,19 +60,6 @@ func ReadTail(path string, max int64) ([]byte, error) {
 		}
 	}
 	return io.ReadAll(io.LimitReader(f, max))
-}
-
-// RelPath shows a path inside the project relative to it; others stay as
-// they are.
-func RelPath(p, dir string) string {
-	if dir == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return p
-	}
-	return rel
 }
 
 // Analyzer reads one agent output; analyze.Analyze is the one for formats

@@ -249,3 +249,12 @@ func TestRunInvalidInvocation(t *testing.T) {
 		t.Error("empty prompt ran")
 	}
 }
+
+func readSample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,4 +144,13 @@ func TestRunInvalidInvocation(t *testing.T) {
 	if res, err := a.Run(context.Background(), inv); err == nil || res.ExitCode != -1 || fake.Got.Argv != nil {
 		t.Errorf("empty prompt ran: %+v, %v", res, err)
 	}
+}
+
+func readSample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

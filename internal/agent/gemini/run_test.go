@@ -3,6 +3,7 @@ package gemini
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -97,4 +98,13 @@ func TestRunStartErrorHint(t *testing.T) {
 	if !errors.As(err, &se) || se.Hint == "" {
 		t.Errorf("err %v", err)
 	}
+}
+
+func readSample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

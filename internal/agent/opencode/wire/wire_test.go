@@ -1,6 +1,21 @@
-package opencode
+package wire
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// readSample reads a verbatim output of the pinned CLI, kept with the
+// adapter's samples.
+func readSample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 func TestDetect(t *testing.T) {
 	tests := []struct {

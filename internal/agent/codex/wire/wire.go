@@ -1,21 +1,25 @@
-package transcript
+// Package wire owns the output format of `codex exec --json`: it decodes
+// each event once into activity events, which the live view, `ralph logs`
+// and the dashboard show. The analyzer reads the same format for its facts
+// (status, usage, limits) with its own streaming scanner, for speed.
+package wire
 
 import (
 	"encoding/json"
 	"fmt"
 	"path"
 
-	"ralph/internal/agent"
+	"ralph/internal/activity"
 	"ralph/internal/shellwords"
 )
 
-type codexEvent struct {
+type event struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 	Error   struct {
 		Message string `json:"message"`
 	} `json:"error"`
-	Item  *codexItem `json:"item"`
+	Item  *item `json:"item"`
 	Usage *struct {
 		Input  int64 `json:"input_tokens"`
 		Cached int64 `json:"cached_input_tokens"`
@@ -23,7 +27,7 @@ type codexEvent struct {
 	} `json:"usage"`
 }
 
-type codexItem struct {
+type item struct {
 	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Text     string `json:"text"`
@@ -40,83 +44,100 @@ type codexItem struct {
 	Query  string `json:"query"`
 }
 
-// codex renders one event of `codex exec --json`.
-func (r *Renderer) codex(line []byte) {
-	var ev codexEvent
-	if json.Unmarshal(line, &ev) != nil {
+// Decoder turns Codex's events, line by line, into activity events.
+type Decoder struct {
+	s     *activity.Sink
+	shown map[string]bool // items whose call is already shown
+}
+
+// NewDecoder returns a decoder that sends its events to s.
+func NewDecoder(s *activity.Sink) *Decoder { return &Decoder{s: s, shown: map[string]bool{}} }
+
+// Line decodes one line of output. A line of text is shown as it is; a
+// line cut short is dropped.
+func (d *Decoder) Line(line []byte) {
+	b, ok := d.s.Object(line)
+	if !ok {
+		return
+	}
+	var ev event
+	if json.Unmarshal(b, &ev) != nil {
 		return
 	}
 	switch ev.Type {
 	case "item.started":
 		if ev.Item != nil {
-			r.codexCall(ev.Item)
+			d.call(ev.Item)
 		}
 	case "item.completed":
 		if ev.Item != nil {
-			r.codexItem(ev.Item)
+			d.item(ev.Item)
 		}
 	case "error":
-		r.errorOnce(ev.Message)
+		d.s.Error(ev.Message)
 	case "turn.failed":
-		r.errorOnce(ev.Error.Message)
-		r.summary("turn failed")
+		d.s.Error(ev.Error.Message)
+		d.s.Summary("turn failed")
 	case "turn.completed":
 		if u := ev.Usage; u != nil {
-			r.summary("turn completed", tokens(u.Input, u.Output, u.Cached, 0))
+			d.s.Summary("turn completed", activity.Tokens(u.Input, u.Output, u.Cached, 0))
 		} else {
-			r.summary("turn completed")
+			d.s.Summary("turn completed")
 		}
 	}
 }
 
-func (r *Renderer) codexItem(it *codexItem) {
-	defer delete(r.shown, it.ID)
+// Flush implements activity.Decoder; nothing is held back.
+func (d *Decoder) Flush() {}
+
+func (d *Decoder) item(it *item) {
+	defer delete(d.shown, it.ID)
 	switch it.Type {
 	case "agent_message":
-		r.text(it.Text)
+		d.s.Text(it.Text)
 	case "error":
-		r.errorOnce(it.Message)
+		d.s.Error(it.Message)
 	case "command_execution":
-		r.codexCall(it)
+		d.call(it)
 		failure := ""
 		if it.ExitCode != nil && *it.ExitCode != 0 {
 			failure = fmt.Sprintf("exit %d", *it.ExitCode)
 		}
-		r.toolResult(it.Output, failure)
+		d.s.Result(it.Output, failure)
 	case "file_change":
 		for _, c := range it.Changes {
 			verb := map[string]string{"add": "Write", "delete": "Delete"}[c.Kind]
 			if verb == "" {
 				verb = "Edit"
 			}
-			r.send(agent.LiveEvent{Kind: agent.LiveTool, Tool: verb, Target: r.target(verb, map[string]string{"file_path": c.Path})})
+			d.s.Tool(verb, activity.ShortTarget(activity.RelPath(c.Path, d.s.Dir)))
 		}
 	case "mcp_tool_call", "web_search":
-		r.codexCall(it)
+		d.call(it)
 	}
 }
 
-// codexCall shows a tool call once: when it starts, so a followed log shows
+// call shows a tool call once: when it starts, so a followed log shows
 // what runs now, or when it completes if its start was not seen.
-func (r *Renderer) codexCall(it *codexItem) {
-	var e agent.LiveEvent
+func (d *Decoder) call(it *item) {
+	var tool, target string
 	switch it.Type {
 	case "command_execution":
-		e = agent.LiveEvent{Kind: agent.LiveTool, Tool: "Shell", Target: agent.ShortTarget(unwrapShell(it.Command))}
+		tool, target = "Shell", activity.ShortTarget(unwrapShell(it.Command))
 	case "mcp_tool_call":
-		e = agent.LiveEvent{Kind: agent.LiveTool, Tool: it.Server + "." + it.Tool}
+		tool = it.Server + "." + it.Tool
 	case "web_search":
-		e = agent.LiveEvent{Kind: agent.LiveTool, Tool: "WebSearch", Target: agent.ShortTarget(it.Query)}
+		tool, target = "WebSearch", activity.ShortTarget(it.Query)
 	default:
 		return
 	}
 	if it.ID != "" {
-		if r.shown[it.ID] {
+		if d.shown[it.ID] {
 			return
 		}
-		r.shown[it.ID] = true
+		d.shown[it.ID] = true
 	}
-	r.send(e)
+	d.s.Tool(tool, target)
 }
 
 // unwrapShell shows the command Codex ran, not its wrapper: Codex reports
