@@ -173,7 +173,7 @@ func CommandWords(agent, command, def string) ([]string, error) {
 	}
 	words, err := shellwords.Split(command)
 	if err != nil {
-		return nil, fmt.Errorf("%s command %q: %w", agent, command, err)
+		return nil, fmt.Errorf("%s: command %q: %w", agent, command, err)
 	}
 	return words, nil
 }

@@ -46,7 +46,7 @@ func TestCommandWords(t *testing.T) {
 			t.Errorf("CommandWords(%q) = %q, %v", cmd, got, err)
 		}
 	}
-	if _, err := CommandWords("x", `"open`, "def"); err == nil || !strings.Contains(err.Error(), `x command "\"open"`) {
+	if _, err := CommandWords("x", `"open`, "def"); err == nil || !strings.Contains(err.Error(), `x: command "\"open"`) {
 		t.Errorf("unbalanced: %v", err)
 	}
 }

@@ -289,7 +289,7 @@ func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
 	set.AgentName = ag.name
 	set.Env = env
 	deps := loop.Deps{
-		Agent: &claude.Adapter{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now},
+		Agent: &claude.Adapter{Base: agent.Base{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now}},
 		Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir()),
 	}
 	title := ag.title

@@ -28,7 +28,7 @@ func envFor(t *testing.T, baseURL string) func(string) string {
 // executable: the built-in agent must understand exactly that.
 func argv(t *testing.T, prompt, session string, tools ...string) []string {
 	t.Helper()
-	ad := &claude.Adapter{Cmd: []string{"agent"}}
+	ad := &claude.Adapter{Base: agent.Base{Cmd: []string{"agent"}}}
 	args, err := ad.Command(agent.Invocation{Prompt: prompt, SessionID: session, AllowedTools: tools,
 		OutputFormat: agent.FormatStreamJSON, Live: true, AppendSystemPrompt: "Loop 1. Plan: 3 open."})
 	if err != nil {

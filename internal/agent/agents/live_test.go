@@ -169,6 +169,9 @@ func TestLiveLines(t *testing.T) {
 		{"command", "every line as it is", []string{"  Working", `{"type":"text"}`}, []agent.LiveEvent{
 			{Kind: agent.LiveOutput, Text: "  Working"}, {Kind: agent.LiveOutput, Text: `{"type":"text"}`}}},
 	}
+	if LiveParser("aider", "", func(agent.LiveEvent) {}) != nil {
+		t.Error("unknown agent has a live parser")
+	}
 	for _, tt := range tests {
 		t.Run(tt.agent+"/"+tt.name, func(t *testing.T) {
 			var lines [][]byte

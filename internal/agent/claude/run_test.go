@@ -2,7 +2,6 @@ package claude
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,7 +74,7 @@ func invocation(t *testing.T) agent.Invocation {
 
 func TestRunAnalysesOutput(t *testing.T) {
 	stub := &stubRunner{stdout: string(readSample(t, "claude_stream_json_tools.jsonl")), res: agent.ProcessResult{ExitCode: 0, Duration: time.Second}}
-	a := &Adapter{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}
+	a := &Adapter{Base: agent.Base{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.Env, inv.Timeout, inv.Live = []string{"A=b"}, time.Minute, true
 	var evs []agent.LiveEvent
@@ -116,7 +115,7 @@ func TestRunPassesAllowedToolsAndStderr(t *testing.T) {
 	result := `{"type":"result","subtype":"success","is_error":true,"session_id":"s1","result":"request failed",` +
 		`"permission_denials":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"git diff | head"}}]}`
 	stub := &stubRunner{stdout: result, stderr: "Claude AI usage limit reached|1795219258\n", res: agent.ProcessResult{ExitCode: 1}}
-	a := &Adapter{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}
+	a := &Adapter{Base: agent.Base{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.AllowedTools = []string{"Write,Bash(git diff *)"}
 	res, err := a.Run(context.Background(), inv)
@@ -220,33 +219,6 @@ func TestRunTimeoutStillAnalyses(t *testing.T) {
 	}
 	if !res.TimedOut || res.ExitCode != 137 || res.Analysis == nil || res.Analysis.SessionID != "s-partial" {
 		t.Errorf("result %+v, analysis %+v", res, res.Analysis)
-	}
-}
-
-func TestRunStartError(t *testing.T) {
-	a, err := New("ralph-no-such-claude --flag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := invocation(t)
-	res, err := a.Run(context.Background(), inv)
-	var se *agent.StartError
-	if !errors.As(err, &se) || res.StartErr == nil || res.Analysis != nil {
-		t.Fatalf("err %v, result %+v", err, res)
-	}
-	msg := err.Error()
-	for _, want := range []string{`"ralph-no-such-claude"`, "CLAUDE_CODE_CMD", "--agent-cmd"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message %q lacks %s", msg, want)
-		}
-	}
-}
-
-func TestRunInvalidInvocation(t *testing.T) {
-	a, _ := New("")
-	a.Runner = &stubRunner{}
-	if _, err := a.Run(context.Background(), agent.Invocation{Prompt: ""}); err == nil {
-		t.Error("empty prompt ran")
 	}
 }
 

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +48,7 @@ func TestRunSamples(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sample, func(t *testing.T) {
 			fake := &agent.FakeRunner{Stdout: string(readSample(t, tt.sample)), Result: agent.ProcessResult{ExitCode: tt.exit, Duration: time.Second}}
-			a := &Adapter{Cmd: []string{"codex"}, Runner: fake, Now: func() time.Time { return fixedNow }}
+			a := &Adapter{Base: agent.Base{Cmd: []string{"codex"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 			inv := invocation(t)
 			inv.Env, inv.Timeout = []string{"CODEX_HOME=/x"}, time.Minute
 			res, err := a.Run(context.Background(), inv)
@@ -86,8 +85,7 @@ func TestRunWithFakeAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Adapter{Cmd: []string{bin}, Runner: &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second},
-		Now: func() time.Time { return fixedNow }, Sandbox: SandboxReadOnly}
+	a := &Adapter{Base: agent.Base{Cmd: []string{bin}, Runner: &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}, Now: func() time.Time { return fixedNow }}, Sandbox: SandboxReadOnly}
 	inv := invocation(t)
 	inv.Env, inv.Live = []string{script.EnvScript + "=" + path}, true
 	var mu sync.Mutex
@@ -124,25 +122,6 @@ func TestRunWithFakeAgent(t *testing.T) {
 	if i := slices.Index(second, "resume"); i < 0 || second[i+1] != "01a1fb32-e644-7040-841a-1992e7a63f0a" ||
 		!strings.Contains(second[len(second)-1], "[ralph loop 2]") {
 		t.Errorf("second call args %q", second)
-	}
-}
-
-func TestRunStartError(t *testing.T) {
-	a, _ := New("ralph-no-such-codex")
-	res, err := a.Run(context.Background(), invocation(t))
-	var se *agent.StartError
-	if !errors.As(err, &se) || res.Analysis != nil || !strings.Contains(err.Error(), "@openai/codex") {
-		t.Fatalf("err %v, result %+v", err, res)
-	}
-}
-
-func TestRunInvalidInvocation(t *testing.T) {
-	fake := &agent.FakeRunner{}
-	a := &Adapter{Cmd: []string{"codex"}, Runner: fake}
-	inv := invocation(t)
-	inv.Prompt = ""
-	if res, err := a.Run(context.Background(), inv); err == nil || res.ExitCode != -1 || fake.Got.Argv != nil {
-		t.Errorf("empty prompt ran: %+v, %v", res, err)
 	}
 }
 

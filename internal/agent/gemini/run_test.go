@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,7 +59,7 @@ func TestRunSamples(t *testing.T) {
 			if tt.stderr != "" {
 				fake.Stderr = string(readSample(t, tt.stderr))
 			}
-			a := &Adapter{Cmd: []string{"gemini"}, Runner: fake, Now: func() time.Time { return fixedNow }}
+			a := &Adapter{Base: agent.Base{Cmd: []string{"gemini"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 			dir := t.TempDir()
 			var evs []agent.LiveEvent
 			inv := agent.Invocation{
@@ -85,18 +84,6 @@ func TestRunSamples(t *testing.T) {
 			}
 			tt.check(t, res.Analysis)
 		})
-	}
-}
-
-func TestRunStartErrorHint(t *testing.T) {
-	fake := &agent.FakeRunner{Err: &agent.StartError{Command: "gemini"}}
-	dir := t.TempDir()
-	a := &Adapter{Cmd: []string{"gemini"}, Runner: fake}
-	_, err := a.Run(context.Background(), agent.Invocation{Dir: dir, Prompt: "p",
-		StdoutPath: filepath.Join(dir, "o"), StderrPath: filepath.Join(dir, "e")})
-	var se *agent.StartError
-	if !errors.As(err, &se) || se.Hint == "" {
-		t.Errorf("err %v", err)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestRunNormalizes(t *testing.T) {
 		Stderr: "! permission requested: external_directory (/etc/*); auto-rejecting\nError: connection refused\n",
 		Result: agent.ProcessResult{ExitCode: 0},
 	}
-	a := &Adapter{Cmd: []string{"opencode"}, Runner: fake, Now: func() time.Time { return fixedNow }}
+	a := &Adapter{Base: agent.Base{Cmd: []string{"opencode"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.Live = true
 	var evs []agent.LiveEvent
