@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"strings"
+
+	"ralph/internal/shellwords"
+)
 
 // QuoteValue writes v so that ParseRalphrc reads it back unchanged: bare when
 // that is safe, otherwise in single quotes (a ' inside becomes '\”). The
@@ -9,7 +13,7 @@ func QuoteValue(v string) string {
 	safe := v != ""
 	for i := 0; i < len(v) && safe; i++ {
 		c := v[i]
-		safe = isNameByte(c, false) || strings.IndexByte("-./:@%+,=", c) >= 0
+		safe = shellwords.IsNameByte(c, false) || strings.IndexByte("-./:@%+,=", c) >= 0
 	}
 	if safe {
 		return v

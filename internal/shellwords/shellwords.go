@@ -44,7 +44,7 @@ var errExpansion = errors.New("shell expansion ($..., `...`) is not supported " 
 
 // Split splits s into words following the package's rules.
 func Split(s string) ([]string, error) {
-	if name, _, ok := strings.Cut(strings.TrimLeft(s, " \t\r\n"), "="); ok && validName(name) {
+	if name, _, ok := strings.Cut(strings.TrimLeft(s, " \t\r\n"), "="); ok && IsName(name) {
 		return nil, errors.New("environment assignments before the command are not supported (use: env NAME=value cmd)")
 	}
 	var (
@@ -133,18 +133,21 @@ func double(s string, i int, b *strings.Builder) (int, error) {
 // expands says whether the '$' at s[i] starts something a shell would
 // expand: $(…), ${…} or $NAME. "$5", "$" and "$-x" stay literal.
 func expands(s string, i int) bool {
-	return i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{' || isNameByte(s[i+1], true))
+	return i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{' || IsNameByte(s[i+1], true))
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func isNameByte(c byte, first bool) bool {
+// IsNameByte says whether c may stand in a shell variable name, at its
+// start when first is set: a letter or '_', and a digit after the start.
+func IsNameByte(c byte, first bool) bool {
 	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9')
 }
 
-func validName(s string) bool {
+// IsName says whether s is a shell variable name (FOO, _x1).
+func IsName(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i], i == 0) {
+		if !IsNameByte(s[i], i == 0) {
 			return false
 		}
 	}

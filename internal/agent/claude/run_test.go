@@ -13,6 +13,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/agenttest"
 	"ralph/internal/shellwords"
 )
 
@@ -73,7 +74,7 @@ func invocation(t *testing.T) agent.Invocation {
 }
 
 func TestRunAnalysesOutput(t *testing.T) {
-	stub := &stubRunner{stdout: string(readSample(t, "claude_stream_json_tools.jsonl")), res: agent.ProcessResult{ExitCode: 0, Duration: time.Second}}
+	stub := &stubRunner{stdout: string(agenttest.Sample(t, "claude_stream_json_tools.jsonl")), res: agent.ProcessResult{ExitCode: 0, Duration: time.Second}}
 	a := &Adapter{Base: agent.Base{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.Env, inv.Timeout, inv.Live = []string{"A=b"}, time.Minute, true
@@ -220,13 +221,4 @@ func TestRunTimeoutStillAnalyses(t *testing.T) {
 	if !res.TimedOut || res.ExitCode != 137 || res.Analysis == nil || res.Analysis.SessionID != "s-partial" {
 		t.Errorf("result %+v, analysis %+v", res, res.Analysis)
 	}
-}
-
-func readSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/agenttest"
 )
 
 var fixedNow = time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
@@ -47,7 +47,7 @@ func TestRunSamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.sample, func(t *testing.T) {
-			fake := &agent.FakeRunner{Stdout: string(readSample(t, tt.sample)), Result: agent.ProcessResult{ExitCode: tt.exit, Duration: time.Second}}
+			fake := &agent.FakeRunner{Stdout: string(agenttest.Sample(t, tt.sample)), Result: agent.ProcessResult{ExitCode: tt.exit, Duration: time.Second}}
 			a := &Adapter{Base: agent.Base{Cmd: []string{"codex"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 			inv := invocation(t)
 			inv.Env, inv.Timeout = []string{"CODEX_HOME=/x"}, time.Minute
@@ -123,13 +123,4 @@ func TestRunWithFakeAgent(t *testing.T) {
 		!strings.Contains(second[len(second)-1], "[ralph loop 2]") {
 		t.Errorf("second call args %q", second)
 	}
-}
-
-func readSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

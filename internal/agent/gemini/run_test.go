@@ -2,13 +2,13 @@ package gemini
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
 )
 
@@ -54,10 +54,10 @@ func TestRunSamples(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &agent.FakeRunner{Result: agent.ProcessResult{ExitCode: tt.exit}}
 			if tt.stdout != "" {
-				fake.Stdout = string(readSample(t, tt.stdout))
+				fake.Stdout = string(agenttest.Sample(t, tt.stdout))
 			}
 			if tt.stderr != "" {
-				fake.Stderr = string(readSample(t, tt.stderr))
+				fake.Stderr = string(agenttest.Sample(t, tt.stderr))
 			}
 			a := &Adapter{Base: agent.Base{Cmd: []string{"gemini"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 			dir := t.TempDir()
@@ -85,13 +85,4 @@ func TestRunSamples(t *testing.T) {
 			tt.check(t, res.Analysis)
 		})
 	}
-}
-
-func readSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -12,6 +12,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
 	"ralph/internal/shellwords"
 )
@@ -29,7 +30,7 @@ func invocation(t *testing.T) agent.Invocation {
 // OpenCode prints its permission notes) reaches the analysis too.
 func TestRunNormalizes(t *testing.T) {
 	fake := &agent.FakeRunner{
-		Stdout: string(readSample(t, "opencode_json_failures.jsonl")),
+		Stdout: string(agenttest.Sample(t, "opencode_json_failures.jsonl")),
 		Stderr: "! permission requested: external_directory (/etc/*); auto-rejecting\nError: connection refused\n",
 		Result: agent.ProcessResult{ExitCode: 0},
 	}
@@ -113,8 +114,8 @@ func TestRunStopsAtRateLimit(t *testing.T) {
 		it    script.Iteration
 		limit bool
 	}{
-		{"429", script.Iteration{Stderr: string(readSample(t, "opencode_run_print_logs_429.stderr")), Sleep: script.Duration(time.Hour)}, true},
-		{"success", script.Iteration{StdoutFile: success, Stderr: string(readSample(t, "opencode_run_print_logs_success.stderr"))}, false},
+		{"429", script.Iteration{Stderr: string(agenttest.Sample(t, "opencode_run_print_logs_429.stderr")), Sleep: script.Duration(time.Hour)}, true},
+		{"success", script.Iteration{StdoutFile: success, Stderr: string(agenttest.Sample(t, "opencode_run_print_logs_success.stderr"))}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,21 +1,10 @@
 package wire
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-// readSample reads a verbatim output of the pinned CLI, kept with the
-// adapter's samples.
-func readSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"ralph/internal/agenttest"
+)
 
 func TestDetect(t *testing.T) {
 	tests := []struct {
@@ -23,8 +12,8 @@ func TestDetect(t *testing.T) {
 		head string
 		want bool
 	}{
-		{"captured run", string(readSample(t, "opencode_run_json_write_bash_success.jsonl")), true},
-		{"captured error", string(readSample(t, "opencode_run_json_401_error.jsonl")), true},
+		{"captured run", string(agenttest.ReadFile(t, "../testdata/opencode_run_json_write_bash_success.jsonl")), true},
+		{"captured error", string(agenttest.ReadFile(t, "../testdata/opencode_run_json_401_error.jsonl")), true},
 		{"first line cut short by the peek", `{"type":"step_start","timestamp":1,"sessionID":"ses_a","part":{"te`, false},
 		{"a warning before the events", "warning: old config\n" + `{"type":"text","sessionID":"ses_a","part":{"text":"hi"}}` + "\n", true},
 		{"text output", "All done.\n", false},
