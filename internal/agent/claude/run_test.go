@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -148,64 +147,6 @@ func fakeInvocation(t *testing.T, s script.Script) (*Adapter, agent.Invocation, 
 	a.Runner = &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
 	a.Now = func() time.Time { return fixedNow }
 	return a, inv, path
-}
-
-func TestRunWithFakeAgent(t *testing.T) {
-	sample, _ := filepath.Abs(filepath.Join("testdata", "claude_stream_json_tools.jsonl"))
-	a, inv, path := fakeInvocation(t, script.Script{Iterations: []script.Iteration{
-		{StdoutFile: sample, LineDelay: script.Duration(5 * time.Millisecond), Files: map[string]string{"hello.txt": "hello\n"}},
-		{Stdout: "{\"type\":\"result\",\"is_error\":true,\"result\":\"boom\",\"session_id\":\"s2\"}\n", Stderr: "bad\n", ExitCode: 1},
-	}})
-	inv.Live, inv.SessionID = true, "sess-1"
-	inv.AllowedTools = []string{"Write", "Bash(git diff *)"}
-	var mu sync.Mutex
-	var rendered strings.Builder
-	render := agent.RenderLive(&rendered)
-	inv.OnEvent = func(e agent.LiveEvent) { mu.Lock(); defer mu.Unlock(); render(e) }
-
-	res, err := a.Run(context.Background(), inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ExitCode != 0 || res.Analysis.SessionID != "1f619081-1f59-4397-bd4c-8791b3f050a0" {
-		t.Errorf("result %+v, analysis %+v", res, res.Analysis)
-	}
-	if !strings.Contains(rendered.String(), "⚡ Write hello.txt\n⚡ Bash echo hi && cat hello.txt\n") {
-		t.Errorf("rendered:\n%s", rendered.String())
-	}
-	if b, err := os.ReadFile(filepath.Join(inv.Dir, "hello.txt")); err != nil || string(b) != "hello\n" {
-		t.Errorf("hello.txt = %q, %v", b, err)
-	}
-
-	inv.Live, inv.SessionID = false, res.Analysis.SessionID
-	res, err = a.Run(context.Background(), inv)
-	if err != nil || res.ExitCode != 1 || !res.Analysis.IsError || res.Analysis.SessionID != "s2" {
-		t.Fatalf("second call: %+v, %v", res, err)
-	}
-	if b, _ := os.ReadFile(inv.StderrPath); string(b) != "bad\n" {
-		t.Errorf("stderr log = %q", b)
-	}
-
-	calls, err := script.Calls(path)
-	if err != nil || len(calls) != 2 {
-		t.Fatalf("calls = %+v, %v", calls, err)
-	}
-	first, second := calls[0].Args, calls[1].Args
-	if i := slices.Index(first, "--resume"); i < 0 || first[i+1] != "sess-1" {
-		t.Errorf("first call args %q", first)
-	}
-	if i := slices.Index(first, "--allowedTools"); i < 0 || !slices.Equal(first[i+1:i+3], []string{"Write", "Bash(git diff *)"}) {
-		t.Errorf("first call args %q", first)
-	}
-	if !slices.Contains(first, "--verbose") || slices.Contains(second, "--verbose") {
-		t.Errorf("stream-json/--verbose only when live: %q / %q", first, second)
-	}
-	if i := slices.Index(second, "--resume"); i < 0 || second[i+1] != "1f619081-1f59-4397-bd4c-8791b3f050a0" {
-		t.Errorf("second call args %q", second)
-	}
-	if calls[0].Dir != inv.Dir && !strings.HasSuffix(calls[0].Dir, inv.Dir) {
-		t.Errorf("ran in %s, want %s", calls[0].Dir, inv.Dir)
-	}
 }
 
 func TestRunTimeoutStillAnalyses(t *testing.T) {

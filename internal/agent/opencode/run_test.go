@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,50 +51,6 @@ func TestRunNormalizes(t *testing.T) {
 	}
 	if len(evs) != 4 || fake.Got.Stdin != nil {
 		t.Errorf("live events %+v, stdin %v", evs, fake.Got.Stdin)
-	}
-}
-
-// TestRunWithFakeAgent checks the argv the real runner starts and a
-// resumed call, with the fake agent playing OpenCode.
-func TestRunWithFakeAgent(t *testing.T) {
-	bin, err := script.Build(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample, _ := filepath.Abs(filepath.Join("testdata", "opencode_run_json_write_bash_success.jsonl"))
-	path := filepath.Join(t.TempDir(), "script.json")
-	if err := (script.Script{Iterations: []script.Iteration{{StdoutFile: sample}}, RepeatLast: true}).Write(path); err != nil {
-		t.Fatal(err)
-	}
-	a, err := New(shellwords.Join([]string{bin}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.Runner = &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
-	a.Now = func() time.Time { return fixedNow }
-	inv := invocation(t)
-	inv.Env = []string{script.EnvScript + "=" + path}
-	for call := 1; call <= 2; call++ {
-		res, err := a.Run(context.Background(), inv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.ExitCode != 0 || res.Analysis.Status != "COMPLETE" || res.Analysis.SessionID != "ses_e043989d1ffek2IBBDyp5Qa9Om" {
-			t.Fatalf("call %d: %+v, analysis %+v", call, res, res.Analysis)
-		}
-		inv.SessionID = res.Analysis.SessionID
-	}
-	calls, err := script.Calls(path)
-	if err != nil || len(calls) != 2 {
-		t.Fatalf("calls %+v, %v", calls, err)
-	}
-	want := []string{"run", "--format", "json", "--print-logs", "--log-level", "INFO", "--", agent.PromptWithContext("- [ ] do it", "[ralph loop 1]")}
-	if !slices.Equal(calls[0].Args, want) {
-		t.Errorf("first call\n got %q\nwant %q", calls[0].Args, want)
-	}
-	resumed := fmt.Sprint(calls[1].Args)
-	if !strings.Contains(resumed, "--session ses_e043989d1ffek2IBBDyp5Qa9Om --") {
-		t.Errorf("second call %q", calls[1].Args)
 	}
 }
 
