@@ -2,7 +2,6 @@ package claude
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,21 +17,7 @@ import (
 
 var fakeAgent string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ralph-claude-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeAgent, err = script.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(script.Main(m, &fakeAgent)) }
 
 var fixedNow = time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC)
 
