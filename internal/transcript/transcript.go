@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"ralph/internal/activity"
 	claudewire "ralph/internal/agent/claude/wire"
@@ -249,25 +248,19 @@ func classify(b []byte) Format {
 	if opencodewire.IsEvent(b) { // its "text", "tool_use" and "error" are Gemini's and Codex's names too
 		return FormatOpenCode
 	}
-	switch h.Type {
-	case "system", "assistant", "user", "rate_limit_event", "stream_event":
+	switch {
+	case claudewire.Is(h.Type):
 		return FormatClaudeStream
-	case "result":
-		if h.Stats != nil {
-			return FormatGeminiStream
-		}
-		return FormatClaudeJSON
-	case "init", "message", "tool_use", "tool_result":
+	case codexwire.Is(h.Type):
+		return FormatCodexJSON
+	case geminiwire.Is(h.Type):
 		return FormatGeminiStream
-	case "":
-		if h.Response != nil || h.Stats != nil || h.Error != nil {
-			return FormatGeminiJSON
-		}
-	}
-	for _, p := range []string{"thread.", "turn.", "item."} {
-		if strings.HasPrefix(h.Type, p) {
-			return FormatCodexJSON
-		}
+	case h.Type == "result" && h.Stats != nil:
+		return FormatGeminiStream
+	case h.Type == "result":
+		return FormatClaudeJSON
+	case h.Type == "" && (h.Response != nil || h.Stats != nil || h.Error != nil):
+		return FormatGeminiJSON
 	}
 	return FormatUnknown
 }

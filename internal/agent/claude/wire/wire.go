@@ -14,6 +14,17 @@ import (
 	"ralph/internal/activity"
 )
 
+// Is reports whether an event of type typ belongs to stream-json and to
+// no other agent's output. ("result" is the last event of stream-json and
+// the whole of the json output; Gemini CLI's stream uses it too.)
+func Is(typ string) bool {
+	switch typ {
+	case "system", "assistant", "user", "rate_limit_event", "stream_event":
+		return true
+	}
+	return false
+}
+
 // event is what ralph reads of a Claude Code event. Tool results (user
 // events) are decoded only when they are shown.
 type event struct {

@@ -8,10 +8,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strings"
 
 	"ralph/internal/activity"
 	"ralph/internal/shellwords"
 )
+
+// Is reports whether an event of type typ belongs to `codex exec --json`:
+// its thread, turn and item events. (Its "error" event is Gemini CLI's
+// name too.)
+func Is(typ string) bool {
+	return strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item.")
+}
 
 type event struct {
 	Type    string `json:"type"`

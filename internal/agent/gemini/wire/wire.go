@@ -21,6 +21,18 @@ type apiError struct {
 	Message string `json:"message"`
 }
 
+// Is reports whether an event of type typ belongs to stream-json and to
+// no other agent's output. ("result" ends it with its stats, as Claude
+// Code's result ends its own; OpenCode's events are told apart by their
+// session id, see the opencode wire package.)
+func Is(typ string) bool {
+	switch typ {
+	case "init", "message", "tool_use", "tool_result":
+		return true
+	}
+	return false
+}
+
 type event struct {
 	Type       string          `json:"type"`
 	Role       string          `json:"role"`
