@@ -2,79 +2,34 @@ package agent
 
 import (
 	"io"
-	"strings"
-	"sync"
-	"unicode/utf8"
+
+	"ralph/internal/activity"
 )
 
-// LiveKind is the kind of a LiveEvent.
-type LiveKind string
+// The live view's names for the activity events every agent's wire
+// package decodes its output into.
+type (
+	LiveEvent = activity.Event
+	LiveKind  = activity.Kind
+)
 
-// Kinds of live events.
+// Kinds of events the live view shows.
 const (
-	LiveText   LiveKind = "text"   // a chunk of the agent's own prose
-	LiveTool   LiveKind = "tool"   // a tool call: Tool and Target
-	LiveOutput LiveKind = "output" // a raw line of unstructured output
-	LiveError  LiveKind = "error"  // the agent reported a failure
+	LiveText   = activity.Text   // a chunk of the agent's own prose
+	LiveTool   = activity.Tool   // a tool call: Tool and Target
+	LiveOutput = activity.Output // a raw line of unstructured output
+	LiveError  = activity.Error  // the agent reported a failure
 )
-
-// MaxTargetLen is how much of a tool target a live line shows.
-const MaxTargetLen = 80
-
-// LiveEvent is one thing worth showing while the agent runs, already
-// reduced from the agent's wire format. Tool results are never events: they
-// echo whole files and command output.
-type LiveEvent struct {
-	Kind LiveKind
-	// Text is the prose, output line or error message.
-	Text string
-	// Tool and Target describe a tool call: "Write" "hello.txt",
-	// "Bash" "go test ./...". Target is already shortened.
-	Tool, Target string
-}
-
-// String renders the event as terminal lines, ending in a newline.
-func (e LiveEvent) String() string {
-	var s string
-	switch e.Kind {
-	case LiveTool:
-		s = "⚡ " + e.Tool
-		if e.Target != "" {
-			s += " " + e.Target
-		}
-	case LiveError:
-		s = "✖ " + e.Text
-	default:
-		s = e.Text
-	}
-	if !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return s
-}
 
 // RenderLive returns an Invocation.OnEvent that prints events to w (the
-// terminal). Writes are serialised, so one renderer may serve several
-// concurrent loops without interleaving inside a line.
-func RenderLive(w io.Writer) func(LiveEvent) {
-	var mu sync.Mutex
-	return func(e LiveEvent) {
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = io.WriteString(w, e.String())
-	}
-}
+// terminal); see activity.Render.
+func RenderLive(w io.Writer) func(LiveEvent) { return activity.Render(w) }
 
-// ShortTarget makes a tool target fit one live line: first line only,
-// blanks collapsed, at most MaxTargetLen characters with an ellipsis.
-func ShortTarget(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
+// LiveDecoder makes the live parser of an agent from its wire decoder:
+// the live view shows the kinds activity marks live, and tool results are
+// never decoded.
+func LiveDecoder[D activity.Decoder](newDecoder func(*activity.Sink) D) LiveParserFunc {
+	return func(dir string, emit func(LiveEvent)) func(line []byte) {
+		return newDecoder(activity.NewSink(activity.Options{Dir: dir}, activity.LiveOnly(emit))).Line
 	}
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= MaxTargetLen {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:MaxTargetLen-1]), " ") + "…"
 }

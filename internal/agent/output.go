@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"ralph/internal/analyze"
+	"ralph/internal/shellwords"
 )
 
 // MaxArgLen is Linux's MAX_ARG_STRLEN (32 pages, with the NUL): a longer
@@ -60,19 +60,6 @@ func ReadTail(path string, max int64) ([]byte, error) {
 		}
 	}
 	return io.ReadAll(io.LimitReader(f, max))
-}
-
-// RelPath shows a path inside the project relative to it; others stay as
-// they are.
-func RelPath(p, dir string) string {
-	if dir == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	rel, err := filepath.Rel(dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return p
-	}
-	return rel
 }
 
 // Analyzer reads one agent output; analyze.Analyze is the one for formats
@@ -179,14 +166,14 @@ func (c Call) analyze(exitCode int) (*analyze.Analysis, error) {
 }
 
 // CommandWords splits a configured command string (--agent-cmd and the
-// like) into argv words the way a shell would (SplitWords); "" means def.
+// like) into argv words (shellwords.Split); a blank one means def.
 func CommandWords(agent, command, def string) ([]string, error) {
-	words, err := SplitWords(command)
-	if err != nil {
-		return nil, fmt.Errorf("%s command %q: %w", agent, command, err)
+	if strings.TrimSpace(command) == "" {
+		return []string{def}, nil
 	}
-	if len(words) == 0 {
-		words = []string{def}
+	words, err := shellwords.Split(command)
+	if err != nil {
+		return nil, fmt.Errorf("%s: command %q: %w", agent, command, err)
 	}
 	return words, nil
 }

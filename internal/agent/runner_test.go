@@ -19,21 +19,7 @@ import (
 // fakeAgent is the scripted fake agent executable, built once in TestMain.
 var fakeAgent string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ralph-agent-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeAgent, err = script.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(script.Main(m, &fakeAgent)) }
 
 // testRunner keeps kills short so the tests stay fast.
 func testRunner() *Runner {

@@ -170,3 +170,21 @@ func Run(t testing.TB, dir string, env []string, timeout time.Duration, bin stri
 	}
 	return res
 }
+
+// ReadFile returns the file at path, failing the test when it cannot be
+// read.
+func ReadFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Sample returns a verbatim output of a CLI kept in the test's testdata
+// directory.
+func Sample(t testing.TB, name string) []byte {
+	t.Helper()
+	return ReadFile(t, filepath.Join("testdata", name))
+}

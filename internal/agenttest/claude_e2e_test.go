@@ -97,15 +97,7 @@ type event struct {
 // one to be the result.
 func parseStream(t *testing.T, stdout []byte) ([]event, result) {
 	t.Helper()
-	var events []event
-	for line := range bytes.Lines(bytes.TrimSpace(stdout)) {
-		var e event
-		if err := json.Unmarshal(line, &e); err != nil {
-			t.Fatalf("line is not JSON: %v\n%s", err, line)
-		}
-		e.raw = line
-		events = append(events, e)
-	}
+	events := jsonLines(t, stdout, func(e *event, raw []byte) { e.raw = raw })
 	if len(events) < 2 || events[0].Type != "system" || events[0].Subtype != "init" {
 		t.Fatalf("stream does not start with system/init:\n%s", stdout)
 	}
@@ -150,9 +142,7 @@ func TestClaudeJSONWriteAndBash(t *testing.T) {
 
 	res := Run(t, dir, ClaudeEnv(t, fake.URL), claudeTimeout, bin,
 		"-p", "create hello.txt", "--output-format", "json", "--allowedTools", "Write,Bash")
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	r := parseResult(t, res.Stdout)
 	if r.IsError || r.Subtype != "success" || r.text() != statusText || r.NumTurns != 3 || len(r.PermissionDenials) != 0 {
 		t.Errorf("result = %+v (%q)", r, r.text())
@@ -160,9 +150,7 @@ func TestClaudeJSONWriteAndBash(t *testing.T) {
 	if r.Usage.InputTokens == 0 || r.Usage.OutputTokens == 0 {
 		t.Errorf("usage not reported: %+v", r.Usage)
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != fileContent {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	wroteHello(t, dir)
 
 	reqs := fake.MessageRequests()
 	if len(reqs) != 3 {
@@ -176,13 +164,7 @@ func TestClaudeJSONWriteAndBash(t *testing.T) {
 			t.Errorf("request %d headers: %v", i, rq.Header)
 		}
 	}
-	if tools := reqs[0].Messages.ToolNames(); !slices.Contains(tools, "Write") || !slices.Contains(tools, "Bash") {
-		t.Errorf("offered tools %v", tools)
-	}
-	// The Bash result reaching the model proves the tool really ran.
-	if got := reqs[2].Messages.LastToolResult(); !strings.Contains(got, strings.TrimSpace(fileContent)) {
-		t.Errorf("Bash result seen by the model = %q", got)
-	}
+	toolsRan(t, reqs, "Write", "Bash")
 	noProblems(t, fake)
 	saveFixture(t, "claude_json_write_bash_success.json", res.Stdout, dir, fake.URL)
 }
@@ -194,9 +176,7 @@ func TestClaudeStreamJSONWriteAndBash(t *testing.T) {
 
 	res := Run(t, dir, ClaudeEnv(t, fake.URL), claudeTimeout, bin,
 		"-p", "create hello.txt", "--output-format", "stream-json", "--verbose", "--allowedTools", "Write,Bash")
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	events, r := parseStream(t, res.Stdout)
 	if r.IsError || r.text() != statusText || r.SessionID != events[0].SessionID {
 		t.Errorf("result = %+v (%q), init session %s", r, r.text(), events[0].SessionID)

@@ -1,11 +1,7 @@
 package agenttest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -50,15 +46,7 @@ type codexEvent struct {
 // one to start the thread.
 func parseCodex(t *testing.T, stdout []byte) []codexEvent {
 	t.Helper()
-	var events []codexEvent
-	for line := range bytes.Lines(bytes.TrimSpace(stdout)) {
-		var e codexEvent
-		if err := json.Unmarshal(line, &e); err != nil {
-			t.Fatalf("line is not JSON: %v\n%s", err, line)
-		}
-		e.raw = line
-		events = append(events, e)
-	}
+	events := jsonLines(t, stdout, func(e *codexEvent, raw []byte) { e.raw = raw })
 	if len(events) < 2 || events[0].Type != "thread.started" || events[0].ThreadID == "" {
 		t.Fatalf("stream does not start with thread.started:\n%s", stdout)
 	}
@@ -96,9 +84,7 @@ func TestCodexShellCreatesFile(t *testing.T) {
 	}}}})
 
 	res := Run(t, dir, CodexEnv(t, fake.URL), codexTimeout, bin, codexArgs("create hello.txt")...)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	events := parseCodex(t, res.Stdout)
 	want := []string{"agent_message:I'll create the file.", "command_execution", "agent_message:" + statusText}
 	if got := codexItems(events); !slices.Equal(got, want) {
@@ -114,9 +100,7 @@ func TestCodexShellCreatesFile(t *testing.T) {
 	if last.Type != "turn.completed" || last.Usage == nil || last.Usage.InputTokens == 0 || last.Usage.OutputTokens == 0 {
 		t.Errorf("last event = %s", last.raw)
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != fileContent {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	wroteHello(t, dir)
 
 	reqs := fake.RequestsTo("/v1/responses")
 	if len(reqs) != 2 || reqs[0].Turn != 0 || reqs[1].Turn != 1 {
@@ -153,9 +137,7 @@ func TestCodexApplyPatchCreatesFile(t *testing.T) {
 	}}}})
 
 	res := Run(t, dir, CodexEnv(t, fake.URL), codexTimeout, bin, codexArgs("create hello.txt")...)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	events := parseCodex(t, res.Stdout)
 	want := []string{"agent_message:I'll create the file.", "file_change", "agent_message:" + statusText}
 	if got := codexItems(events); !slices.Equal(got, want) {
@@ -164,9 +146,7 @@ func TestCodexApplyPatchCreatesFile(t *testing.T) {
 	if last := events[len(events)-1]; last.Type != "turn.completed" || last.Usage == nil {
 		t.Errorf("last event = %s", last.raw)
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != fileContent {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	wroteHello(t, dir)
 	reqs := fake.RequestsTo("/v1/responses")
 	if len(reqs) != 2 {
 		t.Fatalf("fake saw %d requests, want 2", len(reqs))

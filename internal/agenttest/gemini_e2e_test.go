@@ -72,15 +72,7 @@ type geminiEvent struct {
 
 func parseGeminiStream(t *testing.T, stdout []byte) []geminiEvent {
 	t.Helper()
-	var events []geminiEvent
-	for line := range bytes.Lines(bytes.TrimSpace(stdout)) {
-		var e geminiEvent
-		if err := json.Unmarshal(line, &e); err != nil {
-			t.Fatalf("line is not JSON: %v\n%s", err, line)
-		}
-		e.raw = line
-		events = append(events, e)
-	}
+	events := jsonLines(t, stdout, func(e *geminiEvent, raw []byte) { e.raw = raw })
 	if len(events) < 2 || events[0].Type != "init" || events[0].SessionID == "" || events[len(events)-1].Type != "result" {
 		t.Fatalf("stream is not init … result:\n%s", stdout)
 	}
@@ -111,9 +103,7 @@ func TestGeminiWriteFileJSON(t *testing.T) {
 	}}}})
 
 	res := Run(t, dir, GeminiEnv(t, fake.URL), geminiTimeout, bin, geminiArgs("create hello.txt", "json")...)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	var r geminiResult
 	dec := json.NewDecoder(bytes.NewReader(res.Stdout))
 	if err := dec.Decode(&r); err != nil || dec.More() {
@@ -126,9 +116,7 @@ func TestGeminiWriteFileJSON(t *testing.T) {
 	if tok := r.Stats.Models[GeminiModel].Tokens; tok.Prompt == 0 || tok.Candidates == 0 {
 		t.Errorf("usage not reported: %+v", r.Stats.Models)
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != fileContent {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	wroteHello(t, dir)
 
 	reqs := fake.RequestsTo("/v1beta/models/")
 	if len(reqs) != 2 {
@@ -164,9 +152,7 @@ func TestGeminiStreamJSONWriteFileAndShell(t *testing.T) {
 	}}}})
 
 	res := Run(t, dir, GeminiEnv(t, fake.URL), geminiTimeout, bin, geminiArgs("create hello.txt", "stream-json")...)
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	events := parseGeminiStream(t, res.Stdout)
 	var kinds []string
 	var answer strings.Builder

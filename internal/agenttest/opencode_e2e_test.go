@@ -1,12 +1,8 @@
 package agenttest
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -49,18 +45,12 @@ type opencodeEvent struct {
 
 func parseOpencode(t *testing.T, stdout []byte) []opencodeEvent {
 	t.Helper()
-	var events []opencodeEvent
-	for line := range bytes.Lines(bytes.TrimSpace(stdout)) {
-		var e opencodeEvent
-		if err := json.Unmarshal(line, &e); err != nil {
-			t.Fatalf("line is not JSON: %v\n%s", err, line)
-		}
+	events := jsonLines(t, stdout, func(e *opencodeEvent, raw []byte) {
 		if e.SessionID == "" {
-			t.Errorf("event without a session id: %s", line)
+			t.Errorf("event without a session id: %s", raw)
 		}
-		e.raw = line
-		events = append(events, e)
-	}
+		e.raw = raw
+	})
 	if len(events) == 0 {
 		t.Fatalf("no events on stdout")
 	}
@@ -79,9 +69,7 @@ func TestOpencodeWriteAndBash(t *testing.T) {
 	}}}})
 
 	res := Run(t, dir, OpencodeEnv(t, fake.URL), opencodeTimeout, bin, "run", "--format", "json", "create hello.txt")
-	if res.ExitCode != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-	}
+	succeeded(t, res)
 	events := parseOpencode(t, res.Stdout)
 	var kinds []string
 	for _, e := range events {
@@ -111,9 +99,7 @@ func TestOpencodeWriteAndBash(t *testing.T) {
 	if last := events[len(events)-2]; last.Part.Text != statusText {
 		t.Errorf("final text = %q", last.Part.Text)
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, "hello.txt")); err != nil || string(got) != fileContent {
-		t.Errorf("hello.txt = %q, %v", got, err)
-	}
+	wroteHello(t, dir)
 
 	reqs := fake.MessageRequests()
 	if len(reqs) != 3 {
@@ -124,12 +110,7 @@ func TestOpencodeWriteAndBash(t *testing.T) {
 			t.Errorf("request %d answered as iteration %d turn %d", i, rq.Iteration, rq.Turn)
 		}
 	}
-	if tools := reqs[0].Messages.ToolNames(); !slices.Contains(tools, "write") || !slices.Contains(tools, "bash") {
-		t.Errorf("offered tools %v", tools)
-	}
-	if got := reqs[2].Messages.LastToolResult(); !strings.Contains(got, strings.TrimSpace(fileContent)) {
-		t.Errorf("bash result seen by the model = %q", got)
-	}
+	toolsRan(t, reqs, "write", "bash")
 	noProblems(t, fake)
 	saveTestdata(t, "opencode_run_json_write_bash_success.jsonl", res.Stdout, dir, fake.URL)
 }

@@ -42,7 +42,6 @@ type collector struct {
 	msgUsage            map[string]Usage // per assistant message id, when no result
 	msgOrder            []string
 	denials             []Denial
-	structuredErrors    []string
 	toolCalls           int
 
 	limit limitState

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	claudewire "ralph/internal/agent/claude/wire"
+	codexwire "ralph/internal/agent/codex/wire"
+	geminiwire "ralph/internal/agent/gemini/wire"
 	"ralph/internal/jsonscan"
 )
 
@@ -158,7 +161,7 @@ func (c *collector) value(b []byte) {
 		var o obj
 		if o.parse(b) {
 			c.event(&o)
-			c.streamOnly = c.streamOnly || streamOnlyType[o.typ]
+			c.streamOnly = c.streamOnly || streamOnly(o.typ)
 		}
 	case jsonscan.Array:
 		_ = s.Array(func(int) error {
@@ -174,12 +177,11 @@ func (c *collector) value(b []byte) {
 	}
 }
 
-// streamOnlyType are event types that occur only inside transcripts.
-var streamOnlyType = map[string]bool{
-	"system": true, "assistant": true, "user": true, "rate_limit_event": true, "stream_event": true,
-	"thread.started": true, "turn.started": true, "turn.completed": true, "turn.failed": true,
-	"item.started": true, "item.updated": true, "item.completed": true,
-	"init": true, "message": true, "tool_use": true, "tool_result": true,
+// streamOnly says whether an event of this type occurs only inside a
+// transcript, never as a whole output: each agent's wire package knows its
+// own.
+func streamOnly(typ string) bool {
+	return claudewire.Is(typ) || codexwire.Is(typ) || geminiwire.Is(typ)
 }
 
 // textLine handles a line of plain text: the agent's own words.

@@ -13,13 +13,14 @@ import (
 	"ralph/internal/agent/claude"
 	"ralph/internal/config"
 	"ralph/internal/loop"
+	"ralph/internal/shellwords"
 )
 
 // agentSpec builds agent name with the settings that belong to it: its own
 // command, model, extra arguments and option (sandbox, approval mode, prompt
 // mode). The main agent also gets the run's effort and tool allow-list.
 func agentSpec(cfg config.Config, name string) (loop.AgentSpec, agent.Adapter, error) {
-	argv, err := config.SplitWords(cfg.AgentCommand(name))
+	argv, err := shellwords.Split(cfg.AgentCommand(name))
 	if err != nil {
 		return loop.AgentSpec{}, nil, fmt.Errorf("%s command (%s): %w", name, cfg.Sources["AGENT_CMD"], err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ralph/internal/agent/opencode"
+	opencodewire "ralph/internal/agent/opencode/wire"
 	"ralph/internal/analyze"
 )
 
@@ -117,7 +118,7 @@ func analyzeOutput(r io.Reader, opts analyze.Options) (*analyze.Analysis, error)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("read: %w", err)
 	}
-	if opencode.Detect(head) {
+	if opencodewire.Detect(head) {
 		return opencode.Normalize(br, opts)
 	}
 	return analyze.Analyze(br, opts)

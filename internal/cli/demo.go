@@ -283,7 +283,7 @@ func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
 	spec := specFrom(cfg, st, []loop.AgentSpec{{Name: ag.name, Model: cfg.AgentModel(cfg.AgentProvider), Effort: cfg.Effort, AllowedTools: cfg.AllowedTools}})
 	spec.Env = env
 	deps := engine.Deps{
-		Agents: []agent.Adapter{&claude.Adapter{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now}},
+		Agents: []agent.Adapter{&claude.Adapter{Base: agent.Base{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now}}},
 		Store:  st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir()),
 	}
 	title := ag.title

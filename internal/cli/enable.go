@@ -53,12 +53,12 @@ func lifecycleExit(err error) error {
 // with exitBadArgs instead of the root's general 1.
 func badArgs(cmd *cobra.Command) {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: exitBadArgs, Err: fmt.Errorf("%w\nRun 'ralph %s --help' for usage.", err, c.Name())}
+		return &ExitError{Code: exitBadArgs, Err: fmt.Errorf("%w\nRun 'ralph %s --help' for usage", err, c.Name())}
 	})
 	if args := cmd.Args; args != nil {
 		cmd.Args = func(c *cobra.Command, a []string) error {
 			if err := args(c, a); err != nil {
-				return &ExitError{Code: exitBadArgs, Err: fmt.Errorf("%w\nRun 'ralph %s --help' for usage.", err, c.Name())}
+				return &ExitError{Code: exitBadArgs, Err: fmt.Errorf("%w\nRun 'ralph %s --help' for usage", err, c.Name())}
 			}
 			return nil
 		}

@@ -396,7 +396,7 @@ func renderedLog(ctx context.Context, opts *logsOptions, f *os.File, size int64,
 	var werr error
 	r := transcript.NewRenderer(transcript.Options{Dir: projectDir}, func(e agent.LiveEvent) {
 		if werr == nil {
-			_, werr = io.WriteString(dst, store.Redact(transcript.Line(e)))
+			_, werr = io.WriteString(dst, store.Redact(e.String()))
 		}
 	})
 	if _, err := io.Copy(r, io.NewSectionReader(f, 0, size)); err != nil {

@@ -25,7 +25,6 @@ import (
 type sessions struct {
 	m       *session.Manager
 	current string
-	warn    func(string)
 }
 
 func newSessions(st *store.Store, expiry time.Duration) *sessions {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"ralph/internal/shellwords"
 )
 
 // agentKeys are one agent's own settings: its command when it is not the
@@ -65,7 +67,7 @@ func (c Config) AgentExtraArgs(name string) ([]string, error) {
 	if !ok || strings.TrimSpace(*k.args) == "" {
 		return nil, nil
 	}
-	args, err := SplitWords(*k.args)
+	args, err := shellwords.Split(*k.args)
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", k.argsKey, c.Sources[k.argsKey], err)
 	}

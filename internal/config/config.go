@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ralph/internal/shellwords"
 )
 
 // Config is ralph's resolved configuration: plain typed values, decided once
@@ -186,9 +188,9 @@ func (c Config) clone() Config {
 }
 
 // AgentArgv splits AgentCmd into the agent's argv the way a shell would split
-// words, without running a shell (see SplitWords).
+// words, without running a shell (see package shellwords).
 func (c Config) AgentArgv() ([]string, error) {
-	return SplitWords(c.AgentCmd)
+	return shellwords.Split(c.AgentCmd)
 }
 
 // PromptPath is the prompt file to read: PromptFile, or PROMPT.md inside

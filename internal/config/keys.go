@@ -10,7 +10,7 @@ type kind int
 
 const (
 	kString   kind = iota // free text
-	kCommand              // words split like a shell would (see SplitWords)
+	kCommand              // words split like a shell would (see package shellwords)
 	kEnum                 // one of KeyInfo.Values, matched case-insensitively
 	kBool                 // true/false, yes/no, on/off, 1/0
 	kInt                  // whole number within [min, max]

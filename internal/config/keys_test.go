@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ralph/internal/shellwords"
 )
 
 func TestKeyTableIsConsistent(t *testing.T) {
@@ -16,7 +18,7 @@ func TestKeyTableIsConsistent(t *testing.T) {
 				t.Errorf("%s is both %s and %s", n, other, k.Name)
 			}
 			seen[n] = k.Name
-			if !validName(n) || strings.ToUpper(n) != n {
+			if !shellwords.IsName(n) || strings.ToUpper(n) != n {
 				t.Errorf("%s: not an upper-case shell name", n)
 			}
 		}

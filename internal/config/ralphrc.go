@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"ralph/internal/shellwords"
 )
 
 // ParseRalphrc reads a .ralphrc as data. It never runs it: nothing is
@@ -74,7 +76,7 @@ func (p *rcParser) parseLine(line string) {
 		s, exported = strings.TrimLeft(rest, " \t"), true
 	}
 	i := 0
-	for i < len(s) && isNameByte(s[i], i == 0) {
+	for i < len(s) && shellwords.IsNameByte(s[i], i == 0) {
 		i++
 	}
 	if i == 0 || i == len(s) || s[i] != '=' {
@@ -105,7 +107,7 @@ func (p *rcParser) parseLine(line string) {
 func (p *rcParser) notAssignment(s string, exported bool) {
 	eq := strings.IndexByte(s, '=')
 	if eq < 0 {
-		if exported && validName(strings.TrimSpace(s)) {
+		if exported && shellwords.IsName(strings.TrimSpace(s)) {
 			return // "export NAME" only marks a variable for export: nothing to read
 		}
 		p.skip("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
@@ -115,7 +117,7 @@ func (p *rcParser) notAssignment(s string, exported bool) {
 	switch trimmed := strings.TrimRight(left, " \t"); {
 	case left == "":
 		p.skip("missing key before '=' (line ignored)")
-	case trimmed != left && validName(trimmed):
+	case trimmed != left && shellwords.IsName(trimmed):
 		p.key = trimmed
 		p.skip("%s: spaces around '=' are not allowed (line ignored); write %s=value", trimmed, trimmed)
 	case strings.ContainsAny(left, " \t"):
@@ -259,9 +261,9 @@ func (p *rcParser) lexDollar(s string, i int, b *strings.Builder) int {
 		}
 		b.WriteString(p.braced(s[i+2:end-1], s[i:end]))
 		return end
-	case isNameByte(c, true):
+	case shellwords.IsNameByte(c, true):
 		j := i + 1
-		for j < len(s) && isNameByte(s[j], false) {
+		for j < len(s) && shellwords.IsNameByte(s[j], false) {
 			j++
 		}
 		b.WriteString(p.ref(s[i+1 : j]))
@@ -296,7 +298,7 @@ func (p *rcParser) substitution(text string) {
 // forms are kept as written, with a warning.
 func (p *rcParser) braced(inner, literal string) string {
 	n := 0
-	for n < len(inner) && isNameByte(inner[n], n == 0) {
+	for n < len(inner) && shellwords.IsNameByte(inner[n], n == 0) {
 		n++
 	}
 	name, op := inner[:n], inner[n:]
@@ -377,19 +379,6 @@ func closing(s string, open int, lb, rb byte) (int, bool) {
 		}
 	}
 	return len(s), false
-}
-
-func isNameByte(c byte, first bool) bool {
-	return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9')
-}
-
-func validName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i], i == 0) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func isControl(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }

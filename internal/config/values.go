@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ralph/internal/shellwords"
 )
 
 // parse turns a key's text into the Go value its field holds (string, bool,
@@ -29,7 +31,7 @@ func (k *keyInfo) parse(raw string) (any, string) {
 		}
 		return v, ""
 	case kCommand:
-		if _, err := SplitWords(v); err != nil {
+		if _, err := shellwords.Split(v); err != nil {
 			return nil, fmt.Sprintf("%v in %q", err, v)
 		}
 		return v, ""

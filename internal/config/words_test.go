@@ -5,59 +5,6 @@ import (
 	"testing"
 )
 
-func TestSplitWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"claude", []string{"claude"}},
-		{"  npx   @anthropic-ai/claude-code\t--verbose ", []string{"npx", "@anthropic-ai/claude-code", "--verbose"}},
-		{`claude --append-system-prompt 'be brief; no $ signs'`, []string{"claude", "--append-system-prompt", "be brief; no $ signs"}},
-		{`claude --x "a \"b\" \\ \$HOME \n"`, []string{"claude", "--x", `a "b" \ $HOME \n`}},
-		{`/opt/my\ tools/claude`, []string{"/opt/my tools/claude"}},
-		{`a'b'"c"d`, []string{"abcd"}},
-		{`claude ''`, []string{"claude", ""}},
-		{"claude \\\n  --x", []string{"claude", "--x"}},
-		{"claude # a comment", []string{"claude"}},
-		{"claude a#b", []string{"claude", "a#b"}},
-		{"env ANTHROPIC_BASE_URL=http://x claude", []string{"env", "ANTHROPIC_BASE_URL=http://x", "claude"}},
-		{"claude --model=opus", []string{"claude", "--model=opus"}},
-		{"cost $5", []string{"cost", "$5"}},
-	}
-	for _, tt := range tests {
-		got, err := SplitWords(tt.in)
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("SplitWords(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func TestSplitWordsErrors(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"", "empty command"},
-		{"   # only a comment", "empty command"},
-		{`"" --x`, "empty command name"},
-		{`claude 'x`, "unterminated single quote"},
-		{`claude "x`, "unterminated double quote"},
-		{`claude \`, "trailing backslash"},
-		{"claude | tee log", `shell operator '|' is not supported (no shell runs the agent command)`},
-		{"claude; rm -rf /", `shell operator ';' is not supported (no shell runs the agent command)`},
-		{"claude > out", `shell operator '>' is not supported (no shell runs the agent command)`},
-		{"(claude)", `shell operator '(' is not supported (no shell runs the agent command)`},
-		{"claude $(cat args)", "shell expansion ($..., `...`) is not supported (no shell runs the agent command)"},
-		{`claude "$HOME"`, "shell expansion ($..., `...`) is not supported (no shell runs the agent command)"},
-		{"claude ${X}", "shell expansion ($..., `...`) is not supported (no shell runs the agent command)"},
-		{"claude `id`", "shell expansion ($..., `...`) is not supported (no shell runs the agent command)"},
-		{"ANTHROPIC_MODEL=x claude", "environment assignments before the command are not supported (use: env NAME=value cmd)"},
-	}
-	for _, tt := range tests {
-		got, err := SplitWords(tt.in)
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("SplitWords(%q) = %q, %v; want error %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
 func TestAgentArgv(t *testing.T) {
 	cfg := Defaults()
 	cfg.AgentCmd = `npx @anthropic-ai/claude-code --settings "my settings.json"`

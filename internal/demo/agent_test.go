@@ -28,7 +28,7 @@ func envFor(t *testing.T, baseURL string) func(string) string {
 // executable: the built-in agent must understand exactly that.
 func argv(t *testing.T, prompt, session string, tools ...string) []string {
 	t.Helper()
-	ad := &claude.Adapter{Cmd: []string{"agent"}}
+	ad := &claude.Adapter{Base: agent.Base{Cmd: []string{"agent"}}}
 	args, err := ad.Command(agent.Invocation{Prompt: prompt, SessionID: session, AllowedTools: tools,
 		OutputFormat: agent.FormatStreamJSON, Live: true, AppendSystemPrompt: "Loop 1. Plan: 3 open."})
 	if err != nil {
@@ -99,7 +99,7 @@ func TestAgentPlaysTheDemoScript(t *testing.T) {
 		}
 		session = a.SessionID
 		var tools []string
-		claude.ParseLive([]byte(c.stdout), dir, func(ev agent.LiveEvent) {
+		line := claude.LiveParser(dir, func(ev agent.LiveEvent) {
 			if ev.Kind == agent.LiveTool {
 				tools = append(tools, ev.Tool+" "+ev.Target)
 			}
@@ -107,6 +107,9 @@ func TestAgentPlaysTheDemoScript(t *testing.T) {
 				t.Errorf("call %d: live error %q", i+1, ev.Text)
 			}
 		})
+		for l := range strings.Lines(c.stdout) {
+			line([]byte(strings.TrimSuffix(l, "\n")))
+		}
 		if strings.Join(tools, ", ") != strings.Join(w.tools, ", ") {
 			t.Errorf("call %d: tool calls %q, want %q", i+1, tools, w.tools)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"ralph/internal/config"
+	"ralph/internal/shellwords"
 )
 
 // installHints say how to get each agent's CLI.
@@ -59,7 +60,7 @@ func checkFallbacks(cfg config.Config, env Env) (Check, bool) {
 	c := Check{Name: NameFallbacks, Status: OK}
 	var parts, missing []string
 	for _, n := range names {
-		argv, err := config.SplitWords(cfg.AgentCommand(n))
+		argv, err := shellwords.Split(cfg.AgentCommand(n))
 		if err != nil || len(argv) == 0 {
 			missing = append(missing, fmt.Sprintf("%s (bad command: %v)", n, err))
 			continue

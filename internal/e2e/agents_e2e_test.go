@@ -218,36 +218,82 @@ const (
 	checkSecond = `sed -i 's/^- \[ \] Check the plan/- [x] Check the plan/' .ralph/fix_plan.md`
 )
 
-// Codex creates a file with its shell tool in each iteration; the second
-// `codex exec resume`s the first thread and completes.
-func TestRunCompletesWithCodex(t *testing.T) {
-	bin := agenttest.CodexBinary(t)
-	t.Parallel()
-	dir := newProject(t)
-	srv := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{
-		{Turns: []fakeapi.Turn{
-			fakeapi.ToolTurn("Creating hello.txt.", "exec_command", map[string]string{"cmd": "printf 'hello\\n' > hello.txt && " + checkFirst}),
-			fakeapi.TextTurn("Created hello.txt." + statusBlock("IN_PROGRESS", false)),
-		}},
-		{Turns: []fakeapi.Turn{
-			fakeapi.ToolTurn("Checking the plan.", "exec_command", map[string]string{"cmd": "printf 'checked\\n' > checked.txt && " + checkSecond}),
+// Each CLI works through the plan in two iterations with its own real
+// tools, the second resuming the first session (`codex exec resume`,
+// --resume, --session), and the run completes.
+func TestRunCompletesWithEachAgent(t *testing.T) {
+	second := func(tool string, input map[string]string) fakeapi.Iteration {
+		return fakeapi.Iteration{Turns: []fakeapi.Turn{
+			fakeapi.ToolTurn("Checking the plan.", tool, input),
 			fakeapi.TextTurn("All tasks are complete." + statusBlock("COMPLETE", true)),
+		}}
+	}
+	created := fakeapi.TextTurn("Created hello.txt." + statusBlock("IN_PROGRESS", false))
+	checkShell := "printf 'checked\\n' > checked.txt && " + checkSecond
+	tests := []struct {
+		name   string
+		binary func(testing.TB) string
+		script func(dir string) []fakeapi.Iteration
+		args   []string
+		also   func(t *testing.T, dir string)
+	}{
+		{"codex", agenttest.CodexBinary, func(dir string) []fakeapi.Iteration {
+			return []fakeapi.Iteration{
+				{Turns: []fakeapi.Turn{
+					fakeapi.ToolTurn("Creating hello.txt.", "exec_command", map[string]string{"cmd": "printf 'hello\\n' > hello.txt && " + checkFirst}),
+					created,
+				}},
+				second("exec_command", map[string]string{"cmd": checkShell}),
+			}
+		}, nil, func(t *testing.T, dir string) {
+			// A resumed thread reports the thread's usage so far: counted as
+			// it grows, the run's total is the thread's, not the sum of both
+			// reports.
+			if in, st := codexThreadInput(t, dir), status(t, dir); in == 0 || st.Totals.InputTokens != in {
+				t.Errorf("status counts %d input tokens, the thread used %d", st.Totals.InputTokens, in)
+			}
 		}},
-	}})
-	r := runAgent(t, dir, "codex", bin, agentEnv(t, srv.URL, "codex"))
-	checkCompleted(t, dir, r, "codex", "codex")
-	checkFile(t, dir, "hello.txt", "hello\n")
-	checkFile(t, dir, "checked.txt", "checked\n")
-	checkFile(t, dir, ".ralph/fix_plan.md", donePlanMD)
-	if !resumedFirst(srv) {
-		t.Error("the second call did not resume the first thread")
+		{"gemini", agenttest.GeminiBinary, func(dir string) []fakeapi.Iteration {
+			return []fakeapi.Iteration{
+				{Turns: []fakeapi.Turn{
+					fakeapi.ToolTurn("Creating hello.txt.", "write_file", map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello\n"}),
+					fakeapi.ToolTurn("", "write_file", map[string]string{"file_path": filepath.Join(dir, ".ralph", "fix_plan.md"), "content": strings.Replace(planMD, "- [ ] Create", "- [x] Create", 1)}),
+					created,
+				}},
+				second("run_shell_command", map[string]string{"command": checkShell, "description": "Check the plan"}),
+			}
+		}, []string{"--model", agenttest.GeminiModel}, nil},
+		{"opencode", agenttest.OpencodeBinary, func(dir string) []fakeapi.Iteration {
+			return []fakeapi.Iteration{
+				{Turns: []fakeapi.Turn{
+					fakeapi.ToolTurn("Creating hello.txt.", "write", map[string]string{"filePath": filepath.Join(dir, "hello.txt"), "content": "hello\n"}),
+					fakeapi.ToolTurn("", "bash", map[string]string{"command": checkFirst, "description": "Check the task off"}),
+					created,
+				}},
+				second("bash", map[string]string{"command": checkShell, "description": "Check the plan"}),
+			}
+		}, nil, nil},
 	}
-	// A resumed thread reports the thread's usage so far: counted as it
-	// grows, the run's total is the thread's, not the sum of both reports.
-	if in, st := codexThreadInput(t, dir), status(t, dir); in == 0 || st.Totals.InputTokens != in {
-		t.Errorf("status counts %d input tokens, the thread used %d", st.Totals.InputTokens, in)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := tt.binary(t)
+			t.Parallel()
+			dir := newProject(t)
+			srv := fakeapi.Start(t, fakeapi.Script{Iterations: tt.script(dir)})
+			r := runAgent(t, dir, tt.name, bin, agentEnv(t, srv.URL, tt.name), tt.args...)
+			checkCompleted(t, dir, r, tt.name, tt.name)
+			checkFile(t, dir, "hello.txt", "hello\n")
+			checkFile(t, dir, "checked.txt", "checked\n")
+			checkFile(t, dir, ".ralph/fix_plan.md", donePlanMD)
+			if !resumedFirst(srv) {
+				t.Error("the second call did not resume the first session")
+			}
+			if tt.also != nil {
+				tt.also(t, dir)
+			}
+			noProblems(t, srv)
+		})
 	}
-	noProblems(t, srv)
 }
 
 // codexThreadInput is the input tokens of the last turn.completed event
@@ -276,60 +322,4 @@ func codexThreadInput(t *testing.T, dir string) int64 {
 		}
 	}
 	return in
-}
-
-// Gemini CLI writes a file with write_file, then, resuming its session
-// with --resume, another with its shell tool, and completes.
-func TestRunCompletesWithGemini(t *testing.T) {
-	bin := agenttest.GeminiBinary(t)
-	t.Parallel()
-	dir := newProject(t)
-	srv := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{
-		{Turns: []fakeapi.Turn{
-			fakeapi.ToolTurn("Creating hello.txt.", "write_file", map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello\n"}),
-			fakeapi.ToolTurn("", "write_file", map[string]string{"file_path": filepath.Join(dir, ".ralph", "fix_plan.md"), "content": strings.Replace(planMD, "- [ ] Create", "- [x] Create", 1)}),
-			fakeapi.TextTurn("Created hello.txt." + statusBlock("IN_PROGRESS", false)),
-		}},
-		{Turns: []fakeapi.Turn{
-			fakeapi.ToolTurn("Checking the plan.", "run_shell_command", map[string]string{"command": "printf 'checked\\n' > checked.txt && " + checkSecond, "description": "Check the plan"}),
-			fakeapi.TextTurn("All tasks are complete." + statusBlock("COMPLETE", true)),
-		}},
-	}})
-	r := runAgent(t, dir, "gemini", bin, agentEnv(t, srv.URL, "gemini"), "--model", agenttest.GeminiModel)
-	checkCompleted(t, dir, r, "gemini", "gemini")
-	checkFile(t, dir, "hello.txt", "hello\n")
-	checkFile(t, dir, "checked.txt", "checked\n")
-	checkFile(t, dir, ".ralph/fix_plan.md", donePlanMD)
-	if !resumedFirst(srv) {
-		t.Error("the second call did not resume the first session")
-	}
-	noProblems(t, srv)
-}
-
-// OpenCode writes a file with its write tool, then, resuming with
-// --session, another with its bash tool, and completes.
-func TestRunCompletesWithOpencode(t *testing.T) {
-	bin := agenttest.OpencodeBinary(t)
-	t.Parallel()
-	dir := newProject(t)
-	srv := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{
-		{Turns: []fakeapi.Turn{
-			fakeapi.ToolTurn("Creating hello.txt.", "write", map[string]string{"filePath": filepath.Join(dir, "hello.txt"), "content": "hello\n"}),
-			fakeapi.ToolTurn("", "bash", map[string]string{"command": checkFirst, "description": "Check the task off"}),
-			fakeapi.TextTurn("Created hello.txt." + statusBlock("IN_PROGRESS", false)),
-		}},
-		{Turns: []fakeapi.Turn{
-			fakeapi.ToolTurn("Checking the plan.", "bash", map[string]string{"command": "printf 'checked\\n' > checked.txt && " + checkSecond, "description": "Check the plan"}),
-			fakeapi.TextTurn("All tasks are complete." + statusBlock("COMPLETE", true)),
-		}},
-	}})
-	r := runAgent(t, dir, "opencode", bin, agentEnv(t, srv.URL, "opencode"))
-	checkCompleted(t, dir, r, "opencode", "opencode")
-	checkFile(t, dir, "hello.txt", "hello\n")
-	checkFile(t, dir, "checked.txt", "checked\n")
-	checkFile(t, dir, ".ralph/fix_plan.md", donePlanMD)
-	if !resumedFirst(srv) {
-		t.Error("the second call did not resume the first session")
-	}
-	noProblems(t, srv)
 }

@@ -92,9 +92,3 @@ func splitZ(b []byte) []string {
 	}
 	return s
 }
-
-// firstLine returns b up to its first newline, without it.
-func firstLine(b []byte) string {
-	s, _, _ := strings.Cut(string(b), "\n")
-	return s
-}

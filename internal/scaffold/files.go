@@ -167,6 +167,3 @@ func write(path string, data []byte) error {
 	}
 	return store.WriteFileAtomic(path, data, 0o644)
 }
-
-// changed reports whether the writer touched anything.
-func (w *writer) changed() bool { return len(w.created)+len(w.updated) > 0 }

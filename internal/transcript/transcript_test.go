@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ralph/internal/agent"
+	"ralph/internal/activity"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -21,10 +21,10 @@ const (
 	captureDir = "/tmp/ralph-e2e/001"
 )
 
-func text(evs []agent.LiveEvent) string {
+func text(evs []activity.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
-		b.WriteString(Line(e))
+		b.WriteString(e.String())
 	}
 	return b.String()
 }
@@ -72,8 +72,8 @@ func TestPiecewiseEqualsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var evs []agent.LiveEvent
-		r := NewRenderer(Options{}, func(e agent.LiveEvent) { evs = append(evs, e) })
+		var evs []activity.Event
+		r := NewRenderer(Options{}, func(e activity.Event) { evs = append(evs, e) })
 		for chunk := range slicesOf(in, 7) {
 			if _, err := r.Write(chunk); err != nil {
 				t.Fatal(err)
@@ -187,51 +187,11 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-func TestShorten(t *testing.T) {
-	long := strings.Repeat("é", 200)
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"", 1, ""},
-		{"\n\n  \n", 1, ""},
-		{"one", 1, "one"},
-		{"one\n", 1, "one"},
-		{"one\ntwo\nthree", 1, "one (2 more lines)"},
-		{"one\ntwo\nthree", 3, "one\ntwo\nthree"},
-		{"one  \r\ntwo", 1, "one (1 more line)"},
-		{long, 1, strings.Repeat("é", maxResultWidth-1) + "…"},
-	}
-	for _, tt := range tests {
-		if got := shorten(tt.in, tt.n); got != tt.want {
-			t.Errorf("shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
-		}
-	}
-}
-
 // An over-long line is cut, not held whole, and rendering goes on after it.
 func TestLongLine(t *testing.T) {
 	in := append(bytes.Repeat([]byte("x"), maxLine+10), "\nafter\n"...)
 	got := text(Render(in, Options{}))
 	if !strings.HasSuffix(got, "\nafter\n") || len(got) > maxLine+20 {
 		t.Errorf("got %d bytes ending %q", len(got), got[max(0, len(got)-20):])
-	}
-}
-
-func TestUnwrapShell(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`/bin/bash -lc 'go test ./...'`, "go test ./..."},
-		{`bash -lc "printf 'hello\n' > hello.txt"`, `printf 'hello\n' > hello.txt`},
-		{`/usr/bin/zsh -c 'ls -la'`, "ls -la"},
-		{`sh -lc 'echo '"'"'x'"'"''`, "echo 'x'"},
-		{`python3 -c 'print(1)'`, `python3 -c 'print(1)'`}, // not a shell wrapper
-		{`bash -lc 'a' extra`, `bash -lc 'a' extra`},
-		{`bash -lc 'unterminated`, `bash -lc 'unterminated`},
-	}
-	for _, tt := range tests {
-		if got := unwrapShell(tt.in); got != tt.want {
-			t.Errorf("unwrapShell(%q) = %q, want %q", tt.in, got, tt.want)
-		}
 	}
 }

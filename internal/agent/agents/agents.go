@@ -79,15 +79,15 @@ func New(name string, o Options) (agent.Adapter, error) {
 	extra := slices.Clone(o.ExtraArgs)
 	switch name {
 	case claude.Name:
-		return &claude.Adapter{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, nil
+		return &claude.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}}, nil
 	case codex.Name:
-		return &codex.Adapter{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra, Sandbox: o.Sandbox}, nil
+		return &codex.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, Sandbox: o.Sandbox}, nil
 	case gemini.Name:
-		return &gemini.Adapter{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra, ApprovalMode: o.ApprovalMode}, nil
+		return &gemini.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, ApprovalMode: o.ApprovalMode}, nil
 	case opencode.Name:
-		return &opencode.Adapter{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, nil
+		return &opencode.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}}, nil
 	case command.Name:
-		return &command.Adapter{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra, PromptMode: o.PromptMode}, nil
+		return &command.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, PromptMode: o.PromptMode}, nil
 	}
 	return nil, unknown(name)
 }

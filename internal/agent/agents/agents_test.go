@@ -35,12 +35,12 @@ func TestNew(t *testing.T) {
 		want agent.Adapter
 	}{
 		{"claude", Options{ExtraArgs: []string{"--max-turns", "9"}, Now: now},
-			&claude.Adapter{Cmd: []string{"claude"}, ExtraArgs: []string{"--max-turns", "9"}}},
+			&claude.Adapter{Base: agent.Base{Cmd: []string{"claude"}, ExtraArgs: []string{"--max-turns", "9"}}}},
 		{"codex", Options{Cmd: []string{"npx", "@openai/codex"}, Sandbox: "read-only"},
-			&codex.Adapter{Cmd: []string{"npx", "@openai/codex"}, Sandbox: "read-only"}},
-		{"gemini", Options{ApprovalMode: "auto_edit"}, &gemini.Adapter{Cmd: []string{"gemini"}, ApprovalMode: "auto_edit"}},
-		{"opencode", Options{}, &opencode.Adapter{Cmd: []string{"opencode"}}},
-		{"command", Options{Cmd: []string{"./agent.sh"}, PromptMode: "arg"}, &command.Adapter{Cmd: []string{"./agent.sh"}, PromptMode: "arg"}},
+			&codex.Adapter{Base: agent.Base{Cmd: []string{"npx", "@openai/codex"}}, Sandbox: "read-only"}},
+		{"gemini", Options{ApprovalMode: "auto_edit"}, &gemini.Adapter{Base: agent.Base{Cmd: []string{"gemini"}}, ApprovalMode: "auto_edit"}},
+		{"opencode", Options{}, &opencode.Adapter{Base: agent.Base{Cmd: []string{"opencode"}}}},
+		{"command", Options{Cmd: []string{"./agent.sh"}, PromptMode: "arg"}, &command.Adapter{Base: agent.Base{Cmd: []string{"./agent.sh"}}, PromptMode: "arg"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,33 +97,6 @@ func TestNewErrors(t *testing.T) {
 		if _, err := New(tt.name, tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("New(%q, %+v) = %v, want it to mention %q", tt.name, tt.o, err, tt.want)
 		}
-	}
-}
-
-func TestLiveParser(t *testing.T) {
-	lines := map[string]string{
-		"claude":   `{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}`,
-		"codex":    `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"hi"}}`,
-		"gemini":   `{"type":"message","role":"assistant","content":"hi"}`,
-		"opencode": `{"type":"text","part":{"type":"text","text":"hi"}}`,
-	}
-	for _, name := range Names() {
-		var got []agent.LiveEvent
-		p := LiveParser(name, "/proj", func(e agent.LiveEvent) { got = append(got, e) })
-		if p == nil {
-			t.Fatalf("%s: no live parser", name)
-		}
-		line, want := lines[name], agent.LiveEvent{Kind: agent.LiveText, Text: "hi"}
-		if name == "command" {
-			line, want = "hi", agent.LiveEvent{Kind: agent.LiveOutput, Text: "hi"}
-		}
-		p([]byte(line))
-		if len(got) != 1 || got[0] != want {
-			t.Errorf("%s: events %+v", name, got)
-		}
-	}
-	if LiveParser("aider", "", func(agent.LiveEvent) {}) != nil {
-		t.Error("unknown agent has a live parser")
 	}
 }
 

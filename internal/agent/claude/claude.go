@@ -5,11 +5,9 @@ package claude
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"ralph/internal/agent"
 	"ralph/internal/analyze"
@@ -22,32 +20,19 @@ const Name = "claude"
 // set.
 const DefaultCommand = "claude"
 
-// Adapter runs Claude Code. Build it with New; the fields may be replaced
-// before the first Run.
+// Adapter runs Claude Code. Its ExtraArgs are placed before "-p" and the
+// prompt, so they cannot end up in the prompt's position.
 type Adapter struct {
-	// Cmd are the words of the executable, e.g. ["npx",
-	// "@anthropic-ai/claude-code"].
-	Cmd []string
-	// Runner runs the process; New sets an *agent.Runner.
-	Runner agent.ProcessRunner
-	// Now anchors reset times in the analysis ("resets 9pm").
-	Now func() time.Time
-	// ExtraArgs are the user's own arguments, placed before "-p" and the
-	// prompt so they cannot end up in the prompt's position.
-	ExtraArgs []string
+	agent.Base
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
 
 // New returns an adapter for a command string as given in --agent-cmd or
-// CLAUDE_CODE_CMD, split into words like a shell would (agent.SplitWords);
-// "" means DefaultCommand.
+// CLAUDE_CODE_CMD (shellwords.Split); "" means DefaultCommand.
 func New(command string) (*Adapter, error) {
-	words, err := agent.CommandWords(Name, command, DefaultCommand)
-	if err != nil {
-		return nil, err
-	}
-	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+	b, err := agent.NewBase(Name, command, DefaultCommand)
+	return &Adapter{Base: b}, err
 }
 
 // Name implements agent.Adapter.
@@ -74,17 +59,14 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // checklist) from being read as an option. Never --continue: a session is
 // only ever resumed by its id.
 func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
-	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
-		return nil, errors.New("claude: no command")
-	}
-	if strings.TrimSpace(inv.Prompt) == "" {
-		return nil, errors.New("claude: empty prompt")
+	argv, err := a.Argv(Name, inv)
+	if err != nil {
+		return nil, err
 	}
 	format, err := agent.OutputFormat(Name, inv)
 	if err != nil {
 		return nil, err
 	}
-	argv := slices.Clone(a.Cmd)
 	for _, f := range []struct{ flag, value string }{{"--model", inv.Model}, {"--effort", inv.Effort}} {
 		if f.value == "" {
 			continue
@@ -143,14 +125,10 @@ func toolList(in []string) ([]string, error) {
 
 // Run implements agent.Adapter.
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
-	argv, err := a.Command(inv)
-	if err != nil {
-		return agent.NotRun(inv), err
-	}
 	tools, _ := toolList(inv.AllowedTools) // validated by Command
-	return agent.Call{
-		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+	return a.Base.Run(ctx, inv, a.Command, agent.Call{
+		Agent: Name, Live: LiveParser,
 		Hint:    "set --agent-cmd or CLAUDE_CODE_CMD to the Claude Code executable, or install it: npm install -g @anthropic-ai/claude-code",
 		Options: analyze.Options{AllowedTools: tools},
-	}.Run(ctx)
+	})
 }

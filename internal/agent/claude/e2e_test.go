@@ -12,6 +12,7 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/agenttest"
 	"ralph/internal/fakeapi"
+	"ralph/internal/shellwords"
 )
 
 // TestRealClaude runs the adapter's argv against the real Claude Code CLI
@@ -33,7 +34,7 @@ func TestRealClaude(t *testing.T) {
 		{Turns: []fakeapi.Turn{fakeapi.TextTurn("Resumed.")}},
 	}})
 
-	a, err := New(agent.JoinWords([]string{bin}))
+	a, err := New(shellwords.Join([]string{bin}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestRealClaudeInterrupt(t *testing.T) {
 	fake := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{
 		{Turns: []fakeapi.Turn{{Text: "late", Delay: fakeapi.Duration(time.Minute)}}},
 	}})
-	a, err := New(agent.JoinWords([]string{bin}))
+	a, err := New(shellwords.Join([]string{bin}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,37 +2,22 @@ package claude
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/agenttest"
+	"ralph/internal/shellwords"
 )
 
 var fakeAgent string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ralph-claude-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeAgent, err = script.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(script.Main(m, &fakeAgent)) }
 
 var fixedNow = time.Date(2026, 11, 20, 23, 0, 0, 0, time.UTC)
 
@@ -73,8 +58,8 @@ func invocation(t *testing.T) agent.Invocation {
 }
 
 func TestRunAnalysesOutput(t *testing.T) {
-	stub := &stubRunner{stdout: string(readSample(t, "claude_stream_json_tools.jsonl")), res: agent.ProcessResult{ExitCode: 0, Duration: time.Second}}
-	a := &Adapter{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}
+	stub := &stubRunner{stdout: string(agenttest.Sample(t, "claude_stream_json_tools.jsonl")), res: agent.ProcessResult{ExitCode: 0, Duration: time.Second}}
+	a := &Adapter{Base: agent.Base{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.Env, inv.Timeout, inv.Live = []string{"A=b"}, time.Minute, true
 	var evs []agent.LiveEvent
@@ -115,7 +100,7 @@ func TestRunPassesAllowedToolsAndStderr(t *testing.T) {
 	result := `{"type":"result","subtype":"success","is_error":true,"session_id":"s1","result":"request failed",` +
 		`"permission_denials":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"git diff | head"}}]}`
 	stub := &stubRunner{stdout: result, stderr: "Claude AI usage limit reached|1795219258\n", res: agent.ProcessResult{ExitCode: 1}}
-	a := &Adapter{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}
+	a := &Adapter{Base: agent.Base{Cmd: []string{"claude"}, Runner: stub, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.AllowedTools = []string{"Write,Bash(git diff *)"}
 	res, err := a.Run(context.Background(), inv)
@@ -140,71 +125,13 @@ func fakeInvocation(t *testing.T, s script.Script) (*Adapter, agent.Invocation, 
 		t.Fatal(err)
 	}
 	inv.Env = []string{script.EnvScript + "=" + path}
-	a, err := New(agent.JoinWords([]string{fakeAgent}))
+	a, err := New(shellwords.Join([]string{fakeAgent}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Runner = &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
 	a.Now = func() time.Time { return fixedNow }
 	return a, inv, path
-}
-
-func TestRunWithFakeAgent(t *testing.T) {
-	sample, _ := filepath.Abs(filepath.Join("testdata", "claude_stream_json_tools.jsonl"))
-	a, inv, path := fakeInvocation(t, script.Script{Iterations: []script.Iteration{
-		{StdoutFile: sample, LineDelay: script.Duration(5 * time.Millisecond), Files: map[string]string{"hello.txt": "hello\n"}},
-		{Stdout: "{\"type\":\"result\",\"is_error\":true,\"result\":\"boom\",\"session_id\":\"s2\"}\n", Stderr: "bad\n", ExitCode: 1},
-	}})
-	inv.Live, inv.SessionID = true, "sess-1"
-	inv.AllowedTools = []string{"Write", "Bash(git diff *)"}
-	var mu sync.Mutex
-	var rendered strings.Builder
-	render := agent.RenderLive(&rendered)
-	inv.OnEvent = func(e agent.LiveEvent) { mu.Lock(); defer mu.Unlock(); render(e) }
-
-	res, err := a.Run(context.Background(), inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ExitCode != 0 || res.Analysis.SessionID != "1f619081-1f59-4397-bd4c-8791b3f050a0" {
-		t.Errorf("result %+v, analysis %+v", res, res.Analysis)
-	}
-	if !strings.Contains(rendered.String(), "⚡ Write hello.txt\n⚡ Bash echo hi && cat hello.txt\n") {
-		t.Errorf("rendered:\n%s", rendered.String())
-	}
-	if b, err := os.ReadFile(filepath.Join(inv.Dir, "hello.txt")); err != nil || string(b) != "hello\n" {
-		t.Errorf("hello.txt = %q, %v", b, err)
-	}
-
-	inv.Live, inv.SessionID = false, res.Analysis.SessionID
-	res, err = a.Run(context.Background(), inv)
-	if err != nil || res.ExitCode != 1 || !res.Analysis.IsError || res.Analysis.SessionID != "s2" {
-		t.Fatalf("second call: %+v, %v", res, err)
-	}
-	if b, _ := os.ReadFile(inv.StderrPath); string(b) != "bad\n" {
-		t.Errorf("stderr log = %q", b)
-	}
-
-	calls, err := script.Calls(path)
-	if err != nil || len(calls) != 2 {
-		t.Fatalf("calls = %+v, %v", calls, err)
-	}
-	first, second := calls[0].Args, calls[1].Args
-	if i := slices.Index(first, "--resume"); i < 0 || first[i+1] != "sess-1" {
-		t.Errorf("first call args %q", first)
-	}
-	if i := slices.Index(first, "--allowedTools"); i < 0 || !slices.Equal(first[i+1:i+3], []string{"Write", "Bash(git diff *)"}) {
-		t.Errorf("first call args %q", first)
-	}
-	if !slices.Contains(first, "--verbose") || slices.Contains(second, "--verbose") {
-		t.Errorf("stream-json/--verbose only when live: %q / %q", first, second)
-	}
-	if i := slices.Index(second, "--resume"); i < 0 || second[i+1] != "1f619081-1f59-4397-bd4c-8791b3f050a0" {
-		t.Errorf("second call args %q", second)
-	}
-	if calls[0].Dir != inv.Dir && !strings.HasSuffix(calls[0].Dir, inv.Dir) {
-		t.Errorf("ran in %s, want %s", calls[0].Dir, inv.Dir)
-	}
 }
 
 func TestRunTimeoutStillAnalyses(t *testing.T) {
@@ -219,32 +146,5 @@ func TestRunTimeoutStillAnalyses(t *testing.T) {
 	}
 	if !res.TimedOut || res.ExitCode != 137 || res.Analysis == nil || res.Analysis.SessionID != "s-partial" {
 		t.Errorf("result %+v, analysis %+v", res, res.Analysis)
-	}
-}
-
-func TestRunStartError(t *testing.T) {
-	a, err := New("ralph-no-such-claude --flag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := invocation(t)
-	res, err := a.Run(context.Background(), inv)
-	var se *agent.StartError
-	if !errors.As(err, &se) || res.StartErr == nil || res.Analysis != nil {
-		t.Fatalf("err %v, result %+v", err, res)
-	}
-	msg := err.Error()
-	for _, want := range []string{`"ralph-no-such-claude"`, "CLAUDE_CODE_CMD", "--agent-cmd"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message %q lacks %s", msg, want)
-		}
-	}
-}
-
-func TestRunInvalidInvocation(t *testing.T) {
-	a, _ := New("")
-	a.Runner = &stubRunner{}
-	if _, err := a.Run(context.Background(), agent.Invocation{Prompt: ""}); err == nil {
-		t.Error("empty prompt ran")
 	}
 }

@@ -6,11 +6,9 @@ package codex
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"ralph/internal/agent"
 )
@@ -36,32 +34,21 @@ func Sandboxes() []string {
 	return []string{SandboxReadOnly, SandboxWorkspaceWrite, SandboxFullAccess}
 }
 
-// Adapter runs Codex. Build it with New; the fields may be replaced before
-// the first Run.
+// Adapter runs Codex. Its ExtraArgs go to `codex exec`, after ralph's
+// options and before a resume and the prompt.
 type Adapter struct {
-	// Cmd are the words of the executable, e.g. ["npx", "@openai/codex"].
-	Cmd []string
-	// Runner runs the process; New sets an *agent.Runner.
-	Runner agent.ProcessRunner
-	// Now anchors reset times in the analysis ("try again at 1:05 AM").
-	Now func() time.Time
-	// ExtraArgs are the user's own arguments to `codex exec`, placed after
-	// ralph's options and before a resume and the prompt.
-	ExtraArgs []string
+	agent.Base
 	// Sandbox is the --sandbox mode; "" means DefaultSandbox.
 	Sandbox string
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for a command string, split into words like a
-// shell would (agent.SplitWords); "" means DefaultCommand.
+// New returns an adapter for a command string (shellwords.Split); ""
+// means DefaultCommand.
 func New(command string) (*Adapter, error) {
-	words, err := agent.CommandWords(Name, command, DefaultCommand)
-	if err != nil {
-		return nil, err
-	}
-	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+	b, err := agent.NewBase(Name, command, DefaultCommand)
+	return &Adapter{Base: b}, err
 }
 
 // Name implements agent.Adapter.
@@ -107,11 +94,9 @@ func CheckSandbox(mode string) error {
 // thread keeps the instructions it started with and ignores a new value,
 // while ralph's context changes every iteration.
 func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
-	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
-		return nil, errors.New("codex: no command")
-	}
-	if strings.TrimSpace(inv.Prompt) == "" {
-		return nil, errors.New("codex: empty prompt")
+	argv, err := a.Argv(Name, inv)
+	if err != nil {
+		return nil, err
 	}
 	jsonl, err := structured(inv.OutputFormat)
 	if err != nil {
@@ -124,7 +109,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	if err := CheckSandbox(sandbox); err != nil {
 		return nil, err
 	}
-	argv := append(slices.Clone(a.Cmd), "exec")
+	argv = append(argv, "exec")
 	if jsonl {
 		argv = append(argv, "--json")
 	}
@@ -171,12 +156,8 @@ func structured(format string) (bool, error) {
 
 // Run implements agent.Adapter.
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
-	argv, err := a.Command(inv)
-	if err != nil {
-		return agent.NotRun(inv), err
-	}
-	return agent.Call{
-		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+	return a.Base.Run(ctx, inv, a.Command, agent.Call{
+		Agent: Name, Live: LiveParser,
 		Hint: "set --agent-cmd to the Codex executable, or install it: npm install -g @openai/codex",
-	}.Run(ctx)
+	})
 }

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"ralph/internal/agent"
@@ -71,51 +70,5 @@ func TestCommand(t *testing.T) {
 				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestCommandErrors(t *testing.T) {
-	tests := []struct {
-		name    string
-		sandbox string
-		inv     agent.Invocation
-		want    string
-	}{
-		{"empty prompt", "", agent.Invocation{Prompt: " \n"}, "empty prompt"},
-		{"unknown sandbox", "yolo", agent.Invocation{Prompt: "p"}, "sandbox mode"},
-		{"bad format", "", agent.Invocation{Prompt: "p", OutputFormat: "yaml"}, "output format"},
-		{"model like a flag", "", agent.Invocation{Prompt: "p", Model: "--dangerously-bypass-approvals-and-sandbox"}, "--model"},
-		{"session like a flag", "", agent.Invocation{Prompt: "p", SessionID: "--last"}, "resume"},
-		{"session with a newline", "", agent.Invocation{Prompt: "p", SessionID: "a\nb"}, "resume"},
-		{"effort smuggling a setting", "", agent.Invocation{Prompt: "p", Effort: `high" sandbox_mode="danger-full-access`}, "effort"},
-		{"huge prompt", "", agent.Invocation{Prompt: strings.Repeat("x", 200<<10)}, "system limit"},
-		{"huge context", "", agent.Invocation{Prompt: "p", AppendSystemPrompt: strings.Repeat("x", 200<<10)}, "system limit"},
-	}
-	for _, tt := range tests {
-		a, _ := New("")
-		a.Sandbox = tt.sandbox
-		if _, err := a.Command(tt.inv); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
-		}
-	}
-	if _, err := (&Adapter{}).Command(agent.Invocation{Prompt: "p"}); err == nil {
-		t.Error("no command accepted")
-	}
-	if _, err := New(`'unterminated`); err == nil {
-		t.Error("unbalanced quotes accepted")
-	}
-}
-
-func TestCapabilities(t *testing.T) {
-	a, _ := New("")
-	c := a.Capabilities()
-	if a.Name() != "codex" || !c.StructuredOutput || !c.TokenUsage || !c.UsageLimits || !c.SessionResume || !c.Streaming {
-		t.Errorf("%+v", c)
-	}
-	if c.PermissionDenials || c.ToolRestrictions {
-		t.Errorf("claims what Codex cannot report: %+v", c)
-	}
-	if m := strings.Join(c.Missing(), "\n"); !strings.Contains(m, "permission-denial breaker is off") || !strings.Contains(m, "allow-list") {
-		t.Errorf("missing:\n%s", m)
 	}
 }

@@ -8,9 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	"ralph/internal/agent"
 )
@@ -34,34 +32,24 @@ func CheckPromptMode(mode string) error {
 	return fmt.Errorf("command: unknown prompt mode %q (want %s or %s)", mode, PromptStdin, PromptArg)
 }
 
-// Adapter runs a command. Build it with New; the fields may be replaced
-// before the first Run.
+// Adapter runs a command. Its Cmd holds the executable and its own
+// arguments; ExtraArgs follow them, before the prompt in arg mode.
 type Adapter struct {
-	// Cmd are the words of the executable and its own arguments.
-	Cmd []string
-	// Runner runs the process; New sets an *agent.Runner.
-	Runner agent.ProcessRunner
-	// Now anchors reset times in the analysis, should the output hold any.
-	Now func() time.Time
-	// ExtraArgs follow Cmd, before the prompt in arg mode.
-	ExtraArgs []string
+	agent.Base
 	// PromptMode is PromptStdin or PromptArg; "" means DefaultPromptMode.
 	PromptMode string
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for a command string, split into words like a
-// shell would (agent.SplitWords). There is no default command.
+// New returns an adapter for a command string, split into words
+// (shellwords.Split). There is no default command.
 func New(command string) (*Adapter, error) {
-	words, err := agent.SplitWords(command)
-	if err != nil {
-		return nil, fmt.Errorf("command %q: %w", command, err)
-	}
-	if len(words) == 0 {
+	if strings.TrimSpace(command) == "" {
 		return nil, errors.New("command: no command given (set --agent-cmd)")
 	}
-	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+	b, err := agent.NewBase(Name, command, "")
+	return &Adapter{Base: b}, err
 }
 
 // Name implements agent.Adapter.
@@ -79,11 +67,9 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // so the loop context is appended to the prompt. Model, effort, session
 // and allowed tools mean nothing to an unknown command and are left out.
 func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
-	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
-		return nil, errors.New("command: no command")
-	}
-	if strings.TrimSpace(inv.Prompt) == "" {
-		return nil, errors.New("command: empty prompt")
+	argv, err := a.Argv(Name, inv)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := agent.OutputFormat(Name, agent.Invocation{OutputFormat: inv.OutputFormat}); err != nil {
 		return nil, err
@@ -91,7 +77,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	if err := CheckPromptMode(a.PromptMode); err != nil {
 		return nil, err
 	}
-	argv := append(slices.Clone(a.Cmd), a.ExtraArgs...)
+	argv = append(argv, a.ExtraArgs...)
 	if a.PromptMode == PromptArg {
 		argv = append(argv, prompt(inv))
 	}
@@ -109,19 +95,11 @@ func prompt(inv agent.Invocation) string {
 // command's standard input, which is then closed: a command that reads to
 // EOF gets the whole prompt and ends its input there.
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
-	argv, err := a.Command(inv)
-	if err != nil {
-		return agent.NotRun(inv), err
-	}
-	c := agent.Call{
-		Agent: Name, Argv: argv, Invocation: inv, Runner: a.Runner, Now: a.Now,
-		Live: LiveParser,
-		Hint: "check the command given with --agent-cmd",
-	}
+	c := agent.Call{Agent: Name, Live: LiveParser, Hint: "check the command given with --agent-cmd"}
 	if a.PromptMode != PromptArg {
 		c.Stdin = strings.NewReader(prompt(inv))
 	}
-	return c.Run(ctx)
+	return a.Base.Run(ctx, inv, a.Command, c)
 }
 
 // LiveParser shows every output line as it comes; dir is not needed, as

@@ -2,8 +2,6 @@ package command
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +12,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/shellwords"
 )
 
 func TestCommand(t *testing.T) {
@@ -47,44 +46,27 @@ func TestCommand(t *testing.T) {
 	}
 }
 
-func TestCommandErrors(t *testing.T) {
+// The prompt mode decides where the prompt goes, and so whether its size
+// is bounded by the kernel's limit on one argument. (What every agent
+// refuses is tested in package agents.)
+func TestCommandPromptMode(t *testing.T) {
 	huge := strings.Repeat("x", 200<<10)
-	tests := []struct {
-		name, mode string
-		inv        agent.Invocation
-		want       string
-	}{
-		{"empty prompt", "", agent.Invocation{Prompt: " "}, "empty prompt"},
-		{"unknown prompt mode", "file", agent.Invocation{Prompt: "p"}, "prompt mode"},
-		{"bad format", "", agent.Invocation{Prompt: "p", OutputFormat: "csv"}, "output format"},
-		{"huge prompt as argument", PromptArg, agent.Invocation{Prompt: huge}, "system limit"},
-	}
-	for _, tt := range tests {
-		a, _ := New("agent")
-		a.PromptMode = tt.mode
-		if _, err := a.Command(tt.inv); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err = %v, want it to mention %q", tt.name, err, tt.want)
-		}
-	}
 	a, _ := New("agent")
 	if _, err := a.Command(agent.Invocation{Prompt: huge}); err != nil {
 		t.Errorf("huge prompt on stdin: %v", err)
+	}
+	a.PromptMode = PromptArg
+	if _, err := a.Command(agent.Invocation{Prompt: huge}); err == nil || !strings.Contains(err.Error(), "system limit") {
+		t.Errorf("huge prompt as argument: %v", err)
+	}
+	a.PromptMode = "file"
+	if _, err := a.Command(agent.Invocation{Prompt: "p"}); err == nil || !strings.Contains(err.Error(), "prompt mode") {
+		t.Errorf("unknown prompt mode: %v", err)
 	}
 	for _, bad := range []string{"", "  ", `"open`} {
 		if _, err := New(bad); err == nil {
 			t.Errorf("New(%q) accepted", bad)
 		}
-	}
-}
-
-func TestCapabilities(t *testing.T) {
-	a, _ := New("agent")
-	c := a.Capabilities()
-	if c != (agent.Capabilities{Streaming: true}) || a.Name() != "command" {
-		t.Errorf("%+v", c)
-	}
-	if n := len(c.Missing()); n != 6 {
-		t.Errorf("missing %q", c.Missing())
 	}
 }
 
@@ -105,7 +87,7 @@ func TestRunStdin(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(agent.JoinWords([]string{bin}))
+	a, err := New(shellwords.Join([]string{bin}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +134,7 @@ func TestRunArg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(agent.JoinWords([]string{bin, "--mode", "quick"}))
+	a, err := New(shellwords.Join([]string{bin, "--mode", "quick"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,14 +156,5 @@ func TestRunArg(t *testing.T) {
 	out, _ := os.ReadFile(inv.StdoutPath)
 	if !strings.HasPrefix(string(out), "You said: Write hello.txt\n") {
 		t.Errorf("stdout %q", out)
-	}
-}
-
-func TestRunStartError(t *testing.T) {
-	a, _ := New("ralph-no-such-command --x")
-	res, err := a.Run(context.Background(), invocation(t))
-	var se *agent.StartError
-	if !errors.As(err, &se) || !strings.Contains(fmt.Sprint(err), "--agent-cmd") || res.Analysis != nil {
-		t.Errorf("err %v, result %+v", err, res)
 	}
 }

@@ -6,11 +6,9 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"ralph/internal/agent"
 )
@@ -46,31 +44,20 @@ func CheckApprovalMode(mode string) error {
 	return nil
 }
 
-// Adapter runs the Gemini CLI. Build it with New; the fields may be
-// replaced before the first Run.
+// Adapter runs the Gemini CLI. Its ExtraArgs are placed before the prompt.
 type Adapter struct {
-	// Cmd are the words of the executable, e.g. ["npx", "@google/gemini-cli"].
-	Cmd []string
-	// Runner runs the process; New sets an *agent.Runner.
-	Runner agent.ProcessRunner
-	// Now anchors reset times in the analysis ("retry in 20s").
-	Now func() time.Time
-	// ExtraArgs are the user's own arguments, placed before the prompt.
-	ExtraArgs []string
+	agent.Base
 	// ApprovalMode is the --approval-mode; "" means DefaultApprovalMode.
 	ApprovalMode string
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for a command string, split into words like a
-// shell would (agent.SplitWords); "" means DefaultCommand.
+// New returns an adapter for a command string (shellwords.Split); ""
+// means DefaultCommand.
 func New(command string) (*Adapter, error) {
-	words, err := agent.CommandWords(Name, command, DefaultCommand)
-	if err != nil {
-		return nil, err
-	}
-	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+	b, err := agent.NewBase(Name, command, DefaultCommand)
+	return &Adapter{Base: b}, err
 }
 
 // Name implements agent.Adapter.
@@ -106,11 +93,9 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // pointing ralph at a project has chosen to let an agent work in it. It
 // adds little to yolo mode, which already runs any command.
 func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
-	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
-		return nil, errors.New("gemini: no command")
-	}
-	if strings.TrimSpace(inv.Prompt) == "" {
-		return nil, errors.New("gemini: empty prompt")
+	argv, err := a.Argv(Name, inv)
+	if err != nil {
+		return nil, err
 	}
 	format, err := agent.OutputFormat(Name, inv)
 	if err != nil {
@@ -123,7 +108,6 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	if err := CheckApprovalMode(mode); err != nil {
 		return nil, err
 	}
-	argv := slices.Clone(a.Cmd)
 	argv = append(argv, "--output-format", format, "--approval-mode", mode, "--skip-trust")
 	if inv.Model != "" {
 		if err := agent.OptionValue(Name, "--model", inv.Model); err != nil {
@@ -148,12 +132,8 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 // Run implements agent.Adapter. The analysis reads stderr too: a quota
 // error leaves stdout empty and prints its JSON there.
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
-	argv, err := a.Command(inv)
-	if err != nil {
-		return agent.NotRun(inv), err
-	}
-	return agent.Call{
-		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Runner: a.Runner, Now: a.Now,
+	return a.Base.Run(ctx, inv, a.Command, agent.Call{
+		Agent: Name, Live: LiveParser,
 		Hint: "set --agent-cmd to the Gemini CLI executable, or install it: npm install -g @google/gemini-cli",
-	}.Run(ctx)
+	})
 }

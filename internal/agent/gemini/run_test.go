@@ -2,13 +2,13 @@ package gemini
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
 )
 
@@ -54,12 +54,12 @@ func TestRunSamples(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &agent.FakeRunner{Result: agent.ProcessResult{ExitCode: tt.exit}}
 			if tt.stdout != "" {
-				fake.Stdout = string(readSample(t, tt.stdout))
+				fake.Stdout = string(agenttest.Sample(t, tt.stdout))
 			}
 			if tt.stderr != "" {
-				fake.Stderr = string(readSample(t, tt.stderr))
+				fake.Stderr = string(agenttest.Sample(t, tt.stderr))
 			}
-			a := &Adapter{Cmd: []string{"gemini"}, Runner: fake, Now: func() time.Time { return fixedNow }}
+			a := &Adapter{Base: agent.Base{Cmd: []string{"gemini"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 			dir := t.TempDir()
 			var evs []agent.LiveEvent
 			inv := agent.Invocation{
@@ -84,17 +84,5 @@ func TestRunSamples(t *testing.T) {
 			}
 			tt.check(t, res.Analysis)
 		})
-	}
-}
-
-func TestRunStartErrorHint(t *testing.T) {
-	fake := &agent.FakeRunner{Err: &agent.StartError{Command: "gemini"}}
-	dir := t.TempDir()
-	a := &Adapter{Cmd: []string{"gemini"}, Runner: fake}
-	_, err := a.Run(context.Background(), agent.Invocation{Dir: dir, Prompt: "p",
-		StdoutPath: filepath.Join(dir, "o"), StderrPath: filepath.Join(dir, "e")})
-	var se *agent.StartError
-	if !errors.As(err, &se) || se.Hint == "" {
-		t.Errorf("err %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"ralph/internal/agenttest"
 )
 
 // The provider's message in the recorded 429 log.
@@ -12,7 +14,7 @@ const recordedLimit = "This request would exceed your account's rate limit. Plea
 
 func sampleLines(t *testing.T, name string) []string {
 	t.Helper()
-	return strings.Split(strings.TrimRight(string(readSample(t, name)), "\n"), "\n")
+	return strings.Split(strings.TrimRight(string(agenttest.Sample(t, name)), "\n"), "\n")
 }
 
 // logLine is the first line of the recorded 429 log whose message is msg.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"ralph/internal/agent/opencode/wire"
 	"ralph/internal/analyze"
 )
 
@@ -72,8 +73,8 @@ type translator struct {
 	usage     analyze.Usage
 	denials   []analyze.Denial
 	lastErr   string
-	limit     *apiError // the last 429
-	stopped   string    // the rate limit ralph stopped the call at
+	limit     *wire.APIError // the last 429
+	stopped   string         // the rate limit ralph stopped the call at
 }
 
 func (t *translator) run(r io.Reader) error {
@@ -128,7 +129,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func (t *translator) line(raw []byte) error {
-	ev, ok := ParseEvent(raw)
+	ev, ok := wire.ParseEvent(raw)
 	if !ok {
 		_, err := t.out.Write(raw) // the agent's text, or a line cut short
 		if !bytes.HasSuffix(raw, []byte("\n")) {
@@ -157,9 +158,8 @@ func (t *translator) line(raw []byte) error {
 		t.usage.CacheCreationInputTokens += p.Tokens.Cache.Write
 		t.usage.CostUSD += p.Cost
 	case "error":
-		var e apiError
-		_ = json.Unmarshal(ev.Error, &e)
-		t.lastErr = e.message()
+		e := ev.APIError()
+		t.lastErr = e.Message()
 		if e.Data.StatusCode == http.StatusTooManyRequests {
 			t.limit = &e
 		}
@@ -169,7 +169,7 @@ func (t *translator) line(raw []byte) error {
 }
 
 // tool reports one finished tool call, and how it failed if it did.
-func (t *translator) tool(p Part) {
+func (t *translator) tool(p wire.Part) {
 	var in struct {
 		Command  string `json:"command"`
 		FilePath string `json:"filePath"`
@@ -251,7 +251,7 @@ func (t *translator) complete(an *analyze.Analysis, now time.Time) {
 	}
 	// OpenCode retried the 429 before it gave up, so it is no passing
 	// hiccup: the provider's limit is reached.
-	an.UsageLimit = analyze.UsageLimit{Detected: true, Kind: analyze.LimitUnknown, Message: t.limit.message()}
+	an.UsageLimit = analyze.UsageLimit{Detected: true, Kind: analyze.LimitUnknown, Message: t.limit.Message()}
 	if at, ok := retryAfter(t.limit.Data.ResponseHeaders, now); ok {
 		an.UsageLimit.ResetsAt = at.UTC().Format(time.RFC3339)
 	} else {

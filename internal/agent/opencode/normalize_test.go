@@ -4,26 +4,16 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
 )
 
 var fixedNow = time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
-
-func readSample(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func normalize(t *testing.T, input string, exit int) *analyze.Analysis {
 	t.Helper()
@@ -87,7 +77,7 @@ func TestNormalizeSamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			in := readSample(t, tt.file)
+			in := agenttest.Sample(t, tt.file)
 			an := normalize(t, string(in), tt.exit)
 			if an.OutputBytes != int64(len(in)) {
 				t.Errorf("output bytes %d, want %d", an.OutputBytes, len(in))

@@ -6,8 +6,6 @@ package opencode
 
 import (
 	"context"
-	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,18 +19,10 @@ const Name = "opencode"
 // package opencode-ai).
 const DefaultCommand = "opencode"
 
-// Adapter runs OpenCode. Build it with New; the fields may be replaced
-// before the first Run.
+// Adapter runs OpenCode. Its ExtraArgs go to `opencode run` (--agent,
+// --auto, ...), before the prompt.
 type Adapter struct {
-	// Cmd are the words of the executable, e.g. ["npx", "opencode-ai"].
-	Cmd []string
-	// Runner runs the process; New sets an *agent.Runner.
-	Runner agent.ProcessRunner
-	// Now anchors reset times in the analysis.
-	Now func() time.Time
-	// ExtraArgs are the user's own arguments to `opencode run` (--agent,
-	// --auto, ...), placed before the prompt.
-	ExtraArgs []string
+	agent.Base
 	// LimitQuiet is how long OpenCode may stay silent after a rate-limit
 	// error before the call is stopped as a usage limit (DefaultLimitQuiet
 	// when 0).
@@ -41,14 +31,11 @@ type Adapter struct {
 
 var _ agent.Adapter = (*Adapter)(nil)
 
-// New returns an adapter for a command string, split into words like a
-// shell would (agent.SplitWords); "" means DefaultCommand.
+// New returns an adapter for a command string (shellwords.Split); ""
+// means DefaultCommand.
 func New(command string) (*Adapter, error) {
-	words, err := agent.CommandWords(Name, command, DefaultCommand)
-	if err != nil {
-		return nil, err
-	}
-	return &Adapter{Cmd: words, Runner: &agent.Runner{}, Now: time.Now}, nil
+	b, err := agent.NewBase(Name, command, DefaultCommand)
+	return &Adapter{Base: b}, err
 }
 
 // Name implements agent.Adapter.
@@ -86,17 +73,15 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // provider-specific reasoning effort. OpenCode has no flag that adds to
 // the system prompt, so the loop context is appended to the prompt.
 func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
-	if len(a.Cmd) == 0 || a.Cmd[0] == "" {
-		return nil, errors.New("opencode: no command")
-	}
-	if strings.TrimSpace(inv.Prompt) == "" {
-		return nil, errors.New("opencode: empty prompt")
+	argv, err := a.Argv(Name, inv)
+	if err != nil {
+		return nil, err
 	}
 	format, err := agent.OutputFormat(Name, agent.Invocation{OutputFormat: inv.OutputFormat})
 	if err != nil {
 		return nil, err
 	}
-	argv := append(slices.Clone(a.Cmd), "run")
+	argv = append(argv, "run")
 	if format != agent.FormatText {
 		argv = append(argv, "--format", "json")
 	}
@@ -125,20 +110,16 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 
 // Run implements agent.Adapter.
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
-	argv, err := a.Command(inv)
-	if err != nil {
-		return agent.NotRun(inv), err
-	}
 	runner := a.Runner
 	if runner == nil {
 		runner = &agent.Runner{}
 	}
-	return agent.Call{
-		Agent: Name, Argv: argv, Invocation: inv, Live: LiveParser, Now: a.Now,
+	return a.Base.Run(ctx, inv, a.Command, agent.Call{
+		Agent: Name, Live: LiveParser,
 		Runner:  watchedRunner{inner: runner, w: newLimitWatch(a.LimitQuiet)},
 		Hint:    "set --agent-cmd to the OpenCode executable, or install it: npm install -g opencode-ai",
 		Analyze: Normalize,
-	}.Run(ctx)
+	})
 }
 
 // hasFlag reports whether args set flag, alone or as flag=value.

@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,9 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
+	"ralph/internal/shellwords"
 )
 
 func invocation(t *testing.T) agent.Invocation {
@@ -28,11 +29,11 @@ func invocation(t *testing.T) agent.Invocation {
 // OpenCode prints its permission notes) reaches the analysis too.
 func TestRunNormalizes(t *testing.T) {
 	fake := &agent.FakeRunner{
-		Stdout: string(readSample(t, "opencode_json_failures.jsonl")),
+		Stdout: string(agenttest.Sample(t, "opencode_json_failures.jsonl")),
 		Stderr: "! permission requested: external_directory (/etc/*); auto-rejecting\nError: connection refused\n",
 		Result: agent.ProcessResult{ExitCode: 0},
 	}
-	a := &Adapter{Cmd: []string{"opencode"}, Runner: fake, Now: func() time.Time { return fixedNow }}
+	a := &Adapter{Base: agent.Base{Cmd: []string{"opencode"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 	inv := invocation(t)
 	inv.Live = true
 	var evs []agent.LiveEvent
@@ -53,50 +54,6 @@ func TestRunNormalizes(t *testing.T) {
 	}
 }
 
-// TestRunWithFakeAgent checks the argv the real runner starts and a
-// resumed call, with the fake agent playing OpenCode.
-func TestRunWithFakeAgent(t *testing.T) {
-	bin, err := script.Build(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample, _ := filepath.Abs(filepath.Join("testdata", "opencode_run_json_write_bash_success.jsonl"))
-	path := filepath.Join(t.TempDir(), "script.json")
-	if err := (script.Script{Iterations: []script.Iteration{{StdoutFile: sample}}, RepeatLast: true}).Write(path); err != nil {
-		t.Fatal(err)
-	}
-	a, err := New(agent.JoinWords([]string{bin}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.Runner = &agent.Runner{Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
-	a.Now = func() time.Time { return fixedNow }
-	inv := invocation(t)
-	inv.Env = []string{script.EnvScript + "=" + path}
-	for call := 1; call <= 2; call++ {
-		res, err := a.Run(context.Background(), inv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.ExitCode != 0 || res.Analysis.Status != "COMPLETE" || res.Analysis.SessionID != "ses_e043989d1ffek2IBBDyp5Qa9Om" {
-			t.Fatalf("call %d: %+v, analysis %+v", call, res, res.Analysis)
-		}
-		inv.SessionID = res.Analysis.SessionID
-	}
-	calls, err := script.Calls(path)
-	if err != nil || len(calls) != 2 {
-		t.Fatalf("calls %+v, %v", calls, err)
-	}
-	want := []string{"run", "--format", "json", "--print-logs", "--log-level", "INFO", "--", agent.PromptWithContext("- [ ] do it", "[ralph loop 1]")}
-	if !slices.Equal(calls[0].Args, want) {
-		t.Errorf("first call\n got %q\nwant %q", calls[0].Args, want)
-	}
-	resumed := fmt.Sprint(calls[1].Args)
-	if !strings.Contains(resumed, "--session ses_e043989d1ffek2IBBDyp5Qa9Om --") {
-		t.Errorf("second call %q", calls[1].Args)
-	}
-}
-
 // TestRunStopsAtRateLimit: the fake agent plays OpenCode at a 429, its
 // recorded log on stderr and then silence; the real runner stops it once
 // the quiet window is over, and the call reads as a usage limit. The same
@@ -112,8 +69,8 @@ func TestRunStopsAtRateLimit(t *testing.T) {
 		it    script.Iteration
 		limit bool
 	}{
-		{"429", script.Iteration{Stderr: string(readSample(t, "opencode_run_print_logs_429.stderr")), Sleep: script.Duration(time.Hour)}, true},
-		{"success", script.Iteration{StdoutFile: success, Stderr: string(readSample(t, "opencode_run_print_logs_success.stderr"))}, false},
+		{"429", script.Iteration{Stderr: string(agenttest.Sample(t, "opencode_run_print_logs_429.stderr")), Sleep: script.Duration(time.Hour)}, true},
+		{"success", script.Iteration{StdoutFile: success, Stderr: string(agenttest.Sample(t, "opencode_run_print_logs_success.stderr"))}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,7 +78,7 @@ func TestRunStopsAtRateLimit(t *testing.T) {
 			if err := (script.Script{Iterations: []script.Iteration{tt.it}}).Write(path); err != nil {
 				t.Fatal(err)
 			}
-			a, err := New(agent.JoinWords([]string{bin}))
+			a, err := New(shellwords.Join([]string{bin}))
 			if err != nil {
 				t.Fatal(err)
 			}

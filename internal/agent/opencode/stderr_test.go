@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
 )
 
@@ -34,8 +35,8 @@ func asJSON(t *testing.T, an *analyze.Analysis) string {
 // at a quota and was retried: the analyzer alone would take that line for
 // a usage limit.
 func TestNormalizeIgnoresLog(t *testing.T) {
-	stdout := readSample(t, "opencode_run_print_logs_success.jsonl")
-	logs := readSample(t, "opencode_run_print_logs_success.stderr")
+	stdout := agenttest.Sample(t, "opencode_run_print_logs_success.jsonl")
+	logs := agenttest.Sample(t, "opencode_run_print_logs_success.stderr")
 	quota := strings.Replace(logLine(t, "stream error"), recordedLimit, "Resource has been exhausted (e.g. check quota). RESOURCE_EXHAUSTED", 1)
 	retried := append(append(slices.Clip(logs), quota...), '\n')
 
@@ -64,7 +65,7 @@ func TestNormalizeIgnoresLog(t *testing.T) {
 // makes a usage limit, with the reset when the provider's message names
 // one; a 429 event on stdout says more and wins.
 func TestNormalizeStoppedAtLimit(t *testing.T) {
-	logs := readSample(t, "opencode_run_print_logs_429.stderr")
+	logs := agenttest.Sample(t, "opencode_run_print_logs_429.stderr")
 	marked := func(msg string) []byte {
 		return append(slices.Clip(logs), "\n"+limitMarker+msg+"\n"...)
 	}
@@ -80,7 +81,7 @@ func TestNormalizeStoppedAtLimit(t *testing.T) {
 		{"message naming the reset", nil, marked("You exceeded your current quota, please try again in 20 minutes."),
 			analyze.UsageLimit{Detected: true, Kind: analyze.LimitUnknown, ResetsAt: fixedNow.Add(20 * time.Minute).Format(time.RFC3339),
 				Message: "You exceeded your current quota, please try again in 20 minutes."}, false},
-		{"a 429 event wins", readSample(t, "opencode_json_429.jsonl"), marked(recordedLimit),
+		{"a 429 event wins", agenttest.Sample(t, "opencode_json_429.jsonl"), marked(recordedLimit),
 			analyze.UsageLimit{Detected: true, Kind: analyze.LimitUnknown, ResetsAt: fixedNow.Add(30 * time.Minute).Format(time.RFC3339),
 				Message: "Rate limit reached for requests"}, false},
 		{"log alone is no limit", nil, logs, analyze.UsageLimit{}, false},

@@ -193,3 +193,20 @@ func Build(dir string) (string, error) {
 	}
 	return out, nil
 }
+
+// Main is a TestMain body for a package whose tests run the fake agent:
+// it builds it once into a temporary directory, sets *bin to its path, runs
+// the tests and removes it again. The result is the exit code.
+func Main(m interface{ Run() int }, bin *string) int {
+	dir, err := os.MkdirTemp("", "ralph-fakeagent-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if *bin, err = Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}

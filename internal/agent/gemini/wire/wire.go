@@ -1,21 +1,39 @@
-package transcript
+// Package wire owns Gemini CLI's output formats (`--output-format
+// stream-json` and `json`): it decodes them once into activity events,
+// which the live view, `ralph logs` and the dashboard show. The analyzer
+// reads the same formats for its facts (status, usage, limits) with its own
+// streaming scanner, for speed.
+package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"ralph/internal/agent"
+	"ralph/internal/activity"
 )
 
-type geminiError struct {
+type apiError struct {
 	Type    string `json:"type"`
 	Message string `json:"message"`
 }
 
-type geminiEvent struct {
+// Is reports whether an event of type typ belongs to stream-json and to
+// no other agent's output. ("result" ends it with its stats, as Claude
+// Code's result ends its own; OpenCode's events are told apart by their
+// session id, see the opencode wire package.)
+func Is(typ string) bool {
+	switch typ {
+	case "init", "message", "tool_use", "tool_result":
+		return true
+	}
+	return false
+}
+
+type event struct {
 	Type       string          `json:"type"`
 	Role       string          `json:"role"`
 	Content    string          `json:"content"`
@@ -25,7 +43,7 @@ type geminiEvent struct {
 	Status     string          `json:"status"`
 	Output     string          `json:"output"`
 	Message    string          `json:"message"`
-	Error      *geminiError    `json:"error"`
+	Error      *apiError       `json:"error"`
 	Stats      *struct {
 		Input      int64 `json:"input_tokens"`
 		Output     int64 `json:"output_tokens"`
@@ -35,10 +53,28 @@ type geminiEvent struct {
 	} `json:"stats"`
 }
 
-// gemini renders one event of Gemini CLI's stream-json.
-func (r *Renderer) gemini(line []byte) {
-	var ev geminiEvent
-	if json.Unmarshal(line, &ev) != nil {
+// Decoder turns Gemini CLI's output into activity events: stream-json line
+// by line, or the json document whole.
+type Decoder struct {
+	s       *activity.Sink
+	pending strings.Builder // the model's streamed chunks, joined into one text
+}
+
+// NewDecoder returns a decoder that sends its events to s.
+func NewDecoder(s *activity.Sink) *Decoder { return &Decoder{s: s} }
+
+// Line decodes one line of stream-json. A line of text is shown as it is;
+// a line cut short is dropped.
+func (d *Decoder) Line(line []byte) {
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '{' {
+		d.Flush()
+	}
+	b, ok := d.s.Object(line)
+	if !ok {
+		return
+	}
+	var ev event
+	if json.Unmarshal(b, &ev) != nil {
 		return
 	}
 	if ev.Type == "message" {
@@ -47,17 +83,17 @@ func (r *Renderer) gemini(line []byte) {
 		switch {
 		case ev.Role != "assistant" && ev.Role != "model":
 		case ev.Delta:
-			r.pending.WriteString(ev.Content)
+			d.pending.WriteString(ev.Content)
 		default:
-			r.flushText()
-			r.text(ev.Content)
+			d.Flush()
+			d.s.Text(ev.Content)
 		}
 		return
 	}
-	r.flushText()
+	d.Flush()
 	switch ev.Type {
 	case "tool_use":
-		r.send(agent.LiveEvent{Kind: agent.LiveTool, Tool: ev.ToolName, Target: r.target(ev.ToolName, ev.Parameters)})
+		d.s.Tool(ev.ToolName, activity.ToolTarget(ev.Parameters, d.s.Dir))
 	case "tool_result":
 		out, failure := ev.Output, ""
 		if ev.Status == "error" {
@@ -66,36 +102,37 @@ func (r *Renderer) gemini(line []byte) {
 				out = ev.Error.Message
 			}
 		}
-		r.toolResult(out, failure)
+		d.s.Result(out, failure)
 	case "error":
-		r.errorOnce(ev.Message)
+		d.s.Error(ev.Message)
 	case "result":
 		if ev.Error != nil {
-			r.errorOnce(ev.Error.Message)
+			d.s.Error(ev.Error.Message)
 		}
 		status := "result: " + ev.Status
 		if s := ev.Stats; s != nil {
-			r.summary(status, count(s.ToolCalls, "tool call"), duration(s.DurationMS), tokens(s.Input, s.Output, s.Cached, 0))
+			d.s.Summary(status, activity.Count(s.ToolCalls, "tool call"), activity.Millis(s.DurationMS),
+				activity.Tokens(s.Input, s.Output, s.Cached, 0))
 		} else {
-			r.summary(status)
+			d.s.Summary(status)
 		}
 	}
 }
 
-// flushText shows the Gemini text gathered so far.
-func (r *Renderer) flushText() {
-	if r.pending.Len() > 0 {
-		r.text(r.pending.String())
-		r.pending.Reset()
+// Flush shows the text gathered so far.
+func (d *Decoder) Flush() {
+	if d.pending.Len() > 0 {
+		d.s.Text(d.pending.String())
+		d.pending.Reset()
 	}
 }
 
-// geminiDocument renders Gemini CLI's json output: the answer, an error,
+// Document decodes the json output, one document: the answer, an error,
 // and the totals of its stats (it names no individual tool calls).
-func (r *Renderer) geminiDocument(b []byte) {
+func (d *Decoder) Document(b []byte) {
 	var doc struct {
-		Response *string      `json:"response"`
-		Error    *geminiError `json:"error"`
+		Response *string   `json:"response"`
+		Error    *apiError `json:"error"`
 		Stats    struct {
 			Models map[string]struct {
 				Tokens struct {
@@ -117,10 +154,10 @@ func (r *Renderer) geminiDocument(b []byte) {
 		return
 	}
 	if doc.Response != nil {
-		r.text(*doc.Response)
+		d.s.Text(*doc.Response)
 	}
 	if doc.Error != nil {
-		r.errorOnce(doc.Error.Message)
+		d.s.Error(doc.Error.Message)
 	}
 	var in, out, cached int64
 	for _, m := range doc.Stats.Models {
@@ -128,7 +165,7 @@ func (r *Renderer) geminiDocument(b []byte) {
 		out += m.Tokens.Candidates
 		cached += m.Tokens.Cached
 	}
-	tools := count(doc.Stats.Tools.TotalCalls, "tool call")
+	tools := activity.Count(doc.Stats.Tools.TotalCalls, "tool call")
 	if names := slices.Sorted(maps.Keys(doc.Stats.Tools.ByName)); tools != "" && len(names) > 0 {
 		var each []string
 		for _, n := range names {
@@ -140,5 +177,5 @@ func (r *Renderer) geminiDocument(b []byte) {
 	if doc.Error != nil {
 		status = "result: error"
 	}
-	r.summary(status, tools, tokens(in, out, cached, 0))
+	d.s.Summary(status, tools, activity.Tokens(in, out, cached, 0))
 }

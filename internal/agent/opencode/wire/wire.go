@@ -1,9 +1,16 @@
-package opencode
+// Package wire owns the output format of `opencode run --format json`:
+// its events, how to tell them from other agents' events, and their
+// decoding into activity events, which the live view, `ralph logs` and the
+// dashboard show. The OpenCode adapter's analysis reads the same events.
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	"ralph/internal/activity"
 )
 
 // Event is one line of `opencode run --format json`: {"type", "timestamp",
@@ -89,9 +96,14 @@ func Detect(head []byte) bool {
 
 // ErrorMessage is what an error event says went wrong.
 func (e Event) ErrorMessage() string {
-	var ae apiError
+	return e.APIError().Message()
+}
+
+// APIError decodes the event's error.
+func (e Event) APIError() APIError {
+	var ae APIError
 	_ = json.Unmarshal(e.Error, &ae)
-	return ae.message()
+	return ae
 }
 
 // OutputText is a tool's output as text.
@@ -107,9 +119,9 @@ func (p Part) Rejected() bool {
 	return p.State.Status == "error" && strings.Contains(p.State.Error, "rejected permission")
 }
 
-// apiError is OpenCode's error object: a name and data whose message says
-// what happened; APIError adds the HTTP status and headers.
-type apiError struct {
+// APIError is OpenCode's error object: a name and data whose message says
+// what happened; its APIError adds the HTTP status and headers.
+type APIError struct {
 	Name string `json:"name"`
 	Data struct {
 		Message         string            `json:"message"`
@@ -118,7 +130,8 @@ type apiError struct {
 	} `json:"data"`
 }
 
-func (e apiError) message() string {
+// Message is what the error says happened.
+func (e APIError) Message() string {
 	if m := strings.TrimSpace(e.Data.Message); m != "" {
 		return m
 	}
@@ -127,3 +140,57 @@ func (e apiError) message() string {
 	}
 	return "OpenCode reported an error"
 }
+
+// Decoder turns OpenCode's events, line by line, into activity events.
+type Decoder struct {
+	s *activity.Sink
+}
+
+// NewDecoder returns a decoder that sends its events to s.
+func NewDecoder(s *activity.Sink) *Decoder { return &Decoder{s: s} }
+
+// Line decodes one line of output. A line of text is shown as it is; a
+// line cut short is dropped.
+func (d *Decoder) Line(line []byte) {
+	b, ok := d.s.Object(line)
+	if !ok {
+		return
+	}
+	ev, ok := ParseEvent(b)
+	if !ok {
+		return
+	}
+	p := ev.Part
+	switch ev.Type {
+	case "text":
+		d.s.Text(p.Text)
+	case "tool_use":
+		target := activity.ToolTarget(p.State.Input, d.s.Dir)
+		if p.Rejected() {
+			msg := "permission denied: " + p.Tool
+			if target != "" {
+				msg += " " + target
+			}
+			d.s.Error(msg)
+			return // it never ran
+		}
+		d.s.Tool(p.Tool, target)
+		out, failure := p.State.OutputText(), ""
+		switch exit := p.State.Metadata.Exit; {
+		case p.State.Status == "error":
+			out, failure = p.State.Error, "error"
+		case exit != nil && *exit != 0:
+			failure = fmt.Sprintf("exit %d", *exit)
+		}
+		d.s.Result(out, failure)
+	case "step_finish":
+		// Reasoning is output the provider bills as such.
+		t := p.Tokens
+		d.s.Summary("step: "+p.Reason, activity.Tokens(t.Input, t.Output+t.Reasoning, t.Cache.Read, t.Cache.Write), fmt.Sprintf("$%.4f", p.Cost))
+	case "error":
+		d.s.Error(ev.ErrorMessage())
+	}
+}
+
+// Flush implements activity.Decoder; nothing is held back.
+func (d *Decoder) Flush() {}

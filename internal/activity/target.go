@@ -1,13 +1,47 @@
-package agent
+package activity
 
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
 )
+
+// MaxTargetLen is how much of a tool target a live line shows.
+const MaxTargetLen = 80
+
+// ShortTarget makes a tool target fit one live line: first line only,
+// blanks collapsed, at most MaxTargetLen characters with an ellipsis.
+func ShortTarget(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= MaxTargetLen {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:MaxTargetLen-1]), " ") + "…"
+}
+
+// RelPath shows a path inside the project relative to it; others stay as
+// they are.
+func RelPath(p, dir string) string {
+	if dir == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return p
+	}
+	return rel
+}
 
 // toolInput holds the fields that name what a tool call works on, under
 // the names the agents use: Claude's file_path, Gemini's absolute_path and
-// dir_path, OpenCode's filePath.
+// dir_path, OpenCode's filePath. They agree on command, pattern and path,
+// so one reading serves them all.
 type toolInput struct {
 	FilePath     string            `json:"file_path"`
 	FilePathAlt  string            `json:"filePath"`
@@ -24,9 +58,9 @@ type toolInput struct {
 	Todos        []json.RawMessage `json:"todos"`
 }
 
-// ToolTarget is the short "what" of a tool call for a live line, read from
-// its JSON input: the file for file tools, the command for shells, the
-// pattern for searches; file paths inside dir are shown relative to it.
+// ToolTarget is the short "what" of a tool call, read from its JSON input:
+// the file for file tools, the command for shells, the pattern for
+// searches; file paths inside dir are shown relative to it.
 func ToolTarget(input json.RawMessage, dir string) string {
 	var in toolInput
 	if len(input) == 0 || json.Unmarshal(input, &in) != nil {

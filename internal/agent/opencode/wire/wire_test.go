@@ -1,6 +1,10 @@
-package opencode
+package wire
 
-import "testing"
+import (
+	"testing"
+
+	"ralph/internal/agenttest"
+)
 
 func TestDetect(t *testing.T) {
 	tests := []struct {
@@ -8,8 +12,8 @@ func TestDetect(t *testing.T) {
 		head string
 		want bool
 	}{
-		{"captured run", string(readSample(t, "opencode_run_json_write_bash_success.jsonl")), true},
-		{"captured error", string(readSample(t, "opencode_run_json_401_error.jsonl")), true},
+		{"captured run", string(agenttest.ReadFile(t, "../testdata/opencode_run_json_write_bash_success.jsonl")), true},
+		{"captured error", string(agenttest.ReadFile(t, "../testdata/opencode_run_json_401_error.jsonl")), true},
 		{"first line cut short by the peek", `{"type":"step_start","timestamp":1,"sessionID":"ses_a","part":{"te`, false},
 		{"a warning before the events", "warning: old config\n" + `{"type":"text","sessionID":"ses_a","part":{"text":"hi"}}` + "\n", true},
 		{"text output", "All done.\n", false},
