@@ -9,9 +9,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"ralph/internal/suggest"
 )
 
 // IO is where a command reads and writes; tests pass buffers.
@@ -48,12 +52,27 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageError{err}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{withFlagSuggestion(cmd, err)}
 	})
 	// Bare `ralph` with run's flags runs the loop, as the bash tool did.
 	rf := addRunFlags(root.Flags())
-	root.Args = cobra.NoArgs
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for \"ralph\"", args[0])
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		if s := suggest.Closest(args[0], names); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return usageError{errors.New(msg)}
+	}
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
 	root.AddCommand(
 		newRunCmd(ios),
@@ -76,6 +95,25 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios),
 	)
 	return root
+}
+
+// withFlagSuggestion adds "did you mean --max-loops?" to an unknown-flag
+// error when a flag of the command is one typo away.
+func withFlagSuggestion(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if s := suggest.Closest(name, names); s != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, s)
+	}
+	return err
 }
 
 // interruptContext is cancelled by the first SIGINT or SIGTERM, so the loop

@@ -1,6 +1,8 @@
 package config
 
 import (
+	suggestpkg "ralph/internal/suggest"
+
 	"slices"
 	"strings"
 )
@@ -148,54 +150,10 @@ func envNames(k *keyInfo) []string {
 // suggest returns the known name closest to an unknown one, or "" when none is
 // close enough to be a likely typo.
 func suggest(name string) string {
-	if len(name) > 64 { // no key is that long; skip the quadratic work
-		return ""
-	}
-	upper := strings.ToUpper(name)
-	best, bestDist := "", -1
-	consider := func(cand string) {
-		d := editDistance(upper, cand)
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = cand, d
-		}
-	}
+	var names []string
 	for i := range keyTable {
-		consider(keyTable[i].Name)
-		for _, a := range keyTable[i].Aliases {
-			consider(a)
-		}
+		names = append(names, keyTable[i].Name)
+		names = append(names, keyTable[i].Aliases...)
 	}
-	limit := 1
-	if len(upper) >= 8 {
-		limit = 2
-	}
-	if len(upper) < 4 && bestDist > 0 {
-		return ""
-	}
-	if bestDist >= 0 && bestDist <= limit {
-		return best
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes. Key
-// names are ASCII, so bytes are characters.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggestpkg.Closest(strings.ToUpper(name), names)
 }
