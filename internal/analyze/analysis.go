@@ -78,6 +78,7 @@ type Analysis struct {
 	IsError                bool         `json:"is_error"`
 	PermissionDenials      []Denial     `json:"permission_denials"`
 	UsageLimit             UsageLimit   `json:"usage_limit"`
+	SetupFailure           SetupFailure `json:"setup_failure"`
 	SessionID              string       `json:"session_id"`
 	Usage                  Usage        `json:"usage"`
 	Summary                string       `json:"summary"`

@@ -45,7 +45,9 @@ type collector struct {
 	toolCalls           int
 
 	limit limitState
-	flat  flatFields
+	// stderrLines are the first lines of stderr (setup failures).
+	stderrLines []string
+	flat        flatFields
 
 	jsonValues, typedEvents, textLines int
 	skippedLong                        int

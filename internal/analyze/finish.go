@@ -99,6 +99,10 @@ func (c *collector) finish() *Analysis {
 	var denialNotes []string
 	a.PermissionDenials, denialNotes = filterDenials(c.denials, c.opts.AllowedTools)
 	a.UsageLimit = c.usageLimit()
+	if !a.UsageLimit.Detected && !c.resultOK && (a.IsError || c.opts.ExitCode > 0) {
+		texts := append([]string{final}, a.Errors...)
+		a.SetupFailure = setupFailure(append(texts, c.stderrLines...))
+	}
 
 	// Warnings: why the reader should not take the numbers at face value.
 	if a.StatusBlock == nil && !c.flat.present {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	claudewire "ralph/internal/agent/claude/wire"
 	codexwire "ralph/internal/agent/codex/wire"
@@ -210,8 +211,16 @@ func (c *collector) readStderr(b []byte) {
 			c.errs.add(e)
 		}
 		c.limitText(s)
+		// A CLI that refuses its command line says so on stderr in words
+		// no error pattern need know; keep the first lines for that.
+		if t := strings.TrimSpace(s); t != "" && len(c.stderrLines) < maxStderrLines {
+			c.stderrLines = append(c.stderrLines, firstLineOf(t))
+		}
 	}
 }
+
+// maxStderrLines bounds the stderr lines kept for setup failures.
+const maxStderrLines = 20
 
 // lineReader yields lines without their newline, holding at most maxLine
 // bytes of any one line.

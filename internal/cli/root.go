@@ -45,7 +45,7 @@ on, wait, or stop — and says why.
 
 Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 3 permission denied, 4 usage limit, 5 budget reached, 6 needs clarification,
-7 integrity failure, 130 interrupted.`,
+7 integrity failure, 8 agent setup failure, 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -40,7 +40,8 @@ Exit codes: 0 done (project_complete, plan_complete, completion_signals,
 test_saturation, safety_threshold), 1 configuration or start-up error,
 2 circuit breaker open, 3 permission denied, 4 usage limit (--on-usage-limit
 exit), 5 budget reached (max_loops, max_runtime, max_cost), 6 needs
-clarification, 7 integrity failure, 130 interrupted.`
+clarification, 7 integrity failure, 8 agent setup failure (not logged in,
+a rejected key, an unknown model or flag), 130 interrupted.`
 
 func newRunCmd(ios IO) *cobra.Command {
 	cmd := &cobra.Command{

@@ -207,10 +207,21 @@ func agentNote(res agent.Result, dir string) string {
 			msg += " until " + res.Analysis.UsageLimit.ResetsAt
 		}
 		return msg
+	case res.Analysis != nil && res.Analysis.SetupFailure.Detected:
+		// The reason is in the agent's own output (Claude Code's "Not
+		// logged in" is on stdout): say it, rather than point at a log.
+		return "the agent cannot work as set up: " + res.Analysis.SetupFailure.Message
 	case res.Analysis != nil && len(res.Analysis.PermissionDenials) > 0:
 		return fmt.Sprintf("the agent was refused %s", res.Analysis.PermissionDenials[0].Tool)
 	case res.ExitCode != 0:
-		return fmt.Sprintf("the agent exited with status %d; see %s", res.ExitCode, display(dir, res.StderrPath))
+		where := res.StderrPath
+		if info, err := os.Stat(where); err == nil && info.Size() == 0 || err != nil {
+			where = res.StdoutPath // an empty stderr log explains nothing
+		}
+		if res.Analysis != nil && res.Analysis.Summary != "" {
+			return fmt.Sprintf("the agent exited with status %d: %s (see %s)", res.ExitCode, res.Analysis.Summary, display(dir, where))
+		}
+		return fmt.Sprintf("the agent exited with status %d; see %s", res.ExitCode, display(dir, where))
 	case res.Analysis != nil && res.Analysis.IsError:
 		return "the agent reported an error; see " + display(dir, res.StdoutPath)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/analyze"
 )
 
 // fakeAgent writes files (relative to the invocation's Dir) and reports a
@@ -100,10 +101,18 @@ func TestRunReportsWhatIsMissing(t *testing.T) {
 			want:   []string{".ralph/specs/requirements.md was not written"},
 		},
 		{
+			// Nothing on stderr: the stdout log is the one that explains.
 			name:     "nothing, agent failed",
 			result:   agent.Result{ExitCode: 1},
 			want:     []string{".ralph/PROMPT.md was not written", ".ralph/fix_plan.md was not written", ".ralph/specs/requirements.md was not written"},
-			wantNote: "the agent exited with status 1; see .ralph/logs/import_20260401-083000.stderr.log",
+			wantNote: "the agent exited with status 1; see .ralph/logs/import_20260401-083000.stdout.log",
+		},
+		{
+			name: "not logged in: the reason, not a log to open",
+			result: agent.Result{ExitCode: 1, Analysis: &analyze.Analysis{IsError: true,
+				SetupFailure: analyze.SetupFailure{Detected: true, Kind: analyze.SetupAuth, Message: "Not logged in · Please run /login"}}},
+			want:     []string{".ralph/PROMPT.md was not written", ".ralph/fix_plan.md was not written", ".ralph/specs/requirements.md was not written"},
+			wantNote: "the agent cannot work as set up: Not logged in · Please run /login",
 		},
 		{
 			name:   "a plan without checkboxes",

@@ -135,6 +135,14 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 		return st, d
 	}
 
+	// An agent that cannot work as set up fails the same way every time:
+	// stop at once and say what to fix, instead of backing off into the
+	// breaker.
+	if f := o.SetupFailure; f.Detected {
+		return st, Decision{Kind: Stop, Reason: reason.AgentSetup, Message: setupMessage(it.Agent, f), Failed: true, Usage: use,
+			ResetSession: "agent_setup_failure"}
+	}
+
 	progress := it.Changed || it.PlanGain > 0 || o.Status == analyze.StatusComplete
 	if !it.InRepo && o.FilesModified > 0 {
 		progress = true
@@ -226,6 +234,22 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 		st.Pause = Pause{Until: it.Ended.Add(pause), Kind: kind}
 	}
 	return st, d
+}
+
+// setupMessage says what failed and what to do about it.
+func setupMessage(agent string, f analyze.SetupFailure) string {
+	if agent == "" {
+		agent = "the agent"
+	}
+	what := map[string]string{
+		analyze.SetupAuth:  "cannot authenticate; log in with its CLI or set its API key (`ralph doctor` shows which credentials it looks for)",
+		analyze.SetupModel: "rejected the model; check the model setting (--model or the agent's *_MODEL key)",
+		analyze.SetupUsage: "refused its command line; check the agent's *_ARGS and *_CMD settings and its version (`ralph doctor`)",
+	}[f.Kind]
+	if what == "" {
+		what = "cannot work as set up"
+	}
+	return fmt.Sprintf("%s %s: %s", agent, what, f.Message)
 }
 
 func deniedMessage(tools []string, msg string) string {

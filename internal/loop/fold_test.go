@@ -76,6 +76,9 @@ func TestFold(t *testing.T) {
 	clarify := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
 		a.Status, a.ClarificationNeeded, a.ClarificationQuestions = analyze.StatusNeedsClarification, true, []string{"Which DB?"}
 	})}
+	notLoggedIn := Iteration{InRepo: true, ExitCode: 1, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
+		a.IsError, a.SetupFailure = true, analyze.SetupFailure{Detected: true, Kind: analyze.SetupAuth, Message: "Not logged in · Please run /login"}
+	})}
 	testOnly := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.IsTestOnly, a.TestsStatus = true, analyze.TestsPassing })}
 	outsideGit := Iteration{InRepo: false, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.FilesModified = 2 })}
 	timedOutWithChanges := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Changed: true, Plan: openPlan, Observed: an(nil)}
@@ -97,6 +100,7 @@ func TestFold(t *testing.T) {
 		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop_, reason.BreakerOpen, ""}}},
 		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop_, "test_saturation", ""}}},
 		{"clarification stops with exit 6", nil, []foldStep{{clarify, Stop_, "needs_clarification", ""}}},
+		{"a setup failure stops at once", nil, []foldStep{{notLoggedIn, Stop_, reason.AgentSetup, ""}}},
 		{"outside git the self-report counts", nil, []foldStep{{outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}}},
 		{"a timed-out iteration that changed files is productive", nil, []foldStep{{timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}}},
 		{"idle timeouts are failures", nil, []foldStep{{timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Continue, "", ""}, {timedOutIdle, Stop_, reason.BreakerOpen, ""}}},

@@ -27,7 +27,10 @@ const (
 	MaxCost            Reason = "max_cost"             // exit 5
 	NeedsClarification Reason = "needs_clarification"  // exit 6
 	IntegrityFailure   Reason = "integrity_failure"    // exit 7
-	Interrupted        Reason = "interrupted"          // exit 130
+	// AgentSetup: the agent cannot work as set up (not logged in, a bad
+	// key, an unknown model or flag); only a person can fix it.
+	AgentSetup  Reason = "agent_setup_failure" // exit 8
+	Interrupted Reason = "interrupted"         // exit 130
 )
 
 // All lists every reason a loop can end with, in the order of the exit-code
@@ -35,7 +38,7 @@ const (
 var All = []Reason{
 	ProjectComplete, PlanComplete, CompletionSignals, TestSaturation, SafetyThreshold,
 	BreakerOpen, PermissionDenied, UsageLimit, MaxLoops, MaxRuntime, MaxCost,
-	NeedsClarification, IntegrityFailure, Interrupted,
+	NeedsClarification, IntegrityFailure, AgentSetup, Interrupted,
 }
 
 // Success reports whether the reason means the work is done.
@@ -65,6 +68,8 @@ func (r Reason) ExitCode() int {
 		return 6
 	case r == IntegrityFailure:
 		return 7
+	case r == AgentSetup:
+		return 8
 	case r == Interrupted:
 		return 130
 	}

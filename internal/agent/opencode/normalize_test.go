@@ -53,6 +53,10 @@ func TestNormalizeSamples(t *testing.T) {
 				an.UsageLimit.Detected || an.Usage != (analyze.Usage{}) || an.Status != "UNKNOWN" {
 				t.Errorf("analysis %+v", an)
 			}
+			// A rejected key is a setup failure: no retry fixes it.
+			if f := an.SetupFailure; !f.Detected || f.Kind != analyze.SetupAuth || f.Message != "invalid x-api-key" {
+				t.Errorf("setup failure %+v", f)
+			}
 		}},
 		{"opencode_json_failures.jsonl", 0, func(t *testing.T, an *analyze.Analysis) {
 			// The refused edit never ran: a denial, not a changed file.
