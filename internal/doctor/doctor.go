@@ -160,7 +160,13 @@ func Run(ctx context.Context, p Project, env Env) Report {
 	if c, ok := checkFallbacks(p.Config, env); ok {
 		r.add(c)
 	}
-	r.add(checkCredentials(p.Config, env))
+	cred := checkCredentials(p.Config, env)
+	if cred.Status == Warn && found != nil && p.Config.AgentProvider == "claude" {
+		// No key in sight: the CLI itself knows whether a stored login (a
+		// file, the macOS Keychain) is there, without a model call.
+		cred = claudeLogin(ctx, env, found, cred)
+	}
+	r.add(cred)
 	r.add(checkInstalledAgents(ctx, env))
 	r.add(checkGit(ctx, p.Dir, env))
 	r.add(checkGitIdentity(ctx, p.Dir, env))

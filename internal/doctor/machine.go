@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -165,6 +166,26 @@ func checkCredentials(cfg config.Config, env Env) Check {
 		detail += "; a login kept in the macOS Keychain is not visible to doctor"
 	}
 	return Check{Name: NameCredentials, Status: Warn, Detail: detail}
+}
+
+// claudeLogin asks `claude auth status` whether Claude Code is logged in.
+// Not logged in blocks: every call would fail with "Not logged in". An
+// answer doctor cannot read leaves the check as it was.
+func claudeLogin(ctx context.Context, env Env, argv []string, c Check) Check {
+	ctx, cancel := context.WithTimeout(ctx, VersionTimeout)
+	defer cancel()
+	out, err := env.Run(ctx, append(append([]string(nil), argv...), "auth", "status"))
+	var st struct {
+		LoggedIn   *bool  `json:"loggedIn"`
+		AuthMethod string `json:"authMethod"`
+	}
+	if err != nil || json.Unmarshal([]byte(strings.TrimSpace(out)), &st) != nil || st.LoggedIn == nil {
+		return c
+	}
+	if !*st.LoggedIn {
+		return Check{Name: NameCredentials, Status: Fail, Detail: "claude is not logged in (`claude auth status`): log in with `claude` (then /login), or set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN"}
+	}
+	return Check{Name: NameCredentials, Status: OK, Detail: "logged in (`claude auth status`: " + st.AuthMethod + ")"}
 }
 
 // loginFile returns how to name Claude Code's stored login when it exists:

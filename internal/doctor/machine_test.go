@@ -331,3 +331,33 @@ func TestCheckInstalledAgents(t *testing.T) {
 	}
 	want(t, checkInstalledAgents(context.Background(), env), NameAgents, OK, "found: none", "not found: gemini")
 }
+
+// With no key in sight, `claude auth status` decides: not logged in blocks a
+// run (every call would fail), a login is reported, an unreadable answer
+// leaves the warning.
+func TestClaudeLogin(t *testing.T) {
+	warn := Check{Name: NameCredentials, Status: Warn, Detail: "none found"}
+	tests := []struct {
+		out    string
+		err    error
+		status Status
+		detail string
+	}{
+		{`{"loggedIn": false, "authMethod": "none"}`, nil, Fail, "not logged in"},
+		{`{"loggedIn": true, "authMethod": "claude.ai"}`, nil, OK, "claude.ai"},
+		{"error: unknown command 'auth'", errors.New("exit status 1"), Warn, "none found"},
+		{"{}", nil, Warn, "none found"},
+	}
+	for _, tt := range tests {
+		env := healthyEnv()
+		var argv []string
+		env.Run = func(_ context.Context, a []string) (string, error) { argv = a; return tt.out, tt.err }
+		c := claudeLogin(context.Background(), env, []string{"claude"}, warn)
+		if c.Status != tt.status || !strings.Contains(c.Detail, tt.detail) {
+			t.Errorf("%q: %+v", tt.out, c)
+		}
+		if strings.Join(argv, " ") != "claude auth status" {
+			t.Errorf("ran %q", argv)
+		}
+	}
+}
