@@ -108,10 +108,10 @@ func TestRealCLIOutputs(t *testing.T) {
 		"claude_json_529_overloaded_oauth.json":               {"is_error": true, "usage_limit.detected": false, "setup_failure.detected": false},
 		"claude_json_not_logged_in.json": {"is_error": true, "usage_limit.detected": false, "setup_failure.detected": true,
 			"setup_failure.kind": "auth", "setup_failure.message": "Not logged in · Please run /login"},
-		"claude_json_permission_denied_write.json":            {"permission_denials": []any{map[string]any{"tool": "Write", "command": ""}}},
-		"claude_json_write_bash_success.json":                 done,
-		"claude_json_resumed_success.json":                    done,
-		"claude_stream_json_write_bash_success.jsonl":         done,
+		"claude_json_permission_denied_write.json":    {"permission_denials": []any{map[string]any{"tool": "Write", "command": ""}}},
+		"claude_json_write_bash_success.json":         done,
+		"claude_json_resumed_success.json":            done,
+		"claude_stream_json_write_bash_success.jsonl": done,
 	}
 	for file, expect := range cases {
 		t.Run(file, func(t *testing.T) {
