@@ -65,6 +65,16 @@ func (l LoopInfo) Paused() bool { return l.Active() && l.Status.Status == "pause
 // finished iterations, and is rewritten when one starts.
 func (l LoopInfo) Iteration() int { return l.Status.LoopCount + 1 }
 
+// Number is the loop the dashboard names: the one in progress while an
+// agent works (as "Iteration N" and the log's "loop N: calling the agent"
+// do), else the last one finished.
+func (l LoopInfo) Number() int {
+	if l.Running() {
+		return l.Iteration()
+	}
+	return l.Status.LoopCount
+}
+
 // BreakerInfo is the circuit breaker as .circuit_breaker_state describes it,
 // or status.json's summary of it when that file is missing.
 type BreakerInfo struct {

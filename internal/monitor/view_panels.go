@@ -122,7 +122,7 @@ func (m *Model) loopLines(w int, compact bool) []string {
 	if compact {
 		first := m.loopState()
 		if l.Known {
-			first += m.st.dim.Render(fmt.Sprintf(" · loop %d · elapsed %s · ", l.Status.LoopCount, m.loopElapsed())) + m.loopTotals()
+			first += m.st.dim.Render(fmt.Sprintf(" · loop %d · elapsed %s · ", l.Number(), m.loopElapsed())) + m.loopTotals()
 		}
 		return []string{fit(first, w), fit(m.st.dim.Render(label+": ")+action, w)}
 	}
@@ -132,7 +132,7 @@ func (m *Model) loopLines(w int, compact bool) []string {
 	}
 	return []string{
 		kv("state", m.loopState()),
-		kv("loop", fmt.Sprintf("%d · elapsed %s", l.Status.LoopCount, m.loopElapsed())+m.loopStarted()),
+		kv("loop", fmt.Sprintf("%d · elapsed %s", l.Number(), m.loopElapsed())+m.loopStarted()),
 		kv(label, action),
 		kv("totals", m.loopTotals()),
 	}
