@@ -43,7 +43,7 @@ permission denials, usage limit, session and token usage.
 
 With no FILE, or FILE "-", reads standard input. --json prints the analysis
 object whose fields are a stable contract for scripts.`,
-		Example: `  ralph analyze .ralph/logs/claude_output_7.log
+		Example: `  ralph analyze .ralph/logs/iteration_7_20261125T101500Z.stdout.log
   claude -p "…" --output-format json | ralph analyze --json --exit-code $? -
   ralph analyze --json --now 2026-11-20T20:00:00Z --exit-code 1 limit.json`,
 		Args: cobra.MaximumNArgs(1),
