@@ -81,6 +81,8 @@ type Engine struct {
 	st   loop.State
 	// wait is the wait in progress, so that it is announced once.
 	wait *loop.Step
+	// planWarned is the plan warning last shown.
+	planWarned string
 }
 
 // New builds an engine; Run starts it.
@@ -242,9 +244,11 @@ func (e *Engine) observe() (loop.Observation, plan.Plan) {
 	}
 	obs.Missing = missing
 	pl, warn := e.readPlan()
-	if warn != "" {
+	if warn != "" && warn != e.planWarned {
+		// Said once, not at every look during a long wait.
 		e.emit(loop.Event{Type: loop.EventWarning, Message: warn})
 	}
+	e.planWarned = warn
 	obs.Plan = stopPlan(pl)
 	obs.Control = e.request()
 	return obs, pl

@@ -121,3 +121,24 @@ func TestEngineAppliesABreakerResetRequestedWhileRunning(t *testing.T) {
 		t.Errorf("breaker history %+v", h.engine.State().Breaker.History)
 	}
 }
+
+// A wait looks at the plan every second; a warning about it is said once.
+func TestEnginePlanWarningOnceDuringAWait(t *testing.T) {
+	h := newHarness(t, openPlanMD+"- [] almost a task\n", []call{{out: claudeLimit, exit: 1}}, func(s *Spec) { s.Policy.ExitOnUsageLimit = false })
+	f := withControl(t, h)
+	h.clock.onSleep = func() {
+		if len(h.clock.sleeps) == 30 {
+			f.Stop("ralph stop", h.clock.Now())
+		}
+	}
+	h.run(t)
+	n := 0
+	for _, ev := range h.events {
+		if ev.Type == EventWarning && strings.Contains(ev.Message, "fix_plan.md:") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d plan warnings during the wait, want 1", n)
+	}
+}
