@@ -13,6 +13,7 @@ import (
 
 	"ralph/internal/config"
 	"ralph/internal/gitx"
+	"ralph/internal/proc"
 	"ralph/internal/store"
 )
 
@@ -296,7 +297,7 @@ func TestCheckLockHeldForReal(t *testing.T) {
 	}
 	defer lock.Release()
 	env := healthyEnv()
-	env.ProcessAlive = processAlive
+	env.ProcessAlive = proc.Alive
 	c := checkLock(st, env)
 	want(t, c, NameLock, Warn, "held by pid "+strconv.Itoa(os.Getpid()))
 }

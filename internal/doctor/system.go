@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"ralph/internal/proc"
+
 	"bytes"
 	"context"
 	"os"
@@ -24,7 +26,7 @@ func System() Env {
 		Run:          runCommand,
 		Stat:         os.Stat,
 		FreeBytes:    freeBytes,
-		ProcessAlive: processAlive,
+		ProcessAlive: proc.Alive,
 		Agents:       func(ctx context.Context) []agents.Found { return agents.Detect(ctx, exec.LookPath) },
 		Git: Git{
 			IsRepo:        gitx.IsRepo,

@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"ralph/internal/proc"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,7 +78,7 @@ func NewLoader(src Source) *Loader {
 		src.RecentRows = defaultRecentRows
 	}
 	if src.Alive == nil {
-		src.Alive = processAlive
+		src.Alive = proc.Alive
 	}
 	return &Loader{src: src}
 }
