@@ -7,11 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"ralph/internal/store"
 )
 
 // Defaults of Runner.
@@ -349,10 +350,9 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 func createLog(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("agent: log directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	// The logs directory may be a link planted by the repository (or by a
+	// sandboxed agent); store.OpenFile never writes through one.
+	f, err := store.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("agent: log file: %w", err)
 	}

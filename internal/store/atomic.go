@@ -25,23 +25,29 @@ const tempMarker = ".tmp-"
 // file system), is fsynced, renamed over path, and the directory is fsynced
 // so the rename itself survives a power cut.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	f, err := os.CreateTemp(dir, "."+base+tempMarker+"*")
+	c, err := confine(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
+	defer c.Close()
+	// O_EXCL never follows a link, and the rename below replaces a link at
+	// path instead of writing through it.
+	tmp := tempName(c.name)
+	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, c.wrap(err))
+	}
 	defer func() {
 		if err != nil {
 			_ = f.Close()
-			_ = os.Remove(tmp)
+			_ = c.root.Remove(tmp)
 			err = fmt.Errorf("write %s: %w", path, err)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	// CreateTemp makes the file 0600; state files are meant to be readable
+	// The temporary file is 0600; state files are meant to be readable
 	// by monitors running as the same user and by the user's tools.
 	if err = f.Chmod(perm); err != nil && runtime.GOOS != "windows" {
 		return err
@@ -52,10 +58,26 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = c.root.Rename(tmp, c.name); err != nil {
+		return c.wrap(err)
+	}
+	return c.syncDir()
+}
+
+// syncDir makes a rename in the file's directory durable.
+func (c *confined) syncDir() error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := c.root.Open(filepath.Dir(c.name))
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
 		return err
 	}
-	return syncDir(dir)
+	return nil
 }
 
 // syncDir makes a rename in dir durable. Windows cannot open a directory for

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -37,9 +36,6 @@ type RotatingWriter struct {
 // rotates by truncation without keeping old files.
 func NewRotatingWriter(path string, maxBytes int64, keep int) (*RotatingWriter, error) {
 	w := &RotatingWriter{path: path, maxBytes: maxBytes, keep: max(keep, 0)}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("open log: %w", err)
-	}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -47,7 +43,7 @@ func NewRotatingWriter(path string, maxBytes int64, keep int) (*RotatingWriter, 
 }
 
 func (w *RotatingWriter) open() error {
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open log: %w", err)
 	}
