@@ -60,11 +60,11 @@ func TestWritesNeverFollowLinks(t *testing.T) {
 		atomicOK    bool // an atomic write replaces the link instead of refusing
 		wantEscapes bool
 	}{
-		"linked lock file":          {setup: linkFile(".ralph/ralph.lock"), atomicOK: true},
-		"linked log":                {setup: linkFile(".ralph/logs/ralph.log"), atomicOK: true},
-		"linked logs directory":     {setup: linkDir(".ralph/logs", "metrics.jsonl"), wantEscapes: true},
-		"linked state directory":    {setup: linkDir(".ralph", "status.json"), wantEscapes: true},
-		"linked status file":        {setup: linkFile(".ralph/status.json"), atomicOK: true},
+		"linked lock file":       {setup: linkFile(".ralph/ralph.lock"), atomicOK: true},
+		"linked log":             {setup: linkFile(".ralph/logs/ralph.log"), atomicOK: true},
+		"linked logs directory":  {setup: linkDir(".ralph/logs", "metrics.jsonl"), wantEscapes: true},
+		"linked state directory": {setup: linkDir(".ralph", "status.json"), wantEscapes: true},
+		"linked status file":     {setup: linkFile(".ralph/status.json"), atomicOK: true},
 	}
 	for name, c := range cases {
 		for wname, write := range writers {
