@@ -61,10 +61,14 @@ func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
 	}
 	p := doctorProject(dir)
 	report := doctor.Run(cmd.Context(), p, doctor.System())
+	out, flush := redactedWriter(ios.Out)
+	defer flush()
+	fancy := fancyOutput(ios)
+	ios.Out = out
 	if f.json {
 		err = doctor.WriteJSON(ios.Out, report)
 	} else {
-		err = doctor.WriteText(ios.Out, report, doctor.Style{Fancy: fancyOutput(ios)})
+		err = doctor.WriteText(ios.Out, report, doctor.Style{Fancy: fancy})
 	}
 	if err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"ralph/internal/redact"
 )
 
 // IO is where a command reads and writes; tests pass buffers.
@@ -22,6 +24,9 @@ type IO struct {
 
 // Main runs ralph with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Secrets in ralph's environment are masked by value in everything it
+	// writes, whatever their shape.
+	redact.AddEnviron(os.Environ())
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	root := NewRoot(IO{In: stdin, Out: stdout, Err: stderr})
@@ -133,16 +138,16 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintln(stderr, "ralph:", ee.Err)
+			fmt.Fprintln(stderr, "ralph:", safeText(ee.Err.Error()))
 		}
 		return ee.Code
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "ralph:", err)
+		fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
 		fmt.Fprintln(stderr, "Run 'ralph --help' for usage.")
 		return 1
 	}
-	fmt.Fprintln(stderr, "ralph:", err)
+	fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
 	return 1
 }

@@ -133,14 +133,16 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	set := settingsFrom(cfg)
 	set.AgentName = ad.Name()
 	if cfg.Live {
-		set.OnLive = agent.RenderLive(human)
+		live, flush := safeWriter(human)
+		defer flush()
+		set.OnLive = agent.RenderLive(live)
 	}
 	if cfg.DryRun {
 		return dryRun(ios, st, ad, set, fallbacks)
 	}
 	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human)}
 	if rf.JSON {
-		obs.json = json.NewEncoder(ios.Out)
+		obs.json = json.NewEncoder(jsonLines(ios.Out))
 	}
 	deps := loop.Deps{Agent: ad, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Emit: obs.emit,
 		Control: control.Open(st.RalphDir()), Fallbacks: fallbacks}
@@ -326,9 +328,9 @@ func (o *observers) emit(ev loop.Event) {
 	if o.tty && ev.Type == loop.EventWait {
 		defer o.countdown(ev.WaitKind, ev.Until)
 	}
-	line := describe(ev)
+	line := safeText(describe(ev))
 	if line != "" {
-		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), store.Redact(line))
+		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), line)
 		if ev.Type != loop.EventIterationStart || o.verbose {
 			fmt.Fprintf(o.human, "%s %s\n", ev.At.Local().Format("15:04:05"), line)
 		}

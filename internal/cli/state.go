@@ -59,11 +59,18 @@ func printStatus(ios IO, st *store.Store, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	// status.json may come from a repository or an older ralph: what it
+	// says is masked and stripped of escapes however it was written.
 	if asJSON {
-		enc := json.NewEncoder(ios.Out)
+		out, flush := redactedWriter(ios.Out)
+		defer flush()
+		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
+	out, flush := safeWriter(ios.Out)
+	defer flush()
+	ios.Out = out
 	fmt.Fprintf(ios.Out, "status:          %s (%s)\n", s.Status, s.LastAction)
 	if s.ExitReason != "" {
 		fmt.Fprintf(ios.Out, "exit reason:     %s\n", s.ExitReason)

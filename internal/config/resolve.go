@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"ralph/internal/redact"
 )
 
 // SourceKind is the layer a value came from, lowest precedence first.
@@ -149,6 +151,9 @@ func Resolve(defaults Config, rc, env, flags Layer) (Config, []Warning, error) {
 	for _, layer := range []Layer{rc, env, flags} {
 		for _, e := range layer.sorted() {
 			if e.Secret && e.Source.Kind == SourceRC {
+				// Known from here on: masked by value in everything ralph
+				// writes, whatever its shape.
+				redact.Add(e.Value)
 				cfg.Secrets[e.Key] = Secret(e.Value)
 				cfg.Sources[e.Key] = e.Source
 				continue

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"ralph/internal/redact"
 )
 
 // tempMarker sits between a target's name and the random suffix of its
@@ -99,13 +101,14 @@ func syncDir(dir string) error {
 }
 
 // WriteJSON writes v as indented JSON (people read these files with cat and
-// jq) with a final newline, atomically.
+// jq) with a final newline, atomically. Secrets are masked: state files
+// quote agent output and error messages.
 func WriteJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'), 0o644)
+	return WriteFileAtomic(path, redact.JSON(append(data, '\n')), 0o644)
 }
 
 // CorruptError reports a state file that exists but does not decode. Line

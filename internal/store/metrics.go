@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"ralph/internal/redact"
 )
 
 // maxMetricsLine bounds one metrics record when reading; a longer line is
@@ -25,7 +27,7 @@ func AppendMetrics(path string, record any) error {
 	if err != nil {
 		return fmt.Errorf("append metrics: %w", err)
 	}
-	data = append(data, '\n')
+	data = redact.JSON(append(data, '\n'))
 	f, err := OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append metrics: %w", err)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+
+	"ralph/internal/redact"
 )
 
 // Rotation defaults for logs/ralph.log: at most 10 MB live plus four old
@@ -56,9 +58,13 @@ func (w *RotatingWriter) open() error {
 	return nil
 }
 
-// Write appends p, rotating first if p would not fit. A single write larger
-// than MaxBytes goes whole into a fresh file rather than being split.
+// Write appends p with its secrets masked (see package redact), rotating
+// first if it would not fit. A single write larger than MaxBytes goes whole
+// into a fresh file rather than being split. Callers write whole lines, so
+// a secret is never split between two writes.
 func (w *RotatingWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	p = redact.Bytes(p)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {
@@ -69,9 +75,12 @@ func (w *RotatingWriter) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := w.f.Write(p)
-	w.size += int64(n)
-	return n, err
+	m, err := w.f.Write(p)
+	w.size += int64(m)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // rotate shifts the old files up by one and starts a new live file. If a
