@@ -220,6 +220,8 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		in.start()
 	}
 	pgid := cmd.Process.Pid // Setpgid: the leader's pid is the group id
+	trackGroup(pgid)
+	defer untrackGroup(pgid) // after clearGroup: the group is gone by then
 
 	var timeout <-chan time.Time
 	if p.Timeout > 0 {
@@ -364,6 +366,9 @@ func createLog(path string) (*os.File, error) {
 // tools they run litter TMPDIR, and parallel loops must not share it.
 func environ(extra []string) (env []string, tmp string, err error) {
 	env = append(os.Environ(), extra...)
+	// Marks the agent's processes, grandchildren too, as this ralph's, so a
+	// restart after kill -9 can find and end them (LeftoverGroups).
+	env = append(env, GroupEnv+"="+GroupToken())
 	for _, kv := range extra {
 		if strings.HasPrefix(kv, "TMPDIR=") {
 			return env, "", nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ralph/internal/agent"
 	"ralph/internal/redact"
 )
 
@@ -83,25 +84,36 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 	return root
 }
 
-// interruptContext is cancelled by the first SIGINT or SIGTERM, so the loop
-// can stop the agent and leave consistent state; a second one exits at once.
+// interruptContext is cancelled by the first SIGINT, SIGTERM or SIGHUP (a
+// closed terminal), so the loop stops the agent's process group (SIGTERM,
+// then SIGKILL after a grace period), writes its status and exits 130. A
+// second signal (GNU timeout sends two) does not exit at once, which would
+// leave the agent running, the status "running" and the lock free: it
+// kills the agents' groups at once and lets that same clean-up finish. Only
+// a third exits without it, after killing the groups too.
 func interruptContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	ch := make(chan os.Signal, 3)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-ch:
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case <-ch:
-			fmt.Fprintln(stderr, "ralph: interrupted again, exiting now")
-			os.Exit(130)
-		case <-done:
+		for n := 1; ; n++ {
+			select {
+			case <-ch:
+			case <-done:
+				return
+			}
+			switch n {
+			case 1:
+				cancel()
+			case 2:
+				fmt.Fprintln(stderr, "ralph: interrupted again: killing the agent now")
+				agent.KillGroups()
+			default:
+				agent.KillGroups()
+				fmt.Fprintln(stderr, "ralph: interrupted a third time, exiting now")
+				os.Exit(130)
+			}
 		}
 	}()
 	return ctx, func() {

@@ -189,7 +189,8 @@ func startRun(st *store.Store) (log io.Writer, release func(), err error) {
 		lock.Release()
 		return nil, nil, err
 	}
-	return logw, func() { logw.Close(); lock.Release() }, nil
+	unwatch := watchAgentGroups(st, logw)
+	return logw, func() { unwatch(); logw.Close(); lock.Release() }, nil
 }
 
 // agentEnv hands secrets found in .ralphrc to the agent, unless ralph's own

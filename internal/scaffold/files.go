@@ -25,6 +25,7 @@ var GitignoreEntries = []string{
 	".ralph/.ralph_session",
 	".ralph/.ralph_session_history",
 	".ralph/ralph.lock",
+	".ralph/.agent_groups",
 	".ralph/*.corrupt-*",
 	".ralph/.*.tmp-*",
 	".ralph/clarification.md",

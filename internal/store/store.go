@@ -32,6 +32,7 @@ const (
 	ClarificationName = "clarification.md"
 	MetricsName       = "metrics.jsonl" // inside LogsName
 	LockName          = "ralph.lock"
+	AgentGroupsName   = ".agent_groups" // process groups of the running agents
 )
 
 // Options locate the state directory and prompt when they are not the
@@ -112,6 +113,7 @@ func (s *Store) SessionHistoryFile() string { return s.path(SessionHistoryName) 
 func (s *Store) RateLimitFile() string      { return s.path(RateLimitName) }
 func (s *Store) ClarificationFile() string  { return s.path(ClarificationName) }
 func (s *Store) LockFile() string           { return s.path(LockName) }
+func (s *Store) AgentGroupsFile() string    { return s.path(AgentGroupsName) }
 
 // IterationLogs returns the stdout and stderr log paths of iteration n,
 // started at start. The UTC start time keeps names unique when a new run
