@@ -96,7 +96,11 @@ func doctorProject(dir string) doctor.Project {
 			warns = append(warns, l)
 		}
 	}
-	return doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
+	p := doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
+	if terr := requireTrust(dir, cfg); terr != nil {
+		p.Untrusted = terr
+	}
+	return p
 }
 
 // fancyOutput decides the marks: symbols and colour only for a person at a

@@ -79,6 +79,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newMonitorCmd(ios),
 		newAnalyzeCmd(ios, nil),
 		newVersionCmd(ios),
+		newTrustCmd(ios),
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios),
 	)
 	return root

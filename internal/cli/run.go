@@ -108,6 +108,9 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	case rf.Rollback:
 		return rollback(ctx, ios, dir)
 	}
+	if err := requireTrust(dir, cfg); err != nil {
+		return err
+	}
 	if rf.Tmux {
 		return runInTmux(ios, dir, os.Args[1:])
 	}
