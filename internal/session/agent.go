@@ -147,7 +147,9 @@ func checkID(id string) error {
 	return nil
 }
 
-func isAlnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // Save writes s atomically in the JSON form (legacy files are upgraded on
 // their next save).
