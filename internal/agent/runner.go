@@ -98,6 +98,10 @@ type Runner struct {
 	// ReapTimeout bounds the wait for the group to vanish after SIGKILL
 	// (DefaultReapTimeout when 0).
 	ReapTimeout time.Duration
+	// Wrap, when set, turns the argv into the one that runs it confined
+	// (package sandbox), given the directory and the final environment.
+	// The wrapper leads the process group, so stopping works unchanged.
+	Wrap func(argv []string, dir string, env []string) ([]string, error)
 }
 
 func (r *Runner) grace() time.Duration {
@@ -149,7 +153,13 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		defer os.RemoveAll(tmp)
 	}
 
-	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	argv := p.Argv
+	if r != nil && r.Wrap != nil {
+		if argv, err = r.Wrap(argv, p.Dir, env); err != nil {
+			return res, err
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.Dir
 	cmd.Env = env
 	cmd.Stdin = nil // os/exec connects /dev/null: agent CLIs wait on a non-terminal stdin

@@ -13,6 +13,7 @@ import (
 	"ralph/internal/agent/claude"
 	"ralph/internal/config"
 	"ralph/internal/loop"
+	"ralph/internal/sandbox"
 )
 
 // agentSpec builds agent name with the settings that belong to it: its own
@@ -28,6 +29,14 @@ func agentSpec(cfg config.Config, name string) (loop.AgentSpec, error) {
 		return loop.AgentSpec{}, err
 	}
 	o := agents.Options{Cmd: argv, ExtraArgs: extra, Now: time.Now}
+	// A sandbox that cannot be used is a refusal: never the agent unconfined.
+	sb, err := sandbox.Open(context.Background(), sandbox.Spec{Provider: cfg.Sandbox.Provider, Network: cfg.Sandbox.Network, Agent: name})
+	if err != nil {
+		return loop.AgentSpec{}, err
+	}
+	if sb != nil {
+		o.Wrap = sb.Wrap
+	}
 	switch name {
 	case "codex":
 		o.Sandbox = cfg.CodexSandbox

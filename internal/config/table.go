@@ -215,8 +215,11 @@ var keyTable = []keyInfo{
 		Doc: "Labels added to the issue on completion, comma separated.", field: func(c *Config) any { return &c.GitHub.CompletionLabels }},
 
 	// Sandbox
-	{Name: "SANDBOX_PROVIDER", kind: kEnum, Values: []string{"docker", "e2b"}, Flag: "--sandbox", Group: gSandbox, Origin: OriginBash,
-		Doc: "Run the agent in a sandbox: docker or e2b (empty: on the host).", field: func(c *Config) any { return &c.Sandbox.Provider }},
+	{Name: "SANDBOX_PROVIDER", kind: kEnum, Values: []string{"bwrap", "docker", "podman", "e2b"}, Group: gSandbox, Origin: OriginBash,
+		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, rest read-only, home hidden, " +
+			"private /tmp). docker, podman and e2b are refused at start. Empty: on the host.", field: func(c *Config) any { return &c.Sandbox.Provider }},
+	{Name: "SANDBOX_NETWORK", kind: kEnum, Values: []string{"on", "none"}, Default: "on", Group: gSandbox, Origin: OriginNew,
+		Doc: "Network inside the sandbox: on (the agent reaches its API) or none.", field: func(c *Config) any { return &c.Sandbox.Network }},
 	{Name: "SANDBOX_DOCKER_IMAGE", kind: kString, Default: "ralph-sandbox:latest", Flag: "--sandbox-image", Group: gSandbox,
 		Origin: OriginBash, policy: rcStockOnly, stock: []string{"ralph-sandbox:latest", "ghcr.io/frankbria/ralph-sandbox:latest"},
 		Doc: "Docker image of the sandbox (custom images: environment or flag only).", field: func(c *Config) any { return &c.Sandbox.DockerImage }},

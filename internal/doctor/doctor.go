@@ -153,6 +153,7 @@ func Run(ctx context.Context, p Project, env Env) Report {
 		// Not even --version: running a program the repository chose is
 		// exactly what trust is for.
 		r.add(Check{Name: NameAgent, Status: Fail, Detail: "not run: " + p.Untrusted.Error()})
+		r.add(checkSandbox(ctx, p.Config))
 		r.add(checkCredentials(p.Config, env))
 		r.add(checkInstalledAgents(ctx, env))
 		r.add(checkGit(ctx, p.Dir, env))
@@ -171,6 +172,7 @@ func Run(ctx context.Context, p Project, env Env) Report {
 	if c, ok := checkFallbacks(p.Config, env); ok {
 		r.add(c)
 	}
+	r.add(checkSandbox(ctx, p.Config))
 	r.add(checkCredentials(p.Config, env))
 	r.add(checkInstalledAgents(ctx, env))
 	r.add(checkGit(ctx, p.Dir, env))
