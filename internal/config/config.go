@@ -16,7 +16,6 @@ import (
 type Config struct {
 	// Project
 	ProjectName     string   // PROJECT_NAME
-	ProjectType     string   // PROJECT_TYPE
 	RalphDir        string   // RALPH_DIR
 	PromptFile      string   // PROMPT_FILE; empty means RalphDir/PROMPT.md (see PromptPath)
 	TaskSources     []string // TASK_SOURCES

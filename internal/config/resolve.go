@@ -223,6 +223,13 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 		// so the template's SANDBOX_E2B_MAX_COST="" is harmless.
 		return nil, nil, false
 	}
+	if k.unsupported != "" {
+		v, problem := k.parse(e.Value)
+		if def, _ := k.parse(k.Default); problem == "" && fmt.Sprint(v) != fmt.Sprint(def) {
+			return nil, &ValueError{Source: e.Source, Key: k.Name, Value: e.Value, Msg: fmt.Sprintf(
+				"not supported by ralph: %s; remove the line (only its default, %q, is accepted)", k.unsupported, k.Default)}, false
+		}
+	}
 	var w *Warning
 	if e.Source.Kind == SourceRC && !slices.Contains(k.stock, e.Value) {
 		switch k.policy {
