@@ -42,7 +42,7 @@ func Add(values ...string) {
 	defer known.Unlock()
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) < MinValueLen || strings.Contains(Mask, v) {
+		if len(v) < MinValueLen || strings.Contains(Mask, v) || notSecret[strings.ToLower(v)] {
 			continue
 		}
 		forms := []string{v}
@@ -71,6 +71,11 @@ func AddEnviron(environ []string) {
 	}
 	Add(vals...)
 }
+
+// notSecret are values of secret-named variables that are switches, not
+// secrets (SOME_TOKEN_AUTH=true): masking every "true" would garble all
+// output and reveal nothing.
+var notSecret = map[string]bool{"true": true, "false": true, "null": true, "none": true, "unset": true}
 
 // reset forgets every known value; for tests.
 func reset() {

@@ -10,11 +10,12 @@ import (
 func TestKnownValues(t *testing.T) {
 	t.Cleanup(reset)
 	reset()
-	AddEnviron([]string{"ACME_DEPLOY_TOKEN=plain42x", "PATH=/usr/bin", "DB_PASSWORD=ab", "MY_PAT=q\"uo\\te"})
+	AddEnviron([]string{"ACME_DEPLOY_TOKEN=plain42x", "PATH=/usr/bin", "DB_PASSWORD=ab", "MY_PAT=q\"uo\\te", "USE_SECRET_STORE=true"})
 	Add("hunter2hunter2", "hunter2")
 	tests := []struct{ name, in, want string }{
 		{"env secret without a shape", "deploying with plain42x now", "deploying with [redacted] now"},
 		{"PATH is not secret", "PATH is /usr/bin", "PATH is /usr/bin"},
+		{"a switch is not a secret", "exit_signal true", "exit_signal true"},
 		{"too short to mask by value", "ab cd", "ab cd"},
 		{"longest first", "pw hunter2hunter2.", "pw [redacted]."},
 		{"shorter one alone", "pw hunter2.", "pw [redacted]."},
