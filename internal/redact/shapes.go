@@ -1,6 +1,9 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // Mask replaces every secret.
 const Mask = "[redacted]"
@@ -12,7 +15,13 @@ type redaction struct {
 	re    *regexp.Regexp
 	repl  string
 	value int
+	// hints are lower-case substrings one of which every match contains:
+	// a text with none of them skips the rule. State files and logs are
+	// written often and rarely hold a secret, so most text skips them all.
+	hints []string
 }
+
+var nameHints = []string{"key", "token", "secret", "password", "passwd", "credential"}
 
 // secretName matches variable, flag and JSON key names that hold
 // credentials: *_KEY, *TOKEN (but not MAX_TOKENS_PER_HOUR), anything with
@@ -25,7 +34,7 @@ const secretName = `[A-Za-z0-9_.-]*(?:(?i:key|token)|(?i:secret|password|passwd|
 // inside an assignment is masked even when the name does not look secret.
 var redactions = []redaction{
 	// PEM private keys, across lines.
-	{re: regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`), repl: Mask},
+	{re: regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`), repl: Mask, hints: []string{"private key"}},
 	// Token shapes of common providers. \b keeps "task-..." from reading as "sk-...".
 	{re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]+` + // Anthropic
 		`|\bsk-[A-Za-z0-9_-]{16,}` + // OpenAI and look-alikes
@@ -35,21 +44,21 @@ var redactions = []redaction{
 		`|\bAKIA[0-9A-Z]{16}` + // AWS access key id
 		`|\bAIza[0-9A-Za-z_-]{30,}` + // Google API key
 		`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), // JWT
-		repl: Mask},
+		repl: Mask, hints: []string{"sk-", "gh", "github_pat_", "glpat-", "xox", "xapp-", "akia", "aiza", "eyj"}},
 	// HTTP credentials: "Bearer <token>", "Authorization: Basic <b64>".
-	{re: regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})`), repl: "${1}" + Mask, value: 2},
-	{re: regexp.MustCompile(`(?i)(\bauthorization\s*:\s*[A-Za-z]+\s+)([A-Za-z0-9._~+/=-]{6,})`), repl: "${1}" + Mask, value: 2},
+	{re: regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})`), repl: "${1}" + Mask, value: 2, hints: []string{"bearer"}},
+	{re: regexp.MustCompile(`(?i)(\bauthorization\s*:\s*[A-Za-z]+\s+)([A-Za-z0-9._~+/=-]{6,})`), repl: "${1}" + Mask, value: 2, hints: []string{"authorization"}},
 	// Any header whose name says it carries a credential, scheme or not:
 	// "Authorization: ghp_…", "X-Api-Key: …", "PRIVATE-TOKEN: …".
-	{re: regexp.MustCompile(`(?i)(\b(?:authorization|proxy-authorization|[a-z0-9-]*(?:api-?key|token|secret))\s*:\s*)([A-Za-z0-9._~+/=-]{12,})`), repl: "${1}" + Mask, value: 2},
+	{re: regexp.MustCompile(`(?i)(\b(?:authorization|proxy-authorization|[a-z0-9-]*(?:api-?key|token|secret))\s*:\s*)([A-Za-z0-9._~+/=-]{12,})`), repl: "${1}" + Mask, value: 2, hints: []string{"authorization", "key", "token", "secret"}},
 	// user:password@ in URLs.
-	{re: regexp.MustCompile(`(://[^/@\s:]+:)([^/@\s]+)@`), repl: "${1}" + Mask + "@", value: 2},
+	{re: regexp.MustCompile(`(://[^/@\s:]+:)([^/@\s]+)@`), repl: "${1}" + Mask + "@", value: 2, hints: []string{"://"}},
 	// "api_key": "value" in JSON.
-	{re: regexp.MustCompile(`("` + secretName + `"\s*:\s*)("(?:[^"\\]|\\.)*")`), repl: `${1}"` + Mask + `"`, value: 2},
+	{re: regexp.MustCompile(`("` + secretName + `"\s*:\s*)("(?:[^"\\]|\\.)*")`), repl: `${1}"` + Mask + `"`, value: 2, hints: nameHints},
 	// --api-key value, --token=value.
-	{re: regexp.MustCompile(`((?:^|\s)--?` + secretName + `(?:\s+|=))([^\s"'-][^\s"']*)`), repl: "${1}" + Mask, value: 2},
+	{re: regexp.MustCompile(`((?:^|\s)--?` + secretName + `(?:\s+|=))([^\s"'-][^\s"']*)`), repl: "${1}" + Mask, value: 2, hints: nameHints},
 	// NAME=value as in .env files, shell lines and query strings.
-	{re: regexp.MustCompile(`(\b` + secretName + `\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&,;]+)`), repl: "${1}" + Mask, value: 2},
+	{re: regexp.MustCompile(`(\b` + secretName + `\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&,;]+)`), repl: "${1}" + Mask, value: 2, hints: nameHints},
 }
 
 // shapes masks what looks like a credential whatever its value: API keys,
@@ -61,8 +70,11 @@ func shapes(s string) string {
 	// guarantees that a replacement never exposes a new match.
 	for range 4 {
 		out := s
+		lower := strings.ToLower(s)
 		for _, r := range redactions {
-			out = r.re.ReplaceAllString(out, r.repl)
+			if hinted(lower, r.hints) {
+				out = r.re.ReplaceAllString(out, r.repl)
+			}
 		}
 		if out == s {
 			break
@@ -70,4 +82,13 @@ func shapes(s string) string {
 		s = out
 	}
 	return s
+}
+
+func hinted(lower string, hints []string) bool {
+	for _, h := range hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return len(hints) == 0
 }
