@@ -99,6 +99,10 @@ func doctorProject(dir string) doctor.Project {
 	p := doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
 	if terr := requireTrust(dir, cfg); terr != nil {
 		p.Untrusted = terr
+		var ue *UntrustedError
+		if errors.As(terr, &ue) {
+			p.Untrusted = errors.New(ue.Short())
+		}
 	}
 	return p
 }

@@ -39,6 +39,20 @@ func (e *UntrustedError) Error() string {
 	return b.String()
 }
 
+// Short is the refusal on one line, for doctor's report.
+func (e *UntrustedError) Short() string {
+	var parts []string
+	for _, s := range e.Settings {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s)", s.Key, s.Value, s.Source))
+	}
+	state := "not trusted"
+	if e.Changed {
+		state = "changed since you trusted it"
+	}
+	return fmt.Sprintf("the project's .ralphrc chooses %s and is %s; review it, then `ralph trust`",
+		strings.Join(parts, ", "), state)
+}
+
 // requireTrust refuses a configuration in which the project's .ralphrc
 // chooses a program or its arguments, unless that very .ralphrc is trusted.
 func requireTrust(dir string, cfg config.Config) error {

@@ -238,9 +238,8 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 				"%s=%q ignored: a repository's .ralphrc may not choose this; set it in the environment (export %s=...) or with a flag",
 				e.Source.Name, e.Value, envNames(k)[0])}, nil, false
 		case rcWarnCustom:
-			w = &Warning{Source: e.Source, Key: k.Name, Msg: fmt.Sprintf(
-				"%s=%q: this repository's .ralphrc chooses the program ralph runs; make sure you trust it",
-				e.Source.Name, e.Value)}
+			// No warning: NeedsTrust lists these, and nothing runs until
+			// the user has trusted the file (ralph trust).
 		}
 	}
 	v, problem := k.parse(e.Value)

@@ -230,8 +230,8 @@ func TestRepositoryPolicyWarnings(t *testing.T) {
 	if err != nil || cfg.AgentCmd != "./run-me --fast" {
 		t.Fatalf("err=%v cmd=%q", err, cfg.AgentCmd)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0].String(), "chooses the program ralph runs") {
-		t.Errorf("warns = %v", warns)
+	if len(warns) != 0 || len(NeedsTrust(cfg)) != 1 {
+		t.Errorf("warns = %v, needs trust %v: the custom command must need trust (and not only be warned about)", warns, NeedsTrust(cfg))
 	}
 }
 
