@@ -38,7 +38,7 @@ type rcPolicy int
 const (
 	rcAny        rcPolicy = iota // any valid value
 	rcStockOnly                  // only the values in stock; others are ignored with a warning
-	rcWarnCustom                 // any value, but non-stock ones are named in a warning
+	rcWarnCustom                 // any value, but non-stock ones need trust (NeedsTrust)
 )
 
 // Where a key comes from, for the key table and the report.
