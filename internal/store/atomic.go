@@ -215,6 +215,9 @@ const compactTime = "20060102T150405Z"
 // younger one may belong to a write still in progress in another process).
 // It returns the names removed.
 func RemoveStaleTemps(dir string, age time.Duration, now time.Time) ([]string, error) {
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return nil, &SymlinkError{Path: dir}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err

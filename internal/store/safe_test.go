@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Every writer of the package, pointed at a file whose name or directory is
@@ -132,5 +133,38 @@ func mustSymlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Retention and the temporary-file sweep delete files: a linked directory
+// must not lead them out of the project.
+func TestDeletersRefuseLinkedDirs(t *testing.T) {
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "iteration_1_20260101T000000Z.stdout.log")
+	stale := filepath.Join(outside, ".x"+tempMarker+"1")
+	for _, p := range []string{victim, stale} {
+		if err := os.WriteFile(p, []byte("keep me"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-48 * time.Hour)
+	_ = os.Chtimes(stale, past, past)
+	logs := filepath.Join(t.TempDir(), "logs")
+	mustSymlink(t, outside, logs)
+	// A second iteration, so that keeping one would delete the first.
+	if err := os.WriteFile(filepath.Join(outside, "iteration_2_20260101T000000Z.stdout.log"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var se *SymlinkError
+	if _, err := PruneIterationLogs(logs, 1); !errors.As(err, &se) {
+		t.Errorf("prune through a link: %v", err)
+	}
+	if _, err := RemoveStaleTemps(logs, time.Hour, time.Now()); !errors.As(err, &se) {
+		t.Errorf("sweep through a link: %v", err)
+	}
+	for _, p := range []string{victim, stale} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s deleted through a link", p)
+		}
 	}
 }
