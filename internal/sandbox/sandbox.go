@@ -139,6 +139,9 @@ func containerRefusal(ctx context.Context, provider string) error {
 		"on Linux, or unset it", provider)
 }
 
+// gitFiles are git's own settings under the home directory.
+var gitFiles = []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes"}
+
 // agentDirs are each agent's own configuration and credential locations
 // under the home directory, and the environment variables that move them.
 var agentDirs = map[string]struct {
@@ -196,6 +199,13 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 		w = append(w, "--ro-bind", d, d)
 	}
 	if home != "" && home != "/" {
+		// The agent commits its work: git needs the user's name and
+		// settings. Only those files, read-only (not ~/.git-credentials).
+		for _, rel := range gitFiles {
+			if p := filepath.Join(home, rel); exists(p) {
+				w = append(w, "--ro-bind", p, p)
+			}
+		}
 		for _, rel := range agentDirs[s.Agent].home {
 			if p := filepath.Join(home, rel); exists(p) {
 				w = append(w, "--bind", p, p)

@@ -52,7 +52,8 @@ func run(t *testing.T, sb *Sandbox, dir string, env []string, script string) (st
 func TestBwrapConfines(t *testing.T) {
 	sb := needBwrap(t, Spec{Agent: "claude"})
 	home := t.TempDir()
-	for name, content := range map[string]string{".ssh/id_ed25519": "PRIVATE KEY", "other-project/secret.txt": "other", ".claude/settings.json": "{}"} {
+	for name, content := range map[string]string{".ssh/id_ed25519": "PRIVATE KEY", "other-project/secret.txt": "other",
+		".claude/settings.json": "{}", ".gitconfig": "[user]\n\tname = Sandboxed\n", ".git-credentials": "https://u:CREDS@host\n"} {
 		p := filepath.Join(home, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -84,8 +85,12 @@ func TestBwrapConfines(t *testing.T) {
 		echo x > "`+hostTmp+`/x" 2>/dev/null && echo ESCAPE-tmp
 		echo '{"a":1}' > "$HOME/.claude/settings.json" && echo config-writable
 		echo y > /tmp/scratch && echo tmp-writable
+		echo "git-user=$(git config --global user.name)"
+		cat "$HOME/.git-credentials" 2>/dev/null && echo LEAK-creds
+		echo x >> "$HOME/.gitconfig" 2>/dev/null && echo ESCAPE-gitconfig
+		true
 	`)
-	for _, want := range []string{"project-writable", "config-writable", "tmp-writable"} {
+	for _, want := range []string{"project-writable", "config-writable", "tmp-writable", "git-user=Sandboxed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q", want)
 		}
