@@ -188,6 +188,11 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 	}
 	hidden := []string{"/tmp"}
 	home := get("HOME")
+	if home != "" && (home == project || under(home, project)) {
+		// Binding the project writable would bring back all it hides.
+		return nil, fmt.Errorf("sandbox: the project directory %s contains your home directory; "+
+			"run ralph in the project's own directory", project)
+	}
 	if home != "" && home != "/" {
 		w = append(w, "--tmpfs", home) // ~/.ssh, ~/.aws, other projects: gone
 		hidden = append(hidden, home)
