@@ -108,7 +108,12 @@ func openBwrap(ctx context.Context, spec Spec) (*Sandbox, error) {
 	s := &Sandbox{Spec: spec, Bwrap: path, Version: strings.TrimSpace(strings.TrimPrefix(string(out), "bubblewrap "))}
 	// A trial run finds a kernel without unprivileged user namespaces now,
 	// with a clear message, instead of at the first agent call.
-	argv, err := s.Wrap([]string{"true"}, os.TempDir(), nil)
+	trial, err := os.MkdirTemp("", "ralph-sandbox-trial-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(trial)
+	argv, err := s.Wrap([]string{"true"}, trial, nil)
 	if err != nil {
 		return nil, err
 	}
