@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: tmux drives the dashboard test in a real terminal, git is
-# what the loop measures progress with.
+# Debian packages, as command:package: tmux drives the dashboard test in a
+# real terminal, git is what the loop measures progress with, bubblewrap is
+# the sandbox of SANDBOX_PROVIDER=bwrap.
 missing=()
-for pkg in tmux git; do
-	command -v "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+for want in tmux:tmux git:git bwrap:bubblewrap; do
+	command -v "${want%%:*}" >/dev/null 2>&1 || missing+=("${want#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "install-test-deps: installing ${missing[*]}"

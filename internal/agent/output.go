@@ -133,7 +133,25 @@ func (c Call) Run(ctx context.Context) (Result, error) {
 		return res, nil // cancelled before it started: no output to read
 	}
 	res.Analysis, err = c.analyze(pr.ExitCode)
+	res.Warnings = append(res.Warnings, skippedLines(res.Analysis)...)
 	return res, err
+}
+
+// skippedLines turns the analyzer's note about output lines too long to
+// read into a warning the loop shows: such a line may have carried the
+// call's tokens, cost or session id, which then go uncounted, and a run
+// must not lose them silently.
+func skippedLines(a *analyze.Analysis) []string {
+	if a == nil {
+		return nil
+	}
+	var out []string
+	for _, w := range a.Warnings {
+		if strings.Contains(w, "longer than") && strings.Contains(w, "skipped") {
+			out = append(out, "output: "+w+"; tokens, cost or the session id on them were not counted")
+		}
+	}
+	return out
 }
 
 // analyze streams the stdout log through the analyzer instead of loading

@@ -193,3 +193,17 @@ func TestCallRunFailures(t *testing.T) {
 		t.Errorf("analyzer error: %v", err)
 	}
 }
+
+// An output line too long to read may hold the call's usage; the run is
+// told instead of silently counting nothing.
+func TestCallRunWarnsOfSkippedLines(t *testing.T) {
+	huge := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}}` + "\n"
+	fake := &FakeRunner{Stdout: huge + `{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"ok"}` + "\n"}
+	res, err := Call{Agent: "x", Argv: []string{"x"}, Invocation: callInvocation(t), Runner: fake}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "not counted") }) {
+		t.Fatalf("no warning about the skipped line: %q", res.Warnings)
+	}
+}

@@ -1,6 +1,16 @@
 package agent
 
-import "strings"
+import (
+	"strings"
+
+	"ralph/internal/redact"
+)
+
+// LoopContext is ralph's loop context as it may be handed to an agent: it
+// quotes the last call's refused commands, errors and summary, which can
+// carry credentials, and an argv is visible to every user in ps. Every
+// adapter passes the context through here, whichever way it hands it over.
+func LoopContext(context string) string { return redact.String(context) }
 
 // PromptWithContext is the prompt for an agent that has no way to add to
 // its system prompt per call: the task first, then ralph's loop context in
@@ -14,5 +24,5 @@ func PromptWithContext(prompt, context string) string {
 	}
 	return strings.TrimRight(prompt, "\n") + "\n\n<ralph_loop_context>\n" +
 		"Context from the ralph loop that runs this session (not part of the task):\n" +
-		context + "\n</ralph_loop_context>\n"
+		LoopContext(context) + "\n</ralph_loop_context>\n"
 }

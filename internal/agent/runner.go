@@ -7,11 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"ralph/internal/store"
 )
 
 // Defaults of Runner.
@@ -97,6 +98,10 @@ type Runner struct {
 	// ReapTimeout bounds the wait for the group to vanish after SIGKILL
 	// (DefaultReapTimeout when 0).
 	ReapTimeout time.Duration
+	// Wrap, when set, turns the argv into the one that runs it confined
+	// (package sandbox), given the directory and the final environment.
+	// The wrapper leads the process group, so stopping works unchanged.
+	Wrap func(argv []string, dir string, env []string) ([]string, error)
 }
 
 func (r *Runner) grace() time.Duration {
@@ -148,7 +153,13 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		defer os.RemoveAll(tmp)
 	}
 
-	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	argv := p.Argv
+	if r != nil && r.Wrap != nil {
+		if argv, err = r.Wrap(argv, p.Dir, env); err != nil {
+			return res, err
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.Dir
 	cmd.Env = env
 	cmd.Stdin = nil // os/exec connects /dev/null: agent CLIs wait on a non-terminal stdin
@@ -219,6 +230,8 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		in.start()
 	}
 	pgid := cmd.Process.Pid // Setpgid: the leader's pid is the group id
+	trackGroup(pgid)
+	defer untrackGroup(pgid) // after clearGroup: the group is gone by then
 
 	var timeout <-chan time.Time
 	if p.Timeout > 0 {
@@ -349,10 +362,9 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 func createLog(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("agent: log directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	// The logs directory may be a link planted by the repository (or by a
+	// sandboxed agent); store.OpenFile never writes through one.
+	f, err := store.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("agent: log file: %w", err)
 	}
@@ -364,6 +376,9 @@ func createLog(path string) (*os.File, error) {
 // tools they run litter TMPDIR, and parallel loops must not share it.
 func environ(extra []string) (env []string, tmp string, err error) {
 	env = append(os.Environ(), extra...)
+	// Marks the agent's processes, grandchildren too, as this ralph's, so a
+	// restart after kill -9 can find and end them (LeftoverGroups).
+	env = append(env, GroupEnv+"="+GroupToken())
 	for _, kv := range extra {
 		if strings.HasPrefix(kv, "TMPDIR=") {
 			return env, "", nil

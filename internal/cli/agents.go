@@ -13,6 +13,7 @@ import (
 	"ralph/internal/agent/claude"
 	"ralph/internal/config"
 	"ralph/internal/loop"
+	"ralph/internal/sandbox"
 	"ralph/internal/shellwords"
 )
 
@@ -29,6 +30,14 @@ func agentSpec(cfg config.Config, name string) (loop.AgentSpec, agent.Adapter, e
 		return loop.AgentSpec{}, nil, err
 	}
 	o := agents.Options{Cmd: argv, ExtraArgs: extra, Now: time.Now}
+	// A sandbox that cannot be used is a refusal: never the agent unconfined.
+	sb, err := sandbox.Open(context.Background(), sandbox.Spec{Provider: cfg.Sandbox.Provider, Network: cfg.Sandbox.Network, Agent: name})
+	if err != nil {
+		return loop.AgentSpec{}, nil, err
+	}
+	if sb != nil {
+		o.Wrap = sb.Wrap
+	}
 	switch name {
 	case "codex":
 		o.Sandbox = cfg.CodexSandbox

@@ -102,7 +102,9 @@ func runAnalyze(opts *analyzeOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(a)
 	}
-	_, err = io.WriteString(opts.IO.Out, humanSummary(a))
+	// The summary quotes the agent: no escape sequence or secret of its
+	// reaches the terminal. (--json is the stable contract, escaped by JSON.)
+	_, err = io.WriteString(opts.IO.Out, safeText(humanSummary(a)))
 	return err
 }
 

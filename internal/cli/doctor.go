@@ -61,10 +61,14 @@ func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
 	}
 	p := doctorProject(dir)
 	report := doctor.Run(cmd.Context(), p, doctor.System())
+	out, flush := redactedWriter(ios.Out)
+	defer flush()
+	fancy := fancyOutput(ios)
+	ios.Out = out
 	if f.json {
 		err = doctor.WriteJSON(ios.Out, report)
 	} else {
-		err = doctor.WriteText(ios.Out, report, doctor.Style{Fancy: fancyOutput(ios)})
+		err = doctor.WriteText(ios.Out, report, doctor.Style{Fancy: fancy})
 	}
 	if err != nil {
 		return err
@@ -96,7 +100,15 @@ func doctorProject(dir string) doctor.Project {
 		// `ralph run` refuses lines it cannot read: so does the check.
 		err = unreadable(skipped)
 	}
-	return doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
+	p := doctor.Project{Dir: dir, Config: cfg, ConfigWarnings: warns, ConfigErr: err}
+	if terr := requireTrust(dir, cfg); terr != nil {
+		p.Untrusted = terr
+		var ue *UntrustedError
+		if errors.As(terr, &ue) {
+			p.Untrusted = errors.New(ue.Short())
+		}
+	}
+	return p
 }
 
 func isSkipped(line string, skipped []config.Warning) bool {

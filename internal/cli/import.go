@@ -179,6 +179,9 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := requireTrust(cfgDir, cfg); err != nil {
+		return err
+	}
 
 	if o.DryRun {
 		fmt.Fprintln(ios.Out, "dry run: nothing is written and no agent is called")

@@ -95,6 +95,13 @@ func runLogs(ctx context.Context, opts *logsOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.Raw {
+		// ralph.log and rendered agent output are masked and stripped of
+		// escape sequences; --raw is the agent's bytes as stored.
+		out, flush := safeWriter(opts.IO.Out)
+		defer flush()
+		opts.IO.Out = out
+	}
 	if opts.Iteration == 0 {
 		return ralphLog(ctx, opts, st.LogFile())
 	}

@@ -16,6 +16,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/agents"
+	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/engine"
 	"ralph/internal/loop"
@@ -68,8 +69,16 @@ func monitorOptions(st *store.Store, spec loop.Spec, provider string) monitor.Op
 		},
 		Control: &monitorControl{file: ctl, st: st},
 		Parser:  liveParser(st, provider),
-		Title:   filepath.Base(st.ProjectDir()),
+		Title:   projectTitle(st),
 	}
+}
+
+// projectTitle is PROJECT_NAME, or the directory's name when it is unset.
+func projectTitle(st *store.Store) string {
+	if cfg, err := loadConfig(st.ProjectDir(), config.Layer{}, io.Discard); err == nil && cfg.ProjectName != "" {
+		return cfg.ProjectName
+	}
+	return filepath.Base(st.ProjectDir())
 }
 
 // monitorControl is what the dashboard's keys do: the same requests as

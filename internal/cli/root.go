@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"ralph/internal/agent"
+	"ralph/internal/redact"
 	"ralph/internal/suggest"
 )
 
@@ -26,6 +28,9 @@ type IO struct {
 
 // Main runs ralph with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Secrets in ralph's environment are masked by value in everything it
+	// writes, whatever their shape.
+	redact.AddEnviron(os.Environ())
 	ctx, stop := interruptContext(stderr)
 	defer stop()
 	root := NewRoot(IO{In: stdin, Out: stdout, Err: stderr})
@@ -92,6 +97,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newMonitorCmd(ios),
 		newAnalyzeCmd(ios, nil),
 		newVersionCmd(ios),
+		newTrustCmd(ios),
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios),
 	)
 	return root
@@ -116,25 +122,36 @@ func withFlagSuggestion(cmd *cobra.Command, err error) error {
 	return err
 }
 
-// interruptContext is cancelled by the first SIGINT or SIGTERM, so the loop
-// can stop the agent and leave consistent state; a second one exits at once.
+// interruptContext is cancelled by the first SIGINT, SIGTERM or SIGHUP (a
+// closed terminal), so the loop stops the agent's process group (SIGTERM,
+// then SIGKILL after a grace period), writes its status and exits 130. A
+// second signal (GNU timeout sends two) does not exit at once, which would
+// leave the agent running, the status "running" and the lock free: it
+// kills the agents' groups at once and lets that same clean-up finish. Only
+// a third exits without it, after killing the groups too.
 func interruptContext(stderr io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	ch := make(chan os.Signal, 3)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case <-ch:
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case <-ch:
-			fmt.Fprintln(stderr, "ralph: interrupted again, exiting now")
-			os.Exit(130)
-		case <-done:
+		for n := 1; ; n++ {
+			select {
+			case <-ch:
+			case <-done:
+				return
+			}
+			switch n {
+			case 1:
+				cancel()
+			case 2:
+				fmt.Fprintln(stderr, "ralph: interrupted again: killing the agent now")
+				agent.KillGroups()
+			default:
+				agent.KillGroups()
+				fmt.Fprintln(stderr, "ralph: interrupted a third time, exiting now")
+				os.Exit(130)
+			}
 		}
 	}()
 	return ctx, func() {
@@ -171,16 +188,16 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintln(stderr, "ralph:", ee.Err)
+			fmt.Fprintln(stderr, "ralph:", safeText(ee.Err.Error()))
 		}
 		return ee.Code
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "ralph:", err)
+		fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
 		fmt.Fprintln(stderr, "Run 'ralph --help' for usage.")
 		return 1
 	}
-	fmt.Fprintln(stderr, "ralph:", err)
+	fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
 	return 1
 }

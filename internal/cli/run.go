@@ -148,6 +148,9 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if err := unreadable(skipped); err != nil {
 		return err
 	}
+	if err := requireTrust(dir, cfg); err != nil {
+		return err
+	}
 	if rf.Tmux {
 		return runInTmux(ios, dir, os.Args[1:])
 	}
@@ -171,7 +174,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	}
 	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human), live: cfg.Live}
 	if rf.JSON {
-		obs.json = json.NewEncoder(ios.Out)
+		obs.json = json.NewEncoder(jsonLines(ios.Out))
 	}
 	deps := engine.Deps{Agents: ads, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir())}
 	if path := os.Getenv("RALPH_TRACE"); path != "" {
@@ -249,7 +252,8 @@ func startRun(st *store.Store) (log io.Writer, release func(), err error) {
 		lock.Release()
 		return nil, nil, err
 	}
-	return logw, func() { logw.Close(); lock.Release() }, nil
+	unwatch := watchAgentGroups(st, logw)
+	return logw, func() { unwatch(); logw.Close(); lock.Release() }, nil
 }
 
 // agentEnv hands secrets found in .ralphrc to the agent, unless ralph's own
@@ -428,7 +432,8 @@ func (o *observers) emit(ev loop.Event) {
 	}
 	if ev.Type == loop.EventLive {
 		if o.live && ev.Live != nil {
-			_, _ = io.WriteString(o.human, ev.Live.String())
+			// Agent text: masked and stripped of escapes like every line.
+			_, _ = io.WriteString(o.human, safeText(ev.Live.String()))
 		}
 		return
 	}
@@ -438,14 +443,14 @@ func (o *observers) emit(ev loop.Event) {
 	if ev.Type == loop.EventIterationEnd {
 		o.iterated = true
 	}
-	line := describe(ev)
+	line := safeText(describe(ev))
 	if ev.Type == loop.EventStop && !o.iterated {
 		// This run made no call: "stopped after loop 1" beside "starting at
 		// loop 2" would read as if it had.
 		line = strings.Replace(line, fmt.Sprintf("stopped after loop %d:", ev.Loop), fmt.Sprintf("stopped before loop %d:", ev.Loop+1), 1)
 	}
 	if line != "" {
-		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), store.Redact(line))
+		fmt.Fprintf(o.log, "%s %s\n", ev.At.UTC().Format(time.RFC3339), line)
 		if ev.Type != loop.EventIterationStart || o.verbose {
 			fmt.Fprintf(o.human, "%s %s\n", ev.At.Local().Format("15:04:05"), line)
 		}

@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"initproject": initProject,
 			"waitfile":    waitFile,
 			"dead":        dead,
+			"signal":      signalRalph,
 		},
 	})
 }
@@ -172,5 +173,27 @@ func dead(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if gone() == neg {
 		ts.Fatalf("process %d: gone=%v", pid, gone())
+	}
+}
+
+// signal PROJECT SIG...: send the ralph that holds PROJECT's run lock the
+// signals in order (TERM, HUP, INT, KILL), as GNU timeout or a closed
+// terminal would; testscript's kill knows only INT and KILL.
+func signalRalph(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: signal PROJECT SIG...")
+	}
+	b, err := os.ReadFile(filepath.Join(ts.MkAbs(args[0]), ".ralph", "ralph.lock"))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	ts.Check(err)
+	names := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL}
+	for _, name := range args[1:] {
+		sig, ok := names[name]
+		if !ok {
+			ts.Fatalf("unknown signal %s", name)
+		}
+		ts.Check(syscall.Kill(pid, sig))
+		time.Sleep(50 * time.Millisecond) // two signals, not one coalesced
 	}
 }

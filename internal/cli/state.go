@@ -21,19 +21,33 @@ import (
 	"ralph/internal/store"
 )
 
-// sessions adapts the session manager to the loop's needs.
+// sessions adapts the session manager to the loop's needs. What the
+// manager notes (a corrupt session file moved aside, an expired session)
+// goes to warn: the loop's interface has no room for it, and the README
+// promises the user hears about a file set aside.
 type sessions struct {
 	m       *session.Manager
 	current string
+	warn    func(string)
 }
 
 func newSessions(st *store.Store, expiry time.Duration) *sessions {
-	return &sessions{m: session.NewManager(st, expiry, nil)}
+	return &sessions{m: session.NewManager(st, expiry, nil), warn: func(msg string) {
+		fmt.Fprintln(os.Stderr, "ralph: warning: session:", safeText(msg))
+	}}
+}
+
+func (s *sessions) notes(out session.Outcome) {
+	for _, n := range out.Notes {
+		s.warn(n)
+	}
 }
 
 func (s *sessions) Current(time.Time) string {
 	start, err := s.m.Start(0)
+	s.notes(start.Outcome)
 	if err != nil {
+		s.warn(err.Error() + "; this call starts a new agent session")
 		return ""
 	}
 	s.current = start.Resume.ID
@@ -41,12 +55,14 @@ func (s *sessions) Current(time.Time) string {
 }
 
 func (s *sessions) Save(id string, _ time.Time) error {
-	_, err := s.m.Record(id, id == s.current && id != "", 0)
+	out, err := s.m.Record(id, id == s.current && id != "", 0)
+	s.notes(out)
 	return err
 }
 
 func (s *sessions) Reset(reason string, loop int, _ time.Time) error {
-	_, err := s.m.Reset(session.Reason(reason), loop)
+	out, err := s.m.Reset(session.Reason(reason), loop)
+	s.notes(out)
 	s.current = ""
 	return err
 }
@@ -59,11 +75,18 @@ func printStatus(ios IO, st *store.Store, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	// status.json may come from a repository or an older ralph: what it
+	// says is masked and stripped of escapes however it was written.
 	if asJSON {
-		enc := json.NewEncoder(ios.Out)
+		out, flush := redactedWriter(ios.Out)
+		defer flush()
+		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
+	out, flush := safeWriter(ios.Out)
+	defer flush()
+	ios.Out = out
 	fmt.Fprintf(ios.Out, "status:          %s (%s)\n", s.Status, s.LastAction)
 	if s.ExitReason != "" {
 		fmt.Fprintf(ios.Out, "exit reason:     %s\n", s.ExitReason)

@@ -18,7 +18,6 @@ import (
 type Config struct {
 	// Project
 	ProjectName     string   // PROJECT_NAME
-	ProjectType     string   // PROJECT_TYPE
 	RalphDir        string   // RALPH_DIR
 	PromptFile      string   // PROMPT_FILE; empty means RalphDir/PROMPT.md (see PromptPath)
 	TaskSources     []string // TASK_SOURCES
@@ -126,7 +125,8 @@ type GitHubConfig struct {
 
 // SandboxConfig is the bash tool's Docker / E2B sandbox configuration.
 type SandboxConfig struct {
-	Provider         string        // SANDBOX_PROVIDER: "", "docker" or "e2b"
+	Provider         string        // SANDBOX_PROVIDER: "", "bwrap", "docker", "podman" or "e2b"
+	Network          string        // SANDBOX_NETWORK: "on" or "none"
 	DockerImage      string        // SANDBOX_DOCKER_IMAGE
 	DockerMemory     string        // SANDBOX_DOCKER_MEMORY
 	DockerCPUs       string        // SANDBOX_DOCKER_CPUS

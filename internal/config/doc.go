@@ -43,11 +43,15 @@
 // key with a good value; then they are warnings.
 //
 // Following the bash tool's rules for repository files, a .ralphrc may only
-// set RALPH_DIR, RALPH_SHELL_INIT_FILE, SANDBOX_DOCKER_IMAGE,
-// SANDBOX_E2B_TEMPLATE, SANDBOX_E2B_SANDBOX_ID and SANDBOX_DOCKER_NETWORK to
-// their stock values; other values are ignored with a warning and must come
-// from the environment or a flag. AGENT_CMD (CLAUDE_CODE_CMD) is honoured from
-// .ralphrc as DESIGN.md requires, but a non-stock value is named in a warning.
+// set RALPH_DIR (and the unsupported RALPH_SHELL_INIT_FILE and sandbox image,
+// template and network keys) to their stock values; other values are ignored
+// with a warning and must come from the environment or a flag. AGENT_CMD
+// (CLAUDE_CODE_CMD), the other *_CMD and *_ARGS keys and CODEX_SANDBOX are
+// honoured from .ralphrc as DESIGN.md requires, but a non-stock value is
+// listed by NeedsTrust and runs nothing until the user trusts the file.
+//
+// Keys of the bash tool that ralph does not implement (KeyInfo.Unsupported)
+// accept only their default; any other value is an error.
 //
 // # Environment
 //

@@ -40,7 +40,7 @@ type rcPolicy int
 const (
 	rcAny        rcPolicy = iota // any valid value
 	rcStockOnly                  // only the values in stock; others are ignored with a warning
-	rcWarnCustom                 // any value, but non-stock ones are named in a warning
+	rcWarnCustom                 // any value, but non-stock ones need trust (NeedsTrust)
 )
 
 // Where a key comes from, for the key table and the report.
@@ -66,15 +66,20 @@ type KeyInfo struct {
 	// RepoRestricted is set for keys a .ralphrc may only set to stock values
 	// (or not at all); custom values must come from the environment or a flag.
 	RepoRestricted bool
+	// Unsupported says why ralph does not implement a key of the bash tool.
+	// Its default is accepted (old .ralphrc files list every key); any other
+	// value is refused, so no setting is taken and then silently ignored.
+	Unsupported string
 
 	kind     kind
 	min, max int64 // bounds of kInt and the whole-number durations; max 0 = none
 	// emptyOK: an empty value is a real value ("no optional sections"), not "unset".
-	emptyOK bool
-	policy  rcPolicy
-	stock   []string              // values a .ralphrc may use under rcStockOnly / rcWarnCustom
-	check   func(v string) string // extra validation of kString values; returns a problem
-	field   func(c *Config) any   // pointer to the Config field that holds the value
+	emptyOK     bool
+	policy      rcPolicy
+	unsupported string                // see KeyInfo.Unsupported
+	stock       []string              // values a .ralphrc may use under rcStockOnly / rcWarnCustom
+	check       func(v string) string // extra validation of kString values; returns a problem
+	field       func(c *Config) any   // pointer to the Config field that holds the value
 }
 
 // Describe returns every key in template order. The slices are copies.
@@ -86,6 +91,7 @@ func Describe() []KeyInfo {
 		k.Env = envNames(&keyTable[i])
 		k.Type = kindNames[k.kind]
 		k.RepoRestricted = k.policy == rcStockOnly
+		k.Unsupported = k.unsupported
 		k.stock, k.check, k.field = nil, nil, nil
 		out[i] = k
 	}

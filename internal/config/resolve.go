@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"ralph/internal/redact"
 )
 
 // SourceKind is the layer a value came from, lowest precedence first.
@@ -152,6 +154,9 @@ func Resolve(defaults Config, rc, env, flags Layer) (Config, []Warning, error) {
 	for _, layer := range []Layer{rc, env, flags} {
 		for _, e := range layer.sorted() {
 			if e.Secret && e.Source.Kind == SourceRC {
+				// Known from here on: masked by value in everything ralph
+				// writes, whatever its shape.
+				redact.Add(e.Value)
 				cfg.Secrets[e.Key] = Secret(e.Value)
 				cfg.Sources[e.Key] = e.Source
 				continue
@@ -221,6 +226,13 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 		// so the template's SANDBOX_E2B_MAX_COST="" is harmless.
 		return nil, nil, false
 	}
+	if k.unsupported != "" {
+		v, problem := k.parse(e.Value)
+		if def, _ := k.parse(k.Default); problem == "" && fmt.Sprint(v) != fmt.Sprint(def) {
+			return nil, &ValueError{Source: e.Source, Key: k.Name, Value: e.Value, Msg: fmt.Sprintf(
+				"not supported by ralph: %s; remove the line (only its default, %q, is accepted)", k.unsupported, k.Default)}, false
+		}
+	}
 	var w *Warning
 	if e.Source.Kind == SourceRC && !slices.Contains(k.stock, e.Value) {
 		switch k.policy {
@@ -229,9 +241,8 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 				"%s=%q ignored: a repository's .ralphrc may not choose this; set it in the environment (export %s=...) or with a flag",
 				e.Source.Name, e.Value, envNames(k)[0])}, nil, false
 		case rcWarnCustom:
-			w = &Warning{Source: e.Source, Key: k.Name, Msg: fmt.Sprintf(
-				"%s=%q: this repository's .ralphrc chooses the program ralph runs; make sure you trust it",
-				e.Source.Name, e.Value)}
+			// No warning: NeedsTrust lists these, and nothing runs until
+			// the user has trusted the file (ralph trust).
 		}
 	}
 	v, problem := k.parse(e.Value)

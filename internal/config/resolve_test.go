@@ -65,10 +65,11 @@ func TestPrecedence(t *testing.T) {
 		{"stock command from rc", layers{rc: `CLAUDE_CODE_CMD="npx @anthropic-ai/claude-code"`}, "AGENT_CMD",
 			"npx @anthropic-ai/claude-code", ".ralphrc:1"},
 		{"restricted key ignored from rc", layers{rc: "RALPH_DIR=/tmp/elsewhere"}, "RALPH_DIR", ".ralph", "default"},
-		{"restricted key stock value from rc", layers{rc: "SANDBOX_DOCKER_NETWORK=none"}, "SANDBOX_DOCKER_NETWORK", "none", ".ralphrc:1"},
+		{"restricted key stock value from rc", layers{rc: "RALPH_DIR=.ralph"}, "RALPH_DIR", ".ralph", ".ralphrc:1"},
 		{"restricted key from env", layers{env: map[string]string{"RALPH_DIR": "/tmp/elsewhere"}}, "RALPH_DIR", "/tmp/elsewhere", "env RALPH_DIR"},
-		{"restricted key from flag", layers{rc: "SANDBOX_DOCKER_NETWORK=host",
-			flags: [][3]string{{"SANDBOX_DOCKER_NETWORK", "--sandbox-network", "host"}}}, "SANDBOX_DOCKER_NETWORK", "host", "flag --sandbox-network"},
+		{"restricted key from flag", layers{rc: "RALPH_DIR=/tmp/elsewhere",
+			flags: [][3]string{{"RALPH_DIR", "--ralph-dir", "state"}}}, "RALPH_DIR", "state", "flag --ralph-dir"},
+		{"unsupported key at its default", layers{rc: "CREATE_PR=false\nSANDBOX_DOCKER_IMAGE=ralph-sandbox:latest"}, "CREATE_PR", "false", ".ralphrc:1"},
 		{"enum is case-insensitive", layers{rc: "CLAUDE_OUTPUT_FORMAT=JSON"}, "CLAUDE_OUTPUT_FORMAT", "json", ".ralphrc:1"},
 		{"bool spellings", layers{rc: "CB_AUTO_RESET=yes"}, "CB_AUTO_RESET", "true", ".ralphrc:1"},
 		{"money", layers{flags: [][3]string{{"MAX_COST", "--max-cost", "$12.50"}}}, "MAX_COST", "12.5", "flag --max-cost"},
@@ -98,7 +99,7 @@ SESSION_EXPIRY_HOURS=48
 CB_COOLDOWN_MINUTES=0
 ALLOWED_TOOLS="Read, Bash(git log --format=%h,%s) ,,Write"
 OPTIONAL_SECTIONS="Later, Someday"
-`, env: map[string]string{"RALPH_MAX_RUNTIME": "1h30m", "RALPH_MAX_COST": "2.5", "SANDBOX_E2B_TIMEOUT": "60"}}.resolve(t)
+`, env: map[string]string{"RALPH_MAX_RUNTIME": "1h30m", "RALPH_MAX_COST": "2.5"}}.resolve(t)
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("err=%v warns=%v", err, warns)
 	}
@@ -112,7 +113,6 @@ OPTIONAL_SECTIONS="Later, Someday"
 		{"Breaker.Cooldown", cfg.Breaker.Cooldown, time.Duration(0)},
 		{"MaxRuntime", cfg.MaxRuntime, 90 * time.Minute},
 		{"MaxCost", cfg.MaxCost, 2.5},
-		{"E2BTimeout", cfg.Sandbox.E2BTimeout, time.Minute},
 		{"AllowedTools", strings.Join(cfg.AllowedTools, "|"), "Read|Bash(git log --format=%h,%s)|Write"},
 		{"OptionalSections", strings.Join(cfg.OptionalSections, "|"), "Later|Someday"},
 		{"AgentCmd", cfg.AgentCmd, "claude"},
@@ -218,20 +218,20 @@ func TestOverriddenBadValueIsAWarning(t *testing.T) {
 }
 
 func TestRepositoryPolicyWarnings(t *testing.T) {
-	_, warns, err := layers{rc: "RALPH_SHELL_INIT_FILE=evil.sh\nCLAUDE_CODE_CMD=./run-me\nCLAUDE_CODE_CMD=claude"}.resolve(t)
+	_, warns, err := layers{rc: "RALPH_DIR=/elsewhere\nCLAUDE_CODE_CMD=./run-me\nCLAUDE_CODE_CMD=claude"}.resolve(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warns) != 1 || warns[0].String() != `.ralphrc:1: RALPH_SHELL_INIT_FILE="evil.sh" ignored: a repository's .ralphrc may not choose this; `+
-		`set it in the environment (export RALPH_SHELL_INIT_FILE=...) or with a flag` {
+	if len(warns) != 1 || warns[0].String() != `.ralphrc:1: RALPH_DIR="/elsewhere" ignored: a repository's .ralphrc may not choose this; `+
+		`set it in the environment (export RALPH_DIR=...) or with a flag` {
 		t.Errorf("warns = %v", warns)
 	}
 	cfg, warns, err := layers{rc: "CLAUDE_CODE_CMD='./run-me --fast'"}.resolve(t)
 	if err != nil || cfg.AgentCmd != "./run-me --fast" {
 		t.Fatalf("err=%v cmd=%q", err, cfg.AgentCmd)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0].String(), "chooses the program ralph runs") {
-		t.Errorf("warns = %v", warns)
+	if len(warns) != 0 || len(NeedsTrust(cfg)) != 1 {
+		t.Errorf("warns = %v, needs trust %v: the custom command must need trust (and not only be warned about)", warns, NeedsTrust(cfg))
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
-	"strings"
+
+	"ralph/internal/redact"
 )
 
 const redactedText = "[redacted]"
@@ -31,25 +31,11 @@ func (Secret) MarshalText() ([]byte, error) { return []byte(redactedText), nil }
 // LogValue masks the value in slog output.
 func (Secret) LogValue() slog.Value { return slog.StringValue(redactedText) }
 
-// isSecretName says whether a variable name looks like it holds a credential:
-// ANTHROPIC_API_KEY, GITHUB_TOKEN, E2B_API_KEY, AWS_SECRET_ACCESS_KEY, ...
-func isSecretName(name string) bool {
-	u := strings.ToUpper(name)
-	return strings.HasSuffix(u, "_KEY") || strings.HasSuffix(u, "_TOKEN") || strings.HasSuffix(u, "APIKEY") ||
-		strings.Contains(u, "SECRET") || strings.Contains(u, "PASSWORD") || strings.Contains(u, "CREDENTIAL")
-}
+// isSecretName says whether a variable name looks like it holds a
+// credential; package redact owns the rule, so what is kept secret here is
+// what is masked everywhere.
+func isSecretName(name string) bool { return redact.IsSecretName(name) }
 
-// Token shapes that may hide inside ordinary values (an agent command with an
-// inline key, a URL with a password). Immutable after init.
-var (
-	tokenRE    = regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]+|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}`)
-	userinfoRE = regexp.MustCompile(`(://[^/@\s:]+:)[^/@\s]+@`)
-	assignRE   = regexp.MustCompile(`(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*=)[^\s'"]+`)
-)
-
-// scrub masks token-looking substrings of a value that is not itself secret.
-func scrub(v string) string {
-	v = tokenRE.ReplaceAllString(v, redactedText)
-	v = userinfoRE.ReplaceAllString(v, "${1}"+redactedText+"@")
-	return assignRE.ReplaceAllString(v, "${1}"+redactedText)
-}
+// scrub masks secrets inside a value that is not itself secret (an agent
+// command with an inline key, a URL with a password).
+func scrub(v string) string { return redact.String(v) }

@@ -85,6 +85,10 @@ type Project struct {
 	// ConfigErr is why ralph would refuse the configuration (bad values, an
 	// unreadable .ralphrc); nil when it is usable.
 	ConfigErr error
+	// Untrusted is why ralph would refuse to run what the project's .ralphrc
+	// chooses (its message names each setting); doctor then runs nothing
+	// that configuration names. nil when nothing needs trust.
+	Untrusted error
 }
 
 // Env is the machine as the checks see it. Every field must be set; System
@@ -148,6 +152,18 @@ func Run(ctx context.Context, p Project, env Env) Report {
 		r.add(c)
 	}
 	agent, found := checkAgent(p.Config, env)
+	if p.Untrusted != nil {
+		// Not even --version: running a program the repository chose is
+		// exactly what trust is for.
+		r.add(Check{Name: NameAgent, Status: Fail, Detail: "not run: " + p.Untrusted.Error()})
+		r.add(checkSandbox(ctx, p.Config))
+		r.add(checkCredentials(p.Config, env))
+		r.add(checkInstalledAgents(ctx, env))
+		r.add(checkGit(ctx, p.Dir, env))
+		r.add(checkGitIdentity(ctx, p.Dir, env))
+		r.add(checkDisk(p.Dir, env))
+		return r
+	}
 	if ve := valueError(p.ConfigErr, "AGENT_CMD"); ve != nil {
 		// The resolved config fell back to the default command; checking
 		// that one would answer a question nobody asked.
@@ -160,6 +176,7 @@ func Run(ctx context.Context, p Project, env Env) Report {
 	if c, ok := checkFallbacks(p.Config, env); ok {
 		r.add(c)
 	}
+	r.add(checkSandbox(ctx, p.Config))
 	cred := checkCredentials(p.Config, env)
 	if cred.Status == Warn && found != nil && p.Config.AgentProvider == "claude" {
 		// No key in sight: the CLI itself knows whether a stored login (a

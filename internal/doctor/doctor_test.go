@@ -21,7 +21,7 @@ func names(r Report) string {
 
 func TestRunHealthy(t *testing.T) {
 	r := Run(context.Background(), defaultProject(project(t, healthyPlan, nil)), healthyEnv())
-	if got, want := names(r), "config layout files plan state breaker lock agent agent_version credentials agents git git_identity disk"; got != want {
+	if got, want := names(r), "config layout files plan state breaker lock agent agent_version sandbox credentials agents git git_identity disk"; got != want {
 		t.Errorf("checks = %s, want %s", got, want)
 	}
 	for _, c := range r.Checks {
@@ -38,7 +38,7 @@ func TestRunLeavesOutDependentChecks(t *testing.T) {
 	env := healthyEnv()
 	env.LookPath = func(string) (string, error) { return "", errors.New("not found") }
 	r := Run(context.Background(), defaultProject(t.TempDir()), env)
-	if got, want := names(r), "config layout agent credentials agents git git_identity disk"; got != want {
+	if got, want := names(r), "config layout agent sandbox credentials agents git git_identity disk"; got != want {
 		t.Errorf("checks = %s, want %s", got, want)
 	}
 	if !r.Blocking || r.Count(Fail) != 2 {
@@ -158,5 +158,17 @@ func TestRunBadAgentCmd(t *testing.T) {
 	}
 	if c, _ := find(r, NameConfig); c.Status != Fail {
 		t.Errorf("config = %+v", c)
+	}
+}
+
+// The sandbox in use is named, and one asked for that cannot run blocks.
+func TestSandboxCheck(t *testing.T) {
+	p := defaultProject(t.TempDir())
+	if c := checkSandbox(context.Background(), p.Config); c.Status != OK || !strings.HasPrefix(c.Detail, "none") {
+		t.Errorf("no sandbox: %s %q", c.Status, c.Detail)
+	}
+	p.Config.Sandbox.Provider = "e2b"
+	if c := checkSandbox(context.Background(), p.Config); c.Status != Fail || !strings.Contains(c.Detail, "not supported") {
+		t.Errorf("e2b: %s %q", c.Status, c.Detail)
 	}
 }

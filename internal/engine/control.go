@@ -36,7 +36,7 @@ func (e *Engine) request() loop.Control {
 // applyReset saves a breaker reset Next applied before forgetting the
 // request, so that a kill in between applies it again rather than never.
 func (e *Engine) applyReset(id string) {
-	if err := e.deps.Store.SaveState(e.st, nil); err != nil {
+	if err := e.save(nil); err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Message: "save state: " + err.Error()})
 		return
 	}

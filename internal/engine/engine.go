@@ -8,6 +8,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -227,7 +228,7 @@ func (e *Engine) start() error {
 			e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
 		}
 	}
-	if err := e.deps.Store.SaveState(e.st, nil); err != nil {
+	if err := e.save(nil); err != nil {
 		return err
 	}
 	e.emit(loop.Event{Type: loop.EventStart, Agent: e.st.Agent, Message: fmt.Sprintf("starting at loop %d with %s", e.st.Loop+1, e.st.Agent)})
@@ -303,7 +304,7 @@ func (e *Engine) finish(r reason.Reason, msg string) (Result, error) {
 		e.resetSession("interrupted")
 	}
 	res := Result{Reason: r, Message: msg, ExitCode: r.ExitCode(), Loops: e.st.Loop}
-	err := e.deps.Store.SaveState(e.st, nil)
+	err := e.save(nil)
 	e.writeStatus("stopped", r, nil)
 	e.emit(loop.Event{Type: loop.EventStop, Reason: r, Message: msg, ExitCode: res.ExitCode})
 	return res, err
@@ -336,6 +337,19 @@ func (e *Engine) emit(ev loop.Event) {
 		ev.Loop = e.st.Loop
 	}
 	e.deps.Emit(ev)
+}
+
+// save saves the state (and rec). A failure after the document itself was
+// saved loses nothing and is reported; only a document that could not be
+// saved stops the loop.
+func (e *Engine) save(rec *loop.Metrics) error {
+	err := e.deps.Store.SaveState(e.st, rec)
+	var after *store.AfterSaveError
+	if errors.As(err, &after) {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: after.Error()})
+		return nil
+	}
+	return err
 }
 
 func (e *Engine) trace(t loop.Trace) {

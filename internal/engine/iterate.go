@@ -111,7 +111,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 		e.writeClarification(it.Observed)
 	}
 	rec := loop.Record(it, d, e.st)
-	if err := st.SaveState(e.st, &rec); err != nil {
+	if err := e.save(&rec); err != nil {
 		return d, err
 	}
 	if _, err := st.PruneIterationLogs(e.spec.KeepIterationLogs); err != nil {

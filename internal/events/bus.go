@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"ralph/internal/agent"
+	"ralph/internal/activity"
 	"ralph/internal/loop"
 )
 
@@ -153,6 +153,6 @@ func (s *sub) run() {
 }
 
 func droppedNotice(n int) loop.Event {
-	return loop.Event{Type: loop.EventLive, At: time.Now(), Live: &agent.LiveEvent{
-		Kind: agent.LiveOutput, Text: fmt.Sprintf("… %d live event(s) not shown (this view fell behind)", n)}}
+	return loop.Event{Type: loop.EventLive, At: time.Now(), Live: &activity.Event{
+		Kind: activity.Output, Text: fmt.Sprintf("… %d live event(s) not shown (this view fell behind)", n)}}
 }

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"ralph/internal/redact"
 )
 
 // TokenSource finds the API token without ever printing it. The zero value
@@ -40,6 +42,8 @@ func (s TokenSource) Token(ctx context.Context, host string) (token, from string
 	// gh failing (not installed, not logged in) is not an error: public
 	// repositories work without a token.
 	if v, err := gh(ctx, host); err == nil && strings.TrimSpace(v) != "" {
+		// Not in the environment, so nothing has registered it yet.
+		redact.Add(strings.TrimSpace(v))
 		return strings.TrimSpace(v), "gh auth token"
 	}
 	return "", ""

@@ -3,7 +3,7 @@ package loop
 import (
 	"time"
 
-	"ralph/internal/agent"
+	"ralph/internal/activity"
 	"ralph/internal/reason"
 )
 
@@ -40,7 +40,7 @@ type Event struct {
 	ExitCode  int           `json:"exit_code,omitempty"`
 	Iteration *Metrics      `json:"iteration,omitempty"`
 	// Live is a piece of the running agent's output (EventLive).
-	Live *agent.LiveEvent `json:"live,omitempty"`
+	Live *activity.Event `json:"live,omitempty"`
 }
 
 // Droppable reports whether an observer that falls behind may miss the

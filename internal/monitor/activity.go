@@ -1,6 +1,9 @@
 package monitor
 
-import "ralph/internal/agent"
+import (
+	"ralph/internal/agent"
+	"ralph/internal/redact"
+)
 
 // activityCap is how many live events the dashboard keeps: more than any
 // screen shows, few enough that memory stays flat through a long iteration.
@@ -13,7 +16,12 @@ type activity struct {
 }
 
 func (a *activity) add(evs ...agent.LiveEvent) {
-	a.events = append(a.events, evs...)
+	// The agent's text may quote a secret (a file it read, a command's
+	// output); it is masked once here, where every event comes in.
+	for _, ev := range evs {
+		ev.Text, ev.Target = redact.String(ev.Text), redact.String(ev.Target)
+		a.events = append(a.events, ev)
+	}
 	if len(a.events) > 2*activityCap {
 		a.events = append([]agent.LiveEvent(nil), a.events[len(a.events)-activityCap:]...)
 	}

@@ -47,7 +47,7 @@ func TestEnableFreshThenIdempotent(t *testing.T) {
 	if !strings.HasPrefix(gi, "bin/\n/.ralph/logs\n") || strings.Count(gi, ".ralph/logs") != 1 {
 		t.Errorf(".gitignore:\n%s", gi)
 	}
-	if rc := readFile(t, filepath.Join(dir, RalphrcPath)); !strings.Contains(rc, "\nPROJECT_TYPE=go\n") {
+	if rc := readFile(t, filepath.Join(dir, RalphrcPath)); !strings.Contains(rc, "\n# PROJECT_TYPE=go\n") {
 		t.Error(".ralphrc lacks the project type")
 	}
 

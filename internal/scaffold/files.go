@@ -26,6 +26,7 @@ var GitignoreEntries = []string{
 	".ralph/.ralph_session_history",
 	".ralph/ralph.lock",
 	".ralph/.control",
+	".ralph/.agent_groups",
 	".ralph/*.corrupt-*",
 	".ralph/.*.tmp-*",
 	".ralph/clarification.md",

@@ -60,7 +60,8 @@ func Ralphrc(projectName, projectType string, allowedTools []string) []byte {
 
 // keyComment is a key's one-line comment, and whether its assignment is
 // written commented out:
-//   - inert keys do nothing, so writing them would only mislead;
+//   - inert keys do nothing, so writing them would only mislead; keys ralph
+//     does not implement refuse anything but their default;
 //   - a repository's .ralphrc may not change the restricted keys (ralph
 //     ignores it and warns), so they are shown for reference only;
 //   - AGENT_CMD's default follows AGENT_PROVIDER; writing "claude" would pin
@@ -78,6 +79,10 @@ func keyComment(k config.KeyInfo) (string, bool) {
 	switch {
 	case k.Type == "inert":
 		commented = true
+	case k.Unsupported != "":
+		// Kept so old files read the same, but nothing invites setting it.
+		commented = true
+		extra = append(extra, "not supported by ralph: "+k.Unsupported+"; only the default is accepted")
 	case k.RepoRestricted:
 		commented = true
 		if !strings.Contains(doc, "environment") {

@@ -123,8 +123,12 @@ func loadLegacy(path string, data []byte) (Session, error) {
 	return Session{ID: string(id), CreatedAt: info.ModTime(), Legacy: true}, nil
 }
 
-// checkID rejects what cannot be a session id: it is passed to the agent as
-// an argument and shown to people, so no spaces or control characters.
+// checkID rejects what cannot be a session id. The id comes from the
+// agent's output (which a prompt injection can shape) and goes back to the
+// agent as an argument, so it must not be able to read as an option
+// ("--model=evil" would break every later call) or carry anything but the
+// letters real ids use: Claude Code, Codex and Gemini print UUIDs, OpenCode
+// "ses_…".
 func checkID(id string) error {
 	if id == "" {
 		return errors.New("empty session id")
@@ -132,12 +136,19 @@ func checkID(id string) error {
 	if len(id) > maxIDLen {
 		return fmt.Errorf("session id longer than %d bytes", maxIDLen)
 	}
-	for _, r := range id {
-		if r <= ' ' || r == 0x7f {
-			return fmt.Errorf("session id contains %q", r)
+	if c := id[0]; !isAlnum(c) {
+		return fmt.Errorf("session id starts with %q, not a letter or digit", c)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' && c != ':' {
+			return fmt.Errorf("session id contains %q", c)
 		}
 	}
 	return nil
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // Save writes s atomically in the JSON form (legacy files are upgraded on

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,3 +124,22 @@ func TestSave(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestCheckID(t *testing.T) {
+	for id, ok := range map[string]bool{
+		"8f4c2a9e-1b7d-4c3a-9e2f-0a1b2c3d4e5f": true, // Claude Code, Codex, Gemini
+		"ses_7c1f2a3b4d5e6f708192a3b4":         true, // OpenCode
+		"sess-1":                               true,
+		"--model=evil":                         false,
+		"-p":                                   false,
+		"a b":                                  false,
+		"id\x1b]0;t\x07":                       false,
+		"ok;rm":                                false,
+		"":                                     false,
+		strings.Repeat("a", maxIDLen+1):        false,
+	} {
+		if err := checkID(id); (err == nil) != ok {
+			t.Errorf("checkID(%q) = %v, want ok %v", id, err, ok)
+		}
+	}
+}

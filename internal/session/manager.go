@@ -108,7 +108,8 @@ func (m *Manager) Record(id string, resumed bool, loop int) (Outcome, error) {
 		return out, nil
 	}
 	if err := checkID(id); err != nil {
-		return out, fmt.Errorf("record agent session: %w", err)
+		// Not stored: the next call resumes what was there, or starts anew.
+		return out, fmt.Errorf("the agent reported session id %.80q, which was dropped: %w", id, err)
 	}
 	now := m.now()
 	path := m.st.AgentSessionFile()

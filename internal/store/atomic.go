@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"ralph/internal/redact"
 )
 
 // tempMarker sits between a target's name and the random suffix of its
@@ -25,23 +27,29 @@ const tempMarker = ".tmp-"
 // file system), is fsynced, renamed over path, and the directory is fsynced
 // so the rename itself survives a power cut.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	dir, base := filepath.Dir(path), filepath.Base(path)
-	f, err := os.CreateTemp(dir, "."+base+tempMarker+"*")
+	c, err := confine(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
+	defer c.Close()
+	// O_EXCL never follows a link, and the rename below replaces a link at
+	// path instead of writing through it.
+	tmp := tempName(c.name)
+	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, c.wrap(err))
+	}
 	defer func() {
 		if err != nil {
 			_ = f.Close()
-			_ = os.Remove(tmp)
+			_ = c.root.Remove(tmp)
 			err = fmt.Errorf("write %s: %w", path, err)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	// CreateTemp makes the file 0600; state files are meant to be readable
+	// The temporary file is 0600; state files are meant to be readable
 	// by monitors running as the same user and by the user's tools.
 	if err = f.Chmod(perm); err != nil && runtime.GOOS != "windows" {
 		return err
@@ -52,10 +60,26 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = c.root.Rename(tmp, c.name); err != nil {
+		return c.wrap(err)
+	}
+	return c.syncDir()
+}
+
+// syncDir makes a rename in the file's directory durable.
+func (c *confined) syncDir() error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := c.root.Open(filepath.Dir(c.name))
+	if err != nil {
+		return c.wrap(err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
 		return err
 	}
-	return syncDir(dir)
+	return nil
 }
 
 // syncDir makes a rename in dir durable. Windows cannot open a directory for
@@ -77,13 +101,14 @@ func syncDir(dir string) error {
 }
 
 // WriteJSON writes v as indented JSON (people read these files with cat and
-// jq) with a final newline, atomically.
+// jq) with a final newline, atomically. Secrets are masked: state files
+// quote agent output and error messages.
 func WriteJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'), 0o644)
+	return WriteFileAtomic(path, redact.JSON(append(data, '\n')), 0o644)
 }
 
 // CorruptError reports a state file that exists but does not decode. Line
@@ -190,6 +215,9 @@ const compactTime = "20060102T150405Z"
 // younger one may belong to a write still in progress in another process).
 // It returns the names removed.
 func RemoveStaleTemps(dir string, age time.Duration, now time.Time) ([]string, error) {
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return nil, &SymlinkError{Path: dir}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err

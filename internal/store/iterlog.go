@@ -67,6 +67,11 @@ func PruneIterationLogs(dir string, keep int) ([]string, error) {
 	if keep <= 0 {
 		return nil, nil
 	}
+	// Deleting follows the directory: a logs directory swapped for a link
+	// (by a sandboxed agent, mid-run) must not lead the deletions out.
+	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("prune iteration logs: %w", &SymlinkError{Path: dir})
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

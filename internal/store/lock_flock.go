@@ -5,7 +5,6 @@ package store
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -14,11 +13,8 @@ import (
 // holder releasing between our open and our flock would otherwise leave us
 // holding a lock on a deleted file while a third process locks a new one.
 func acquire(path string) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
 	for range 100 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -33,7 +29,7 @@ func acquire(path string) (*Lock, error) {
 			return nil, err
 		}
 		locked, err1 := f.Stat()
-		current, err2 := os.Stat(path)
+		current, err2 := os.Lstat(path)
 		if err1 != nil || err2 != nil || !os.SameFile(locked, current) {
 			_ = f.Close()
 			continue

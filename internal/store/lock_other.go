@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -20,12 +19,9 @@ const creatingGrace = 5 * time.Second
 // dead (or that never got a pid, after the grace period) is stale: it is
 // removed and creation retried.
 func acquire(path string) (*Lock, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
 	stale := 0
 	for range 100 {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
 			if err := writePID(f); err != nil {
 				_ = f.Close()

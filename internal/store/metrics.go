@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"ralph/internal/redact"
 )
 
 // maxMetricsLine bounds one metrics record when reading; a longer line is
@@ -26,13 +27,19 @@ func AppendMetrics(path string, record any) error {
 	if err != nil {
 		return fmt.Errorf("append metrics: %w", err)
 	}
-	data = append(data, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("append metrics: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	data = redact.JSON(append(data, '\n'))
+	f, err := OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append metrics: %w", err)
+	}
+	// A crash mid-append leaves a torn last line without its newline;
+	// appending straight after it would glue this record to it and lose
+	// both. Ending the torn line first keeps the loss to the torn record.
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
+			data = append([]byte{'\n'}, data...)
+		}
 	}
 	if _, err := f.Write(data); err != nil {
 		_ = f.Close()

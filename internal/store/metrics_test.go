@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -137,5 +138,32 @@ func TestAppendMetricsConcurrent(t *testing.T) {
 	})
 	if err != nil || bad != nil || len(seen) != goroutines*each {
 		t.Fatalf("err %v, bad %v, %d records", err, bad, len(seen))
+	}
+}
+
+// A crash mid-append leaves a torn last line; the next record must still be
+// read, and only the torn one reported.
+func TestAppendAfterTornLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "metrics.jsonl")
+	if err := os.WriteFile(p, []byte(`{"loop":1,"message":"ok"}`+"\n"+`{"loop":2,"mes`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendMetrics(p, record{3, "after the crash"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	bad, err := ReadMetrics(p, func(_ int, rec json.RawMessage) error {
+		var r record
+		if err := json.Unmarshal(rec, &r); err != nil {
+			return err
+		}
+		got = append(got, r.Loop)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []int{1, 3}) || len(bad) != 1 || bad[0].Line != 2 {
+		t.Fatalf("records %v, bad lines %v; want [1 3] and line 2 bad", got, bad)
 	}
 }

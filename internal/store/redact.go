@@ -1,70 +1,10 @@
 package store
 
-import "regexp"
+import "ralph/internal/redact"
 
 // Redacted replaces every secret that Redact finds.
-const Redacted = "[redacted]"
+const Redacted = redact.Mask
 
-// A redaction rule: matches of re become repl. value is the index of the
-// submatch holding the secret, for rules that keep a name around it (0: the
-// whole match is the secret); tests use it to check that nothing survives.
-type redaction struct {
-	re    *regexp.Regexp
-	repl  string
-	value int
-}
-
-// secretName matches variable, flag and JSON key names that hold
-// credentials: *_KEY, *TOKEN (but not MAX_TOKENS_PER_HOUR), anything with
-// SECRET, PASSWORD or CREDENTIAL. Case-insensitive, so a few innocent names
-// (monkey=) are masked too; hiding a harmless value costs less than leaking
-// a key.
-const secretName = `[A-Za-z0-9_.-]*(?:(?i:key|token)|(?i:secret|password|passwd|credential)[A-Za-z0-9_]*)`
-
-// Immutable after init. Order matters: whole tokens first, so that a key
-// inside an assignment is masked even when the name does not look secret.
-var redactions = []redaction{
-	// PEM private keys, across lines.
-	{re: regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`), repl: Redacted},
-	// Token shapes of common providers. \b keeps "task-..." from reading as "sk-...".
-	{re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]+` + // Anthropic
-		`|\bsk-[A-Za-z0-9_-]{16,}` + // OpenAI and look-alikes
-		`|\bgh[pousr]_[A-Za-z0-9]{16,}|\bgithub_pat_[A-Za-z0-9_]{16,}` + // GitHub
-		`|\bglpat-[A-Za-z0-9_-]{16,}` + // GitLab
-		`|\bxox[abposr]-[A-Za-z0-9-]{6,}|\bxapp-[A-Za-z0-9-]{6,}` + // Slack
-		`|\bAKIA[0-9A-Z]{16}` + // AWS access key id
-		`|\bAIza[0-9A-Za-z_-]{30,}` + // Google API key
-		`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), // JWT
-		repl: Redacted},
-	// HTTP credentials: "Bearer <token>", "Authorization: Basic <b64>".
-	{re: regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})`), repl: "${1}" + Redacted, value: 2},
-	{re: regexp.MustCompile(`(?i)(\bauthorization\s*:\s*[A-Za-z]+\s+)([A-Za-z0-9._~+/=-]{6,})`), repl: "${1}" + Redacted, value: 2},
-	// user:password@ in URLs.
-	{re: regexp.MustCompile(`(://[^/@\s:]+:)([^/@\s]+)@`), repl: "${1}" + Redacted + "@", value: 2},
-	// "api_key": "value" in JSON.
-	{re: regexp.MustCompile(`("` + secretName + `"\s*:\s*)("(?:[^"\\]|\\.)*")`), repl: `${1}"` + Redacted + `"`, value: 2},
-	// --api-key value, --token=value.
-	{re: regexp.MustCompile(`((?:^|\s)--?` + secretName + `(?:\s+|=))([^\s"'-][^\s"']*)`), repl: "${1}" + Redacted, value: 2},
-	// NAME=value as in .env files, shell lines and query strings.
-	{re: regexp.MustCompile(`(\b` + secretName + `\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&,;]+)`), repl: "${1}" + Redacted, value: 2},
-}
-
-// Redact masks API keys, tokens, passwords and private keys in s with
-// "[redacted]", so free text from agents, errors and commands can go into
-// state files and logs. It errs on the side of masking: a few harmless
-// values that look like credentials are hidden too. Redact is idempotent.
-func Redact(s string) string {
-	// One pass almost always suffices; repeating until nothing changes
-	// guarantees that a replacement never exposes a new match.
-	for range 4 {
-		out := s
-		for _, r := range redactions {
-			out = r.re.ReplaceAllString(out, r.repl)
-		}
-		if out == s {
-			break
-		}
-		s = out
-	}
-	return s
-}
+// Redact masks secrets in s; see package redact, which owns the rules and
+// the known secret values.
+func Redact(s string) string { return redact.String(s) }

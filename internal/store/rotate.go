@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
+
+	"ralph/internal/redact"
 )
 
 // Rotation defaults for logs/ralph.log: at most 10 MB live plus four old
@@ -37,9 +38,6 @@ type RotatingWriter struct {
 // rotates by truncation without keeping old files.
 func NewRotatingWriter(path string, maxBytes int64, keep int) (*RotatingWriter, error) {
 	w := &RotatingWriter{path: path, maxBytes: maxBytes, keep: max(keep, 0)}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("open log: %w", err)
-	}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -47,7 +45,7 @@ func NewRotatingWriter(path string, maxBytes int64, keep int) (*RotatingWriter, 
 }
 
 func (w *RotatingWriter) open() error {
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open log: %w", err)
 	}
@@ -60,9 +58,13 @@ func (w *RotatingWriter) open() error {
 	return nil
 }
 
-// Write appends p, rotating first if p would not fit. A single write larger
-// than MaxBytes goes whole into a fresh file rather than being split.
+// Write appends p with its secrets masked (see package redact), rotating
+// first if it would not fit. A single write larger than MaxBytes goes whole
+// into a fresh file rather than being split. Callers write whole lines, so
+// a secret is never split between two writes.
 func (w *RotatingWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	p = redact.Bytes(p)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {
@@ -73,9 +75,12 @@ func (w *RotatingWriter) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	n, err := w.f.Write(p)
-	w.size += int64(n)
-	return n, err
+	m, err := w.f.Write(p)
+	w.size += int64(m)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // rotate shifts the old files up by one and starts a new live file. If a

@@ -122,8 +122,19 @@ func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
 	if err := WriteJSON(s.RateLimitFile(), st.Calls); err != nil {
 		errs = append(errs, fmt.Errorf("rate limit view: %w", err))
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return &AfterSaveError{Err: err}
+	}
+	return nil
 }
+
+// AfterSaveError is a failure after the state document was saved (the
+// metrics line, a view): nothing is lost — the next load appends the
+// record — so a loop reports it and goes on.
+type AfterSaveError struct{ Err error }
+
+func (e *AfterSaveError) Error() string { return e.Err.Error() }
+func (e *AfterSaveError) Unwrap() error { return e.Err }
 
 // tailWindows are how much of metrics.jsonl's end is read to find its last
 // record, tried in turn: records are a few hundred bytes, and a save must
@@ -135,10 +146,12 @@ var tailWindows = []int64{4 << 10, 64 << 10, 1 << 20}
 // — is cut off first, so it cannot swallow the record written after it.
 func (s *Store) ensureRecord(rec loop.Metrics) error {
 	path := s.MetricsFile()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := MkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Confined: a metrics.jsonl that is a link out of the project is
+	// refused, not written through.
+	f, err := OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

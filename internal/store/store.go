@@ -32,6 +32,7 @@ const (
 	ClarificationName = "clarification.md"
 	MetricsName       = "metrics.jsonl" // inside LogsName
 	LockName          = "ralph.lock"
+	AgentGroupsName   = ".agent_groups" // process groups of the running agents
 )
 
 // Options locate the state directory and prompt when they are not the
@@ -112,6 +113,7 @@ func (s *Store) SessionHistoryFile() string { return s.path(SessionHistoryName) 
 func (s *Store) RateLimitFile() string      { return s.path(RateLimitName) }
 func (s *Store) ClarificationFile() string  { return s.path(ClarificationName) }
 func (s *Store) LockFile() string           { return s.path(LockName) }
+func (s *Store) AgentGroupsFile() string    { return s.path(AgentGroupsName) }
 
 // IterationLogs returns the stdout and stderr log paths of iteration n,
 // started at start. The UTC start time keeps names unique when a new run
@@ -121,13 +123,21 @@ func (s *Store) IterationLogs(n int, start time.Time) (stdout, stderr string) {
 	return s.path(LogsName, base+StdoutSuffix), s.path(LogsName, base+StderrSuffix)
 }
 
-// EnsureDirs creates the state and log directories if they are missing.
+// EnsureDirs creates the state and log directories if they are missing
+// (never through a link leading out of the project) and sweeps the
+// temporaries that killed writers left there more than StaleTempAge ago.
 func (s *Store) EnsureDirs() error {
-	if err := os.MkdirAll(s.LogsDir(), 0o755); err != nil {
+	if err := MkdirAll(s.LogsDir()); err != nil {
 		return fmt.Errorf("create state directory: %w", err)
 	}
+	// A failed sweep costs a few stray files, never a run.
+	_, _ = s.RemoveStaleTemps(StaleTempAge, time.Now())
 	return nil
 }
+
+// StaleTempAge is how old a temporary file must be before EnsureDirs takes
+// it for a killed writer's: no atomic write takes anywhere near that long.
+const StaleTempAge = time.Hour
 
 // RequiredFiles checks the files a loop cannot run without (PROMPT.md,
 // fix_plan.md, AGENT.md) and returns the paths of those that are missing or

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestOpen(t *testing.T) {
@@ -153,5 +154,37 @@ func TestEnsureDirs(t *testing.T) {
 	}
 	if info, err := os.Stat(s.LogsDir()); err != nil || !info.IsDir() {
 		t.Fatalf("logs dir: %v", err)
+	}
+}
+
+// Temporaries of writers killed mid-write are swept when a run prepares its
+// directories; a young one (a write in progress elsewhere) is kept.
+func TestEnsureDirsSweepsStaleTemps(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureDirs(); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(s.RalphDir(), ".status.json"+tempMarker+"1")
+	young := filepath.Join(s.LogsDir(), ".x"+tempMarker+"2")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * StaleTempAge)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureDirs(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("stale temporary kept: %v", err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("young temporary removed: %v", err)
 	}
 }

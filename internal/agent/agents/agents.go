@@ -55,6 +55,9 @@ type Options struct {
 	Sandbox, ApprovalMode, PromptMode string
 	// Now is the clock of the analysis; nil means time.Now.
 	Now func() time.Time
+	// Wrap confines every process of the agent (agent.Runner.Wrap); nil
+	// runs it as it is.
+	Wrap func(argv []string, dir string, env []string) ([]string, error)
 }
 
 // New builds the adapter called name.
@@ -75,7 +78,7 @@ func New(name string, o Options) (agent.Adapter, error) {
 	if now == nil {
 		now = time.Now
 	}
-	runner := &agent.Runner{}
+	runner := &agent.Runner{Wrap: o.Wrap}
 	extra := slices.Clone(o.ExtraArgs)
 	switch name {
 	case claude.Name:

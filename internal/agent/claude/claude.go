@@ -95,7 +95,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		argv = append(argv, "--resume", inv.SessionID)
 	}
 	if inv.AppendSystemPrompt != "" {
-		argv = append(argv, "--append-system-prompt", inv.AppendSystemPrompt)
+		argv = append(argv, "--append-system-prompt", agent.LoopContext(inv.AppendSystemPrompt))
 	}
 	argv = append(argv, a.ExtraArgs...)
 	argv = append(argv, "-p", "--", inv.Prompt)

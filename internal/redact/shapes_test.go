@@ -1,11 +1,11 @@
-package store
+package redact
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestRedact(t *testing.T) {
+func TestString(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
@@ -36,21 +36,21 @@ func TestRedact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Redact(tt.in)
+			got := String(tt.in)
 			if got != tt.want {
-				t.Fatalf("Redact(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+				t.Fatalf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
-			if again := Redact(got); again != got {
+			if again := String(got); again != got {
 				t.Errorf("not idempotent: %q → %q", got, again)
 			}
 		})
 	}
 }
 
-// FuzzRedact checks Redact's promises on any input: it never panics, it is
+// FuzzString checks Redact's promises on any input: it never panics, it is
 // idempotent, and no rule still finds a secret in its output (every match
 // left is the placeholder itself).
-func FuzzRedact(f *testing.F) {
+func FuzzString(f *testing.F) {
 	for _, s := range []string{
 		"sk-ant-abc", "Bearer abcdefghij", "X_TOKEN=y", `{"secret":"v"}`, "https://a:b@c", "--key v",
 		"sk-ant-sk-aaaaaaaaaaaaaaaaaaaa", "API_KEY=ghp_aaaaaaaaaaaaaaaaaaaaaaaa!!", "Bearer Bearer sk-ant-x1234567",
@@ -64,14 +64,14 @@ func FuzzRedact(f *testing.F) {
 			// time minimising; callers bound their text (see sanitize).
 			t.Skip()
 		}
-		out := Redact(s)
-		if again := Redact(out); again != out {
+		out := String(s)
+		if again := String(out); again != out {
 			t.Fatalf("not idempotent:\n%q\n%q\n%q", s, out, again)
 		}
 		for _, r := range redactions {
 			for _, m := range r.re.FindAllStringSubmatch(out, -1) {
 				v := strings.Trim(m[r.value], `"`)
-				if v != Redacted {
+				if v != Mask {
 					t.Fatalf("secret survived rule %s in %q: %q", r.re, out, m[r.value])
 				}
 			}

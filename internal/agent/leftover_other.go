@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package agent
+
+// LeftoverGroups cannot tell a leftover agent group from an unrelated one
+// that reuses its number without /proc, so it finds none here; the kernel
+// still sends no signal to grandchildren when ralph is killed.
+func LeftoverGroups(pgids []int, token string) []int { return nil }

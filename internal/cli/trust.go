@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/config"
+	"ralph/internal/trust"
+)
+
+// UntrustedError is the refusal to run what a repository's .ralphrc chose
+// before the user has trusted it. It shows what would run.
+type UntrustedError struct {
+	Dir      string
+	Settings []config.Setting
+	Changed  bool // a different content of this .ralphrc was trusted before
+}
+
+func (e *UntrustedError) Error() string {
+	var b strings.Builder
+	what := "chooses what ralph runs, and you have not trusted it"
+	if e.Changed {
+		what = "chooses what ralph runs and has changed since you trusted it"
+	}
+	fmt.Fprintf(&b, "%s %s:\n", filepath.Join(e.Dir, ".ralphrc"), what)
+	for _, s := range e.Settings {
+		fmt.Fprintf(&b, "  %s: %s=%s\n", s.Source, s.Key, s.Value)
+	}
+	fmt.Fprintf(&b, "nothing was run. Read the file; if you trust it, run `ralph trust -C %s` "+
+		"(or set these in your environment or with flags instead)", e.Dir)
+	return b.String()
+}
+
+// Short is the refusal on one line, for doctor's report.
+func (e *UntrustedError) Short() string {
+	var parts []string
+	for _, s := range e.Settings {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s)", s.Key, s.Value, s.Source))
+	}
+	state := "not trusted"
+	if e.Changed {
+		state = "changed since you trusted it"
+	}
+	return fmt.Sprintf("the project's .ralphrc chooses %s and is %s; review it, then `ralph trust`",
+		strings.Join(parts, ", "), state)
+}
+
+// requireTrust refuses a configuration in which the project's .ralphrc
+// chooses a program or its arguments, unless that very .ralphrc is trusted.
+func requireTrust(dir string, cfg config.Config) error {
+	need := config.NeedsTrust(cfg)
+	if len(need) == 0 {
+		return nil
+	}
+	rc := filepath.Join(dir, ".ralphrc")
+	content, err := os.ReadFile(rc)
+	if err != nil {
+		return err
+	}
+	ts, err := trust.Default()
+	if err != nil {
+		return err
+	}
+	ok, err := ts.Trusted(rc, content)
+	if err != nil || ok {
+		return err
+	}
+	changed := false
+	if path, _, kerr := trust.Key(rc, nil); kerr == nil {
+		if es, lerr := ts.List(); lerr == nil {
+			for _, e := range es {
+				changed = changed || e.Path == path
+			}
+		}
+	}
+	return &UntrustedError{Dir: dir, Settings: need, Changed: changed}
+}
+
+func newTrustCmd(ios IO) *cobra.Command {
+	var (
+		p            projectFlags
+		revoke, list bool
+	)
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Allow this project's .ralphrc to choose the programs ralph runs (AGENT_CMD, *_ARGS…)",
+		Long: `A repository's .ralphrc may name the agent command, its arguments or a
+wider agent sandbox. ralph runs none of that until you trust the file:
+` + "`ralph trust`" + ` records its path and content hash outside the repository, without
+asking (scripts and CI can call it). A changed .ralphrc needs trust again.
+Settings from your environment or flags need no trust.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			dir, err := filepath.Abs(p.dir)
+			if err != nil {
+				return err
+			}
+			ts, err := trust.Default()
+			if err != nil {
+				return err
+			}
+			out, flush := safeWriter(ios.Out)
+			defer flush()
+			switch {
+			case list:
+				return listTrusted(out, ts)
+			case revoke:
+				removed, err := ts.Revoke(filepath.Join(dir, ".ralphrc"))
+				if err != nil {
+					return err
+				}
+				if !removed {
+					fmt.Fprintf(out, "%s was not trusted\n", filepath.Join(dir, ".ralphrc"))
+					return nil
+				}
+				fmt.Fprintf(out, "no longer trusted: %s\n", filepath.Join(dir, ".ralphrc"))
+				return nil
+			}
+			return trustProject(out, ios.Err, ts, dir)
+		},
+	}
+	p.add(cmd, false)
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "forget the trust given to this project's .ralphrc")
+	cmd.Flags().BoolVar(&list, "list", false, "list the trusted .ralphrc files")
+	cmd.MarkFlagsMutuallyExclusive("revoke", "list")
+	return cmd
+}
+
+func trustProject(out, errw io.Writer, ts trust.Store, dir string) error {
+	rc := filepath.Join(dir, ".ralphrc")
+	content, err := os.ReadFile(rc)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("nothing to trust: %s has no .ralphrc", dir)
+	}
+	if err != nil {
+		return err
+	}
+	// Say what is being allowed, from the very bytes that are recorded.
+	layer, _, perr := config.ParseRalphrcEnv(rc, content, os.LookupEnv)
+	if perr == nil {
+		cfg, _, _ := config.Resolve(config.Defaults(), config.Layer(layer), nil, nil)
+		for _, s := range config.NeedsTrust(cfg) {
+			fmt.Fprintf(out, "allows %s=%s (%s)\n", s.Key, s.Value, s.Source)
+		}
+	}
+	e, err := ts.Trust(rc, content, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "trusted: %s (sha256 %s…); a changed file needs `ralph trust` again\n", e.Path, e.SHA256[:12])
+	return nil
+}
+
+func listTrusted(out io.Writer, ts trust.Store) error {
+	es, err := ts.List()
+	if err != nil {
+		return err
+	}
+	if len(es) == 0 {
+		fmt.Fprintln(out, "no trusted .ralphrc files")
+		return nil
+	}
+	for _, e := range es {
+		state := "changed since (needs trust again)"
+		if data, err := os.ReadFile(e.Path); err != nil {
+			state = "gone"
+		} else if _, sum, _ := trust.Key(e.Path, data); sum == e.SHA256 {
+			state = "trusted"
+		}
+		fmt.Fprintf(out, "%s  %s  %s  %s\n", e.Trusted.Local().Format("2006-01-02 15:04"), e.SHA256[:12], state, e.Path)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestKnownValues(t *testing.T) {
+	t.Cleanup(reset)
+	reset()
+	AddEnviron([]string{"ACME_DEPLOY_TOKEN=plain42x", "PATH=/usr/bin", "DB_PASSWORD=ab", "MY_PAT=q\"uo\\te", "USE_SECRET_STORE=true"})
+	Add("hunter2hunter2", "hunter2")
+	tests := []struct{ name, in, want string }{
+		{"env secret without a shape", "deploying with plain42x now", "deploying with [redacted] now"},
+		{"PATH is not secret", "PATH is /usr/bin", "PATH is /usr/bin"},
+		{"a switch is not a secret", "exit_signal true", "exit_signal true"},
+		{"too short to mask by value", "ab cd", "ab cd"},
+		{"longest first", "pw hunter2hunter2.", "pw [redacted]."},
+		{"shorter one alone", "pw hunter2.", "pw [redacted]."},
+		{"JSON spelling of a value", `{"m":"q\"uo\\te"}`, `{"m":"[redacted]"}`},
+		{"short GitHub token", "token ghp_SECRETSECRET", "token [redacted]"},
+		{"Authorization header without scheme", "Authorization: abcdef0123456789abcdef", "Authorization: [redacted]"},
+		{"API key header", "X-Api-Key: abcdef0123456789", "X-Api-Key: [redacted]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := String(tt.in); got != tt.want {
+				t.Fatalf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// Masking must not break a JSON document: a shape rule that would eat an
+// escape makes JSON mask string by string instead.
+func TestJSONStaysValid(t *testing.T) {
+	for _, in := range []string{
+		`{"summary":"PASSWORD=ab\"c and more","n":1}` + "\n",
+		`{"a":["Bearer abcdefgh\\\"x"],"b":{"c":"TOKEN=x\\ny"}}`,
+		`{"plain":"nothing here"}`,
+	} {
+		out := JSON([]byte(in))
+		if !json.Valid(out) {
+			t.Fatalf("JSON(%s) = %s: not valid", in, out)
+		}
+		if strings.HasSuffix(in, "\n") != bytes.HasSuffix(out, []byte("\n")) {
+			t.Errorf("final newline not kept: %q", out)
+		}
+	}
+	if out := JSON([]byte(`{"summary":"PASSWORD=ab\"c"}`)); strings.Contains(string(out), "ab") {
+		t.Errorf("secret kept: %s", out)
+	}
+}
+
+// A secret split across two writes is masked; nothing is lost or held
+// after Flush.
+func TestWriter(t *testing.T) {
+	t.Cleanup(reset)
+	reset()
+	Add("s3cretvalue")
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	for _, p := range []string{"one s3cr", "etvalue two\nthree ", "s3cretvalue"} {
+		if n, err := w.Write([]byte(p)); err != nil || n != len(p) {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	if got := b.String(); got != "one [redacted] two\n" {
+		t.Fatalf("before Flush: %q", got)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "one [redacted] two\nthree [redacted]" {
+		t.Fatalf("after Flush: %q", got)
+	}
+}

@@ -1,0 +1,59 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A sandbox that cannot run is a refusal naming what to do, never a silent
+// run on the host.
+func TestOpenRefusals(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no docker, podman or bwrap
+	for _, tt := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Provider: Docker}, "docker is not installed; ralph will not run the agent unsandboxed"},
+		{Spec{Provider: Podman}, "podman is not installed"},
+		{Spec{Provider: E2B}, "e2b is not supported"},
+		{Spec{Provider: Bwrap}, "bwrap"}, // not found here, or not Linux
+		{Spec{Provider: "chroot"}, `want bwrap, docker or podman`},
+		{Spec{Provider: Bwrap, Network: "some"}, `SANDBOX_NETWORK="some"`},
+	} {
+		sb, err := Open(context.Background(), tt.spec)
+		if sb != nil || err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Open(%+v) = %v, %v; want an error with %q", tt.spec, sb, err, tt.want)
+		}
+	}
+	if sb, err := Open(context.Background(), Spec{}); sb != nil || err != nil {
+		t.Errorf("no provider: %v, %v", sb, err)
+	}
+}
+
+// A project that contains the home directory would expose what the
+// sandbox hides: refused.
+func TestWrapRefusesHomeInProject(t *testing.T) {
+	sb := &Sandbox{Spec: Spec{Provider: Bwrap}, Bwrap: "/usr/bin/bwrap"}
+	for _, dir := range []string{"/home/u", "/home", "/"} {
+		if _, err := sb.Wrap([]string{"agent"}, dir, []string{"HOME=/home/u"}); err == nil {
+			t.Errorf("project %s: no error", dir)
+		}
+	}
+	argv, err := sb.Wrap([]string{"agent", "-p"}, "/home/u/src/app", []string{"HOME=/home/u", "PATH=/usr/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(argv, " ")
+	for _, want := range []string{"--ro-bind / /", "--tmpfs /tmp", "--tmpfs /home/u", "--unshare-pid", "--die-with-parent",
+		"--bind /home/u/src/app /home/u/src/app --chdir /home/u/src/app -- agent -p"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("argv lacks %q:\n%s", want, got)
+		}
+	}
+	for _, never := range []string{"--new-session", "--unshare-net"} {
+		if strings.Contains(got, never) {
+			t.Errorf("argv has %s (it would take the agent out of ralph's process group, or its network):\n%s", never, got)
+		}
+	}
+}
