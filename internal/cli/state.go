@@ -17,6 +17,7 @@ import (
 	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/gitx"
+	"ralph/internal/proc"
 	"ralph/internal/session"
 	"ralph/internal/store"
 )
@@ -82,12 +83,17 @@ func printStatus(ios IO, st *store.Store, asJSON bool) error {
 		defer flush()
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		// stale: the file says a loop runs, but its process is gone (a
+		// crash, kill -9); the file's own fields stay as written.
+		return enc.Encode(struct {
+			store.Status
+			Stale bool `json:"stale,omitempty"`
+		}{s, statusGone(s, proc.Alive)})
 	}
 	out, flush := safeWriter(ios.Out)
 	defer flush()
 	ios.Out = out
-	fmt.Fprintf(ios.Out, "status:          %s (%s)\n", s.Status, s.LastAction)
+	fmt.Fprintf(ios.Out, "status:          %s\n", statusLine(s, proc.Alive, time.Now()))
 	if s.ExitReason != "" {
 		fmt.Fprintf(ios.Out, "exit reason:     %s\n", s.ExitReason)
 	}
