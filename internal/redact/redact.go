@@ -18,6 +18,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -110,43 +111,84 @@ func String(s string) string {
 // Bytes is String for bytes.
 func Bytes(b []byte) []byte { return []byte(String(string(b))) }
 
-// JSON masks the secrets in a JSON document and keeps it valid JSON: text
-// masking cannot break a string in the common case, and when it would (a
-// shape rule eating a backslash escape) every string of the decoded
-// document is masked instead. Input that is not JSON is masked as text.
+// JSON masks the secrets in a JSON document and keeps it valid JSON, byte
+// for byte where nothing is masked: each string value is masked on its own
+// (a value whose key names a credential, "api_key": "…", whole), so the
+// shape rules never scan the document's structure — a state file full of
+// "input_tokens" keys is not a reason to run them. Input that is not JSON
+// is masked as text.
 func JSON(data []byte) []byte {
-	out := Bytes(data)
-	if bytes.Equal(out, data) || json.Valid(out) || !json.Valid(data) {
-		return out
+	if !json.Valid(data) {
+		return Bytes(data)
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return out
-	}
-	b, err := json.Marshal(walk(v))
-	if err != nil {
-		return out
-	}
-	if bytes.HasSuffix(data, []byte{'\n'}) {
-		b = append(b, '\n')
-	}
-	return b
+	return maskValues(data)
 }
 
-func walk(v any) any {
-	switch x := v.(type) {
-	case string:
-		return String(x)
-	case []any:
-		for i := range x {
-			x[i] = walk(x[i])
+var secretKey = regexp.MustCompile(`^` + secretName + `$`)
+
+// maskValues copies valid JSON, replacing the string values that hold a
+// secret. One pass over the bytes: strings are found by their quotes, and
+// a string followed by ':' is a key.
+func maskValues(data []byte) []byte {
+	var out []byte // nil until something changes
+	last := 0      // data[last:] is not yet in out
+	var key []byte // the last key seen
+	for i := 0; i < len(data); i++ {
+		if data[i] != '"' {
+			continue
 		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = walk(e)
+		end := stringEnd(data, i)
+		j := end
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j < len(data) && data[j] == ':' {
+			key = data[i+1 : end-1]
+			i = end - 1
+			continue
+		}
+		lit := data[i:end]
+		var v string
+		if bytes.IndexByte(lit, '\\') >= 0 {
+			if json.Unmarshal(lit, &v) != nil {
+				i = end - 1
+				continue
+			}
+		} else {
+			v = string(lit[1 : len(lit)-1])
+		}
+		masked := v
+		if v != "" && key != nil && secretKey.Match(key) {
+			masked = Mask
+		} else {
+			masked = String(v)
+		}
+		if masked != v {
+			if out == nil {
+				out = make([]byte, 0, len(data))
+			}
+			q, _ := json.Marshal(masked)
+			out = append(append(out, data[last:i]...), q...)
+			last = end
+		}
+		key = nil
+		i = end - 1
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[last:]...)
+}
+
+// stringEnd is the index just past the string literal starting at data[i].
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
 		}
 	}
-	return v
+	return len(data)
 }

@@ -77,3 +77,29 @@ func TestWriter(t *testing.T) {
 		t.Fatalf("after Flush: %q", got)
 	}
 }
+
+func TestJSONMasksValuesAndKeepsTheRest(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// Nothing to mask: the very same bytes, layout and order kept.
+		{"{\n  \"total_tokens\": 12,\n  \"input_tokens\": 3,\n  \"b\": \"x\",\n  \"a\": [1, \"y\"]\n}\n",
+			"{\n  \"total_tokens\": 12,\n  \"input_tokens\": 3,\n  \"b\": \"x\",\n  \"a\": [1, \"y\"]\n}\n"},
+		// A value whose key names a credential, whatever it looks like.
+		{`{"api_key": "hunter2hunter2", "note": "ok"}`, `{"api_key": "[redacted]", "note": "ok"}`},
+		// A token shape inside a value, with escapes around it.
+		{`{"summary": "used \"ghp_abcdefghijklmnop\"\nthen"}`, `{"summary":"used \"[redacted]\"\nthen"}`},
+		// Keys are not values: a key named like a token shape stays.
+		{`{"max_tokens_per_hour": 5}`, `{"max_tokens_per_hour": 5}`},
+	}
+	for _, tt := range tests {
+		got := string(JSON([]byte(tt.in)))
+		if strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(tt.want, " ", "") {
+			t.Errorf("JSON(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("JSON(%q) is not valid JSON: %q", tt.in, got)
+		}
+	}
+	if in := []byte(tests[0].in); &JSON(in)[0] != &in[0] {
+		t.Error("a document with nothing to mask was copied")
+	}
+}

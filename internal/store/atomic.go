@@ -26,7 +26,19 @@ const tempMarker = ".tmp-"
 // temporary file in the same directory (a rename is only atomic within one
 // file system), is fsynced, renamed over path, and the directory is fsynced
 // so the rename itself survives a power cut.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(path, data, perm, true)
+}
+
+// WriteViewAtomic is WriteFileAtomic without the fsyncs, for views that are
+// rewritten from the truth (status.json, the breaker and rate-limit files
+// written from the state document): readers still never see a torn file,
+// and after a power cut the next save writes them again.
+func WriteViewAtomic(path string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(path, data, perm, false)
+}
+
+func writeAtomic(path string, data []byte, perm fs.FileMode, durable bool) (err error) {
 	c, err := confine(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -54,14 +66,19 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Chmod(perm); err != nil && runtime.GOOS != "windows" {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if durable {
+		if err = f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err
 	}
 	if err = c.root.Rename(tmp, c.name); err != nil {
 		return c.wrap(err)
+	}
+	if !durable {
+		return nil
 	}
 	return c.syncDir()
 }
@@ -109,6 +126,15 @@ func WriteJSON(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return WriteFileAtomic(path, redact.JSON(append(data, '\n')), 0o644)
+}
+
+// WriteViewJSON is WriteJSON for views (see WriteViewAtomic).
+func WriteViewJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return WriteViewAtomic(path, redact.JSON(append(data, '\n')), 0o644)
 }
 
 // CorruptError reports a state file that exists but does not decode. Line

@@ -72,7 +72,7 @@ const (
 // quote agent output or error messages, are passed through Redact and
 // bounded first; st itself is not modified.
 func WriteStatus(path string, st Status) error {
-	return WriteJSON(path, sanitize(st))
+	return WriteViewJSON(path, sanitize(st)) // a view: rewritten at every transition
 }
 
 // ReadStatus reads a status.json (as written by WriteStatus or the bash
