@@ -74,6 +74,8 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newAnalyzeCmd(ios, nil),
 		newVersionCmd(ios),
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios),
+		newServeCmd(ios),
+		newTaskCmd(ios),
 	)
 	return root
 }
