@@ -129,6 +129,8 @@ const (
 	Cancel Verb = "cancel"
 	Reset  Verb = "reset"
 	Answer Verb = "answer"
+	// Status reads the session's latest task, finished or not.
+	Status Verb = "status"
 )
 
 // Error is a refused request. Code says what kind, for the API's status.
@@ -166,6 +168,12 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 			known = "known sessions: " + strings.Join(s, ", ")
 		}
 		return refuse(NotFound, "unknown session %q; %s", session, known)
+	}
+	if verb == Status {
+		if cur == nil {
+			return refuse(NotFound, "session %s has no task yet; start one (ralph task start %s TITLE…)", session, session)
+		}
+		return nil
 	}
 	if verb == Start {
 		if cur != nil && !cur.State.Finished() {

@@ -85,6 +85,10 @@ func TestCheck(t *testing.T) {
 		{Reset, "9", task(Halted), NotFound, "unknown session"},
 		{Answer, "5", task(Waiting, "Which database?"), 0, ""},
 		{Answer, "5", task(Waiting), Conflict, "asked no question"},
+		{Status, "5", task(Done), 0, ""},
+		{Status, "5", task(Running), 0, ""},
+		{Status, "5", nil, NotFound, "no task yet"},
+		{Status, "x", nil, NotFound, "unknown session"},
 		{Verb("dance"), "5", task(Waiting), Conflict, "unknown request"},
 	} {
 		err := Check(c.verb, c.session, sessions, c.cur)

@@ -150,14 +150,11 @@ func (d *Daemon) current(verb fleet.Verb, session string) (*Task, error) {
 func (d *Daemon) Status(session string) (TaskView, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if _, err := d.current(fleet.Reset, session); err != nil {
-		return TaskView{}, err
-	}
-	t, err := d.db.CurrentTask(session)
+	t, err := d.current(fleet.Status, session)
 	if err != nil {
 		return TaskView{}, err
 	}
-	return d.view(t)
+	return d.view(*t)
 }
 
 // Start creates a task on a free session and its task file. It waits for
@@ -186,6 +183,11 @@ func (d *Daemon) Start(ctx context.Context, session, title, origin string) (Task
 		}
 	}
 	if err := store.WriteFileAtomic(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{}), 0o644); err != nil {
+		return TaskView{}, err
+	}
+	// A new task is a new conversation: the previous task's agent session
+	// must not leak into it.
+	if err := d.db.SetAgentSession(session, ""); err != nil {
 		return TaskView{}, err
 	}
 	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
