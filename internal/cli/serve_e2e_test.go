@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,6 +65,9 @@ func TestServeTasksEndToEnd(t *testing.T) {
 		t.Errorf("bad max_loops: %d %s", code, reply)
 	}
 
+	// The event stream sees the task's life.
+	evs := r.events(token)
+
 	// Start, refusals, loop to done.
 	if out := r.ok("start", "a", "Build", "it"); !strings.Contains(out, "waiting") || !strings.Contains(out, "Build it") {
 		t.Errorf("start: %s", out)
@@ -94,6 +98,11 @@ func TestServeTasksEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(fileA); !os.IsNotExist(err) {
 		t.Errorf("the finished task file stayed: %v", err)
+	}
+	for _, want := range []string{`"type":"task_created"`, `"type":"task_running"`, `"type":"iteration_end"`, `"type":"task_done"`} {
+		if !evs.waitFor(want, 10*time.Second) {
+			t.Errorf("event stream: no %s", want)
+		}
 	}
 	// The list is what GET /api/tasks returns, with the contract's fields.
 	list := r.ok("list", "--json")
@@ -266,4 +275,22 @@ func processRunning(pid string) bool {
 	s := string(b)
 	i := strings.LastIndex(s, ")")
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// A session directory that is not a git repository stops the daemon with
+// a clear message.
+func TestServeRefusesNonGitSession(t *testing.T) {
+	r := newFleetRig(t)
+	plain := t.TempDir()
+	cmd := exec.Command(r.ralph, "serve", "--home", r.home, "--listen", r.addr, "--session", "x="+plain)
+	cmd.Env = r.env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "session x: "+plain+" is not a git repository") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	cmd = exec.Command(r.ralph, "serve", "--home", r.home, "--session", "../evil="+plain)
+	cmd.Env = r.env
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "a name is letters") {
+		t.Fatalf("bad session name: %v %s", err, out)
+	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -257,4 +258,54 @@ func (r *fleetRig) api(method, path, token, body string) (int, string) {
 	var b bytes.Buffer
 	b.ReadFrom(resp.Body)
 	return resp.StatusCode, b.String()
+}
+
+// eventLog collects the lines of the API's event stream.
+type eventLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (e *eventLog) waitFor(sub string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		e.mu.Lock()
+		for _, l := range e.lines {
+			if strings.Contains(l, sub) {
+				e.mu.Unlock()
+				return true
+			}
+		}
+		e.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// events follows GET /api/events until the test ends.
+func (r *fleetRig) events(token string) *eventLog {
+	r.t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+r.addr+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		r.t.Fatalf("events: %s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	r.t.Cleanup(func() { resp.Body.Close() })
+	e := &eventLog{}
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				e.mu.Lock()
+				e.lines = append(e.lines, l)
+				e.mu.Unlock()
+			}
+		}
+	}()
+	return e
 }
