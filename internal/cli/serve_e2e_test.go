@@ -294,3 +294,34 @@ func TestServeRefusesNonGitSession(t *testing.T) {
 		t.Fatalf("bad session name: %v %s", err, out)
 	}
 }
+
+// An agent that makes no progress opens the breaker: the task halts and
+// says why; a reset closes the breaker and the task waits for a new loop.
+func TestServeHaltAndReset(t *testing.T) {
+	r := newFleetRig(t)
+	r.session("h", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{result("sess-h", "Looked around."+ralphStatus("IN_PROGRESS", 3))}},
+	}})
+	r.start(1)
+	r.ok("start", "h", "Spin")
+	r.ok("loop", "h", "20")
+	v := r.waitFor("h", "halted", stateIs("halted"))
+	if v.ExitReason != "circuit_breaker_open" || v.CircuitBreaker.State != "OPEN" || v.CircuitBreaker.TotalOpens != 1 || v.CircuitBreaker.Reason == "" {
+		t.Errorf("halted task: %+v", v)
+	}
+	if !strings.Contains(r.log.String(), "notify: ⛔ session h") {
+		t.Errorf("no halt notification:\n%s", r.log.String())
+	}
+	if out := r.ok("status", "h"); !strings.Contains(out, "halted") || !strings.Contains(out, "breaker OPEN") {
+		t.Errorf("human status:\n%s", out)
+	}
+	out := r.ok("reset", "h", "--json")
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.State != "waiting" || v.CircuitBreaker.State != "CLOSED" {
+		t.Errorf("after reset: %v %s", err, out)
+	}
+	// The loop may run again (and, no wiser, halts again).
+	r.ok("loop", "h", "20")
+	if v := r.waitFor("h", "halted again", stateIs("halted")); v.CircuitBreaker.TotalOpens != 2 {
+		t.Errorf("second halt: %+v", v.CircuitBreaker)
+	}
+}
