@@ -325,3 +325,47 @@ func TestServeHaltAndReset(t *testing.T) {
 		t.Errorf("second halt: %+v", v.CircuitBreaker)
 	}
 }
+
+// A usage limit one loop hits holds the other loops on the same agent: the
+// second never makes the failing call, it waits for the same reset.
+func TestServeSharedUsageLimit(t *testing.T) {
+	r := newFleetRig(t)
+	limit := script.Iteration{ExitCode: 1, StdoutLines: []json.RawMessage{json.RawMessage(
+		`{"type":"result","subtype":"success","is_error":true,"session_id":"s","api_error":"usage_limit_reached","result":"You've hit your 5-hour limit · resets 3am (UTC)"}`)}}
+	_, scriptU := r.session("u", script.Script{RepeatLast: true, Iterations: []script.Iteration{limit}})
+	_, scriptV := r.session("v", script.Script{RepeatLast: true, Iterations: []script.Iteration{limit}})
+	r.start(2)
+	r.ok("start", "u", "First")
+	r.ok("start", "v", "Second")
+	r.ok("loop", "u")
+	r.waitFor("u", "held by the usage limit", func(v serve.TaskView) bool { return v.Activity == "waiting: usage_limit" })
+	r.ok("loop", "v")
+	v := r.waitFor("v", "held by the usage limit", func(v serve.TaskView) bool { return v.Activity == "waiting: usage_limit" })
+	u := r.status("u")
+	if v.WaitUntil.IsZero() || !v.WaitUntil.Equal(u.WaitUntil) {
+		t.Errorf("v waits until %v, u until %v", v.WaitUntil, u.WaitUntil)
+	}
+	if _, err := os.Stat(script.ArgvLog(scriptV)); !os.IsNotExist(err) {
+		t.Errorf("v called its agent into the known limit: %v", err)
+	}
+	if calls := readFile(t, script.ArgvLog(scriptU)); strings.Count(calls, "\n") != 1 {
+		t.Errorf("u called %d times", strings.Count(calls, "\n"))
+	}
+	if log := r.log.String(); !strings.Contains(log, "notify: ⏳ session v") || !strings.Contains(log, "seen by session u") {
+		t.Errorf("daemon log:\n%s", log)
+	}
+	for _, s := range []string{"u", "v"} {
+		if v := r.statusAfter("cancel", s); v.State != "cancelled" {
+			t.Errorf("cancel %s: %s", s, v.State)
+		}
+	}
+}
+
+func (r *fleetRig) statusAfter(verb, session string) serve.TaskView {
+	r.t.Helper()
+	var v serve.TaskView
+	if err := json.Unmarshal([]byte(r.ok(verb, session, "--json")), &v); err != nil {
+		r.t.Fatal(err)
+	}
+	return v
+}

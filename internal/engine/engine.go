@@ -72,6 +72,9 @@ type Deps struct {
 	Control Controller
 	// Trace receives every decision with its inputs (nil: not traced).
 	Trace func(loop.Trace)
+	// SharedLimits returns the usage limits other loops of the host saw
+	// (nil: none are shared, as in `ralph run`).
+	SharedLimits func() map[string]loop.AgentLimit
 }
 
 // Engine runs one loop.
@@ -247,6 +250,9 @@ func (e *Engine) observe() (loop.Observation, plan.Plan) {
 	}
 	obs.Plan = stopPlan(pl)
 	obs.Control = e.request()
+	if e.deps.SharedLimits != nil {
+		obs.SharedLimits = e.deps.SharedLimits()
+	}
 	return obs, pl
 }
 

@@ -63,6 +63,10 @@ type Daemon struct {
 
 	actMu    sync.Mutex
 	activity map[string]store.Status // the engine's last status, by session
+	// limits are the usage limits any loop saw, by agent: every loop on the
+	// same agent (one account) holds until the reset or moves to its
+	// fallback, instead of each finding out with a failed call.
+	limits map[string]loop.AgentLimit
 }
 
 type worker struct {
@@ -126,7 +130,7 @@ func Open(opts Options) (*Daemon, error) {
 		return nil, fmt.Errorf("RALPH_HOME %s: %w", home, err)
 	}
 	d := &Daemon{opts: opts, lock: lock, hub: newHub(), workers: map[string]*worker{}, activity: map[string]store.Status{},
-		logw: &syncWriter{w: opts.Log}}
+		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}}
 	if d.opts.Notifier == nil {
 		d.opts.Notifier = LogNotifier{W: d.logw}
 	}
@@ -251,7 +255,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 		d.actMu.Lock()
 		d.activity[t.Session] = s
 		d.actMu.Unlock()
-	}}
+	}, onSave: func(st loop.State) { d.shareLimits(t.Session, st.AgentLimits) }}
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err
 	}
@@ -264,7 +268,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	bus := events.New()
 	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: agentSessions{db: d.db, session: t.Session},
-		Control: w.ctl, Emit: bus.Publish})
+		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits})
 	res, err := eng.Run(ctx)
 	bus.Close(5 * time.Second)
 	var questions []string
@@ -272,6 +276,42 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 		questions = eng.State().Last.Questions
 	}
 	return res, questions, err
+}
+
+// shareLimits records the limits a loop holds so that the others adopt
+// them; a longer hold on an agent wins.
+func (d *Daemon) shareLimits(session string, held map[string]loop.AgentLimit) {
+	d.actMu.Lock()
+	defer d.actMu.Unlock()
+	for agent, l := range held {
+		if cur, ok := d.limits[agent]; ok && !cur.Until.Before(l.Until) {
+			continue
+		}
+		msg := l.Message
+		if !strings.HasPrefix(msg, "seen by session ") {
+			msg = "seen by session " + session + ": " + msg
+		}
+		d.limits[agent] = loop.AgentLimit{Until: l.Until, Message: msg}
+	}
+}
+
+// sharedLimits is engine.Deps.SharedLimits: the limits still holding.
+func (d *Daemon) sharedLimits() map[string]loop.AgentLimit {
+	d.actMu.Lock()
+	defer d.actMu.Unlock()
+	now := d.opts.Now()
+	var out map[string]loop.AgentLimit
+	for agent, l := range d.limits {
+		if !now.Before(l.Until) {
+			delete(d.limits, agent)
+			continue
+		}
+		if out == nil {
+			out = map[string]loop.AgentLimit{}
+		}
+		out[agent] = l
+	}
+	return out
 }
 
 // observe logs an engine event, streams it and notifies what people must

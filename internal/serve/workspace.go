@@ -46,6 +46,8 @@ type workspace struct {
 	taskID  string
 	// onStatus receives what the engine publishes (the task's activity).
 	onStatus func(store.Status)
+	// onSave sees every saved state (the usage limits it holds).
+	onSave func(loop.State)
 }
 
 func (w *workspace) ProjectDir() string { return w.session.Dir }
@@ -95,6 +97,9 @@ func (w *workspace) LoadState() (loop.State, bool, []string, error) {
 func (w *workspace) SaveState(st loop.State, rec *loop.Metrics) error {
 	if err := w.db.SaveState(w.session.Name, w.taskID, st, rec); err != nil {
 		return err
+	}
+	if w.onSave != nil {
+		w.onSave(st)
 	}
 	if rec == nil {
 		return nil
