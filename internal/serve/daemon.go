@@ -372,6 +372,9 @@ func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []str
 // settle saves a task that changed state, rewrites its file's status and
 // archives a finished one; d.mu is held.
 func (d *Daemon) settle(t *Task) {
+	if st, found, err := d.db.LoadState(t.Session); err == nil && found {
+		t.Loops = max(st.Loop-t.FirstLoop, 0)
+	}
 	if err := rewriteTaskFile(t.File, strings.ToUpper(string(t.State)), nil); err != nil {
 		d.logf("task %s: task file: %v", t.ID, err)
 	}

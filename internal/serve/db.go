@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS tasks (
 	state       TEXT NOT NULL,
 	max_loops   INTEGER NOT NULL DEFAULT 0,
 	first_loop  INTEGER NOT NULL DEFAULT 0,
+	loops       INTEGER NOT NULL DEFAULT 0,
 	exit_reason TEXT NOT NULL DEFAULT '',
 	message     TEXT NOT NULL DEFAULT '',
 	questions   TEXT NOT NULL DEFAULT '[]',
@@ -213,7 +214,10 @@ type Task struct {
 	MaxLoops int
 	// FirstLoop is the session's loop count when the task was created: the
 	// task's own count is the session's minus this.
-	FirstLoop  int
+	FirstLoop int
+	// Loops is the task's iteration count as of its last change of state
+	// (a finished task keeps it while the session works on others).
+	Loops      int
 	ExitReason string
 	Message    string
 	Questions  []string
@@ -255,8 +259,8 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 // UpdateTask saves a task's changing fields.
 func (d *DB) UpdateTask(t Task) error {
 	q, _ := json.Marshal(nonNil(t.Questions))
-	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
-		string(t.State), t.MaxLoops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
+	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
+		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
 	return err
 }
 
@@ -267,12 +271,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
-const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at`
+const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at`
 
 func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var state, q, created, updated string
-	if err := row.Scan(&t.ID, &t.Seq, &t.Session, &t.Title, &t.Origin, &state, &t.MaxLoops, &t.FirstLoop, &t.ExitReason,
+	if err := row.Scan(&t.ID, &t.Seq, &t.Session, &t.Title, &t.Origin, &state, &t.MaxLoops, &t.FirstLoop, &t.Loops, &t.ExitReason,
 		&t.Message, &q, &t.PRURL, &t.File, &created, &updated); err != nil {
 		return t, err
 	}

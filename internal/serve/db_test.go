@@ -81,7 +81,7 @@ func TestDBTasks(t *testing.T) {
 	}
 	t1, _ := db.CreateTask(ctx, Task{Session: "a", Title: "one", Origin: "cli", State: fleet.Running, File: "x", CreatedAt: t0})
 	t2, _ := db.CreateTask(ctx, Task{Session: "b", Title: "two", Origin: "cli", State: fleet.Queued, File: "y", CreatedAt: t0})
-	t1.State, t1.Questions, t1.ExitReason = fleet.Done, []string{"why?"}, "plan_complete"
+	t1.State, t1.Questions, t1.ExitReason, t1.Loops = fleet.Done, []string{"why?"}, "plan_complete", 7
 	if err := db.UpdateTask(t1); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestDBTasks(t *testing.T) {
 		t.Fatalf("current tasks %v %+v", err, cur)
 	}
 	got, _ := db.Task(t1.ID)
-	if got.State != fleet.Done || got.Questions[0] != "why?" || got.ExitReason != "plan_complete" || !got.CreatedAt.Equal(t0) {
+	if got.State != fleet.Done || got.Loops != 7 || got.Questions[0] != "why?" || got.ExitReason != "plan_complete" || !got.CreatedAt.Equal(t0) {
 		t.Errorf("task read back %+v", got)
 	}
 	if _, err := db.CurrentTask("zzz"); err != ErrNoTask {

@@ -68,8 +68,11 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 	if err != nil {
 		return v, err
 	}
-	if found {
+	v.LoopCount = t.Loops
+	if found && !t.State.Finished() {
 		v.LoopCount = max(st.Loop-t.FirstLoop, 0)
+	}
+	if found {
 		b := st.Breaker
 		v.CircuitBreaker = BreakerView{State: string(b.Status), ConsecutiveNoProgress: b.NoProgress, ConsecutiveSameError: b.SameError,
 			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop}
