@@ -262,6 +262,9 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(prompt(t.Title, t.File, "")), 0o644); err != nil {
 		return engine.Result{}, nil, err
 	}
+	if err := checkTaskFile(t, d.opts.Now()); err != nil {
+		return engine.Result{}, nil, err
+	}
 	if err := rewriteTaskFile(t.File, "IN_PROGRESS", nil); err != nil {
 		return engine.Result{}, nil, fmt.Errorf("task file: %w", err)
 	}

@@ -130,3 +130,38 @@ func TestPromptNamesTheTaskFile(t *testing.T) {
 		}
 	}
 }
+
+// A task file that is not one any more is kept aside and named with its
+// line; a missing one is written afresh.
+func TestCheckTaskFile(t *testing.T) {
+	dir := t.TempDir()
+	tk := Task{ID: "t1", Session: "5", Title: "Add auth", File: filepath.Join(dir, "5-task.md"), CreatedAt: t0}
+	if err := checkTaskFile(tk, t0); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := taskfile.Parse(tk.File, mustRead(t, tk.File)); err != nil || f.Title != "Add auth" {
+		t.Fatalf("fresh file: %v %+v", err, f)
+	}
+	bad := "# Task: Add auth\n\n**Created:** yesterday\n\n- [x] model\n"
+	os.WriteFile(tk.File, []byte(bad), 0o644)
+	err := checkTaskFile(tk, t0)
+	if err == nil || !strings.Contains(err.Error(), "5-task.md:3:") || !strings.Contains(err.Error(), "kept aside as 5-task.md.corrupt-") {
+		t.Fatalf("corrupt file: %v", err)
+	}
+	aside, _ := filepath.Glob(tk.File + ".corrupt-*")
+	if len(aside) != 1 || string(mustRead(t, aside[0])) != bad {
+		t.Errorf("kept aside: %v", aside)
+	}
+	if err := checkTaskFile(tk, t0); err != nil {
+		t.Errorf("the fresh file: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -163,6 +165,31 @@ func blockFields(m map[string]string) []taskfile.Field {
 		out[i] = taskfile.Field{Key: k, Value: m[k]}
 	}
 	return out
+}
+
+// checkTaskFile refuses to loop over a task file that cannot be read as
+// one (its heading gone, a mangled line): the file is kept aside for a
+// person, a fresh one takes its place, and the error names the file and
+// line. A missing file is written afresh.
+func checkTaskFile(t Task, now time.Time) error {
+	data, err := os.ReadFile(t.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return store.WriteFileAtomic(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	if _, perr := taskfile.Parse(t.File, data); perr != nil {
+		aside := fmt.Sprintf("%s.corrupt-%s", t.File, now.UTC().Format("20060102T150405Z"))
+		if err := os.Rename(t.File, aside); err != nil {
+			return fmt.Errorf("%w (and keeping it aside failed: %v)", perr, err)
+		}
+		if err := store.WriteFileAtomic(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt), 0o644); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w; kept aside as %s and a fresh task file written: fix or copy back its checklist, then ralph task loop %s", perr, filepath.Base(aside), t.Session)
+	}
+	return nil
 }
 
 // agentSessions keeps a session's agent session id in the database.
