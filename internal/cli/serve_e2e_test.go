@@ -200,12 +200,12 @@ func TestServeKillNineResumes(t *testing.T) {
 	pidDir := t.TempDir()
 	slow := func(name string) script.Script {
 		return script.Script{RepeatLast: true, Iterations: []script.Iteration{{
-			Files: map[string]string{"work.txt": "{{call}}\n"}, Sleep: script.Duration(400 * time.Millisecond),
+			Files: map[string]string{"work.txt": "{{call}}\n"}, Sleep: script.Duration(time.Second),
 			PIDFile:     filepath.Join(pidDir, name+".pid"),
 			StdoutLines: []json.RawMessage{result("sess-"+name, "Worked."+ralphStatus("IN_PROGRESS", 5))},
 		}}}
 	}
-	r.session("c", slow("c"))
+	_, scriptC := r.session("c", slow("c"))
 	r.session("d", slow("d"))
 	r.start(1)
 	r.ok("start", "c", "Long job")
@@ -215,9 +215,16 @@ func TestServeKillNineResumes(t *testing.T) {
 	if v := r.status("d"); v.State != "queued" {
 		t.Fatalf("with one slot the second task queues: %s", v.State)
 	}
-	r.waitFor("c", "two loops in", func(v serve.TaskView) bool { return v.LoopCount >= 2 })
-	// Kill during an agent call.
-	time.Sleep(150 * time.Millisecond)
+	// Kill during the third agent call (the fake's argv log says when it
+	// began; polling the client would be too slow under -race).
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(script.ArgvLog(scriptC)); strings.Count(string(b), "\n") >= 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
 	pid, _ := os.ReadFile(filepath.Join(pidDir, "c.pid"))
 	r.kill()
 	if p := strings.TrimSpace(string(pid)); p != "" {
@@ -256,6 +263,11 @@ func TestServeKillNineResumes(t *testing.T) {
 	}
 	if st, _, _ := db.LoadState("c"); st.Loop != 6 || len(st.Calls.Calls) != 6 {
 		t.Errorf("state: loop %d, %d calls in the rate-limit window", st.Loop, len(st.Calls.Calls))
+	}
+	// Three calls before the kill (the third cut short and not counted),
+	// four after it: loops 3 to 6.
+	if calls := readFile(t, script.ArgvLog(scriptC)); strings.Count(calls, "\n") != 7 {
+		t.Errorf("agent calls on c: %d, want 7", strings.Count(calls, "\n"))
 	}
 	if !strings.Contains(r.log.String(), "resuming 1 task(s)") {
 		t.Errorf("the restart did not say it resumed the task")

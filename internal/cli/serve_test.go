@@ -71,7 +71,11 @@ func newFleetRig(t *testing.T) *fleetRig {
 			return
 		}
 		fleetRalph = filepath.Join(dir, "ralph")
-		if b, err := exec.Command("go", "build", "-o", fleetRalph, "ralph/cmd/ralph").CombinedOutput(); err != nil {
+		args := []string{"build", "-o", fleetRalph}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		if b, err := exec.Command("go", append(args, "ralph/cmd/ralph")...).CombinedOutput(); err != nil {
 			fleetBinsErr = fmt.Errorf("build ralph: %v\n%s", err, b)
 			return
 		}
@@ -93,6 +97,9 @@ func newFleetRig(t *testing.T) *fleetRig {
 		"RALPH_HOME="+r.home, "RALPH_SERVER=http://"+addr, "RALPH_API_TOKEN=")
 	t.Cleanup(func() {
 		r.kill()
+		if strings.Contains(r.log.String(), "DATA RACE") {
+			t.Error("the daemon has a data race")
+		}
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", r.log.String())
 		}
