@@ -168,12 +168,25 @@ func printTasks(w io.Writer, raw json.RawMessage, asJSON bool) error {
 	if len(t.Questions) > 0 {
 		fmt.Fprintf(w, "  answer with: ralph task answer %s TEXT…\n", t.Session)
 	}
+	if t.Message != "" {
+		fmt.Fprintf(w, "  why: %s\n", t.Message)
+	}
+	switch {
+	case t.State == "halted":
+		fmt.Fprintf(w, "  next: ralph task reset %s, then ralph task loop %s [MAX]\n", t.Session, t.Session)
+	case t.State == "waiting" && len(t.Questions) == 0:
+		fmt.Fprintf(w, "  next: ralph task loop %s [MAX]\n", t.Session)
+	}
 	fmt.Fprintf(w, "  task file: %s\n", t.TaskFile)
 	return nil
 }
 
 func taskLine(t serve.TaskView) string {
-	s := fmt.Sprintf("%-8s %-4s %-9s loop %d/%d  %s", t.Session, t.ID, t.State, t.LoopCount, t.MaxLoops, t.Title)
+	loops := fmt.Sprintf("loop %d/%d", t.LoopCount, t.MaxLoops)
+	if t.MaxLoops == 0 {
+		loops = fmt.Sprintf("loop %d", t.LoopCount)
+	}
+	s := fmt.Sprintf("%-8s %-4s %-9s %-10s %s", t.Session, t.ID, t.State, loops, t.Title)
 	if t.ExitReason != "" {
 		s += "  (" + t.ExitReason + ")"
 	}
