@@ -176,6 +176,10 @@ func (d *Daemon) Run(ctx context.Context) {
 	d.mu.Unlock()
 	d.schedule()
 	<-ctx.Done()
+	// A schedule that began before the end has added its workers once it
+	// lets go of the lock; later ones see the end and start nothing.
+	d.mu.Lock()
+	d.mu.Unlock()
 	d.wg.Wait()
 }
 
