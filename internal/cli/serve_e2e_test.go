@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -380,4 +381,63 @@ func (r *fleetRig) statusAfter(verb, session string) serve.TaskView {
 		r.t.Fatal(err)
 	}
 	return v
+}
+
+// The agent dies with a kill -9'd daemon (SIGTERM on its parent's death),
+// but a tool it started that ignores SIGTERM lives on in its process
+// group: the next daemon ends that group.
+func TestServeRestartEndsOrphanedAgentGroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("process start times from /proc")
+	}
+	r := newFleetRig(t)
+	pids := t.TempDir()
+	gcFile := filepath.Join(pids, "grandchild.pid")
+	r.session("g", script.Script{RepeatLast: true, Iterations: []script.Iteration{{
+		SpawnGrandchild: true, GrandchildIgnoresSIGTERM: true, GrandchildPIDFile: gcFile,
+		Sleep: script.Duration(time.Minute), StdoutLines: []json.RawMessage{result("sess-g", "Working."+ralphStatus("IN_PROGRESS", 1))},
+	}}})
+	r.start(1)
+	r.ok("start", "g", "Build with tools")
+	r.ok("loop", "g", "3")
+	var gc string
+	deadline := time.Now().Add(30 * time.Second)
+	for gc == "" && time.Now().Before(deadline) {
+		b, _ := os.ReadFile(gcFile)
+		gc = strings.TrimSpace(string(b))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if gc == "" {
+		t.Fatal("the agent never started its tool")
+	}
+	os.Remove(gcFile)
+	r.kill()
+	time.Sleep(500 * time.Millisecond)
+	if !processRunning(gc) {
+		t.Skip("the tool died with the daemon already; nothing left for the restart to end")
+	}
+	r.start(1)
+	deadline = time.Now().Add(10 * time.Second)
+	for processRunning(gc) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processRunning(gc) {
+		t.Errorf("the orphaned tool %s outlived the restart", gc)
+	}
+	if !strings.Contains(r.log.String(), "ended agent process group") {
+		t.Errorf("the restart did not say it ended the group")
+	}
+	// The resumed loop's own tool goes with its cancel.
+	r.waitFor("g", "running again", stateIs("running"))
+	for deadline = time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(gcFile); err == nil {
+			break
+		}
+	}
+	if v := r.statusAfter("cancel", "g"); v.State != "cancelled" {
+		t.Errorf("cancel: %s", v.State)
+	}
+	if b, _ := os.ReadFile(gcFile); len(b) > 0 && processRunning(strings.TrimSpace(string(b))) {
+		t.Errorf("the cancelled loop's tool lives on")
+	}
 }

@@ -75,6 +75,9 @@ type Deps struct {
 	// SharedLimits returns the usage limits other loops of the host saw
 	// (nil: none are shared, as in `ralph run`).
 	SharedLimits func() map[string]loop.AgentLimit
+	// AgentStarted receives each agent call's process group id (nil: not
+	// needed): a daemon records it to end the group after its own crash.
+	AgentStarted func(pgid int)
 }
 
 // Engine runs one loop.

@@ -147,6 +147,9 @@ func Open(opts Options) (*Daemon, error) {
 			return fail(err)
 		}
 	}
+	if err := d.endAgentGroups(); err != nil {
+		return fail(err)
+	}
 	n, err := d.db.Requeue()
 	if err != nil {
 		return fail(err)
@@ -155,6 +158,24 @@ func Open(opts Options) (*Daemon, error) {
 		d.logf("resuming %d task(s) left running by the previous daemon", n)
 	}
 	return d, nil
+}
+
+// endAgentGroups ends the agent process groups a dead daemon left: the
+// agents got SIGTERM when it died, but tools they started may live on.
+func (d *Daemon) endAgentGroups() error {
+	groups, err := d.db.AgentGroups()
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if endGroup(g.PGID, g.Start) {
+			d.logf("[%s] ended agent process group %d left by the previous daemon", g.Session, g.PGID)
+		}
+		if err := d.db.SetAgentGroup(g.Session, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close releases the store and RALPH_HOME. Run must have returned.
@@ -275,8 +296,20 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	bus := events.New()
 	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: agentSessions{db: d.db, session: t.Session},
-		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits})
+		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits,
+		AgentStarted: func(pgid int) {
+			if start, err := procStart(pgid); err == nil {
+				if err := d.db.SetAgentGroup(t.Session, pgid, start); err != nil {
+					d.logf("[%s] record agent process group: %v", t.Session, err)
+				}
+			}
+		}})
 	res, err := eng.Run(ctx)
+	// The runner has reaped the agent's group by now (or the daemon is
+	// dying, and then this does not run).
+	if err := d.db.SetAgentGroup(t.Session, 0, 0); err != nil {
+		d.logf("[%s] agent process group: %v", t.Session, err)
+	}
 	bus.Close(5 * time.Second)
 	var questions []string
 	if res.Reason == reason.NeedsClarification {

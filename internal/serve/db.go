@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS tasks (
 	updated_at  TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tasks_session ON tasks(session, seq);
+CREATE TABLE IF NOT EXISTS agents (
+	session TEXT PRIMARY KEY,
+	pgid    INTEGER NOT NULL,
+	start   INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS iterations (
 	session TEXT NOT NULL,
 	loop    INTEGER NOT NULL,
@@ -344,4 +349,42 @@ func (d *DB) Requeue() (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// AgentGroup is an agent process group a loop started: its id and its
+// leader's start time, so a later daemon ends it and only it.
+type AgentGroup struct {
+	Session string
+	PGID    int
+	Start   uint64
+}
+
+// SetAgentGroup records (pgid 0: forgets) the session's running agent.
+func (d *DB) SetAgentGroup(session string, pgid int, start uint64) error {
+	if pgid == 0 {
+		_, err := d.db.Exec(`DELETE FROM agents WHERE session = ?`, session)
+		return err
+	}
+	_, err := d.db.Exec(`INSERT OR REPLACE INTO agents(session, pgid, start) VALUES(?, ?, ?)`, session, pgid, int64(start))
+	return err
+}
+
+// AgentGroups lists the recorded agent process groups.
+func (d *DB) AgentGroups() ([]AgentGroup, error) {
+	rows, err := d.db.Query(`SELECT session, pgid, start FROM agents`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AgentGroup
+	for rows.Next() {
+		var g AgentGroup
+		var start int64
+		if err := rows.Scan(&g.Session, &g.PGID, &start); err != nil {
+			return nil, err
+		}
+		g.Start = uint64(start)
+		out = append(out, g)
+	}
+	return out, rows.Err()
 }

@@ -103,6 +103,16 @@ func TestDBTasks(t *testing.T) {
 	if got, _ := db.Task(t3.ID); got.State != fleet.Queued {
 		t.Errorf("running task after requeue: %s", got.State)
 	}
+	if err := db.SetAgentGroup("a", 4242, 99); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := db.AgentGroups(); err != nil || len(g) != 1 || g[0] != (AgentGroup{"a", 4242, 99}) {
+		t.Errorf("agent groups %v %+v", err, g)
+	}
+	db.SetAgentGroup("a", 0, 0)
+	if g, _ := db.AgentGroups(); len(g) != 0 {
+		t.Errorf("after clearing: %+v", g)
+	}
 	sess, _ := db.Sessions()
 	if len(sess) != 2 || sess[0].Name != "a" {
 		t.Errorf("sessions %+v", sess)

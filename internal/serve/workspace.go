@@ -106,6 +106,10 @@ func (w *workspace) SaveState(st loop.State, rec *loop.Metrics) error {
 	if rec == nil {
 		return nil
 	}
+	// The iteration's agent has been reaped: nothing to end after a crash.
+	if err := w.db.SetAgentGroup(w.session.Name, 0, 0); err != nil {
+		return err
+	}
 	status := rec.StatusBlock["STATUS"]
 	if status == "" {
 		status = rec.Status
