@@ -53,36 +53,25 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var (
-	fleetBinsOnce       sync.Once
-	fleetRalph, fleetFk string
-	fleetBinsErr        error
-)
-
 func newFleetRig(t *testing.T) *fleetRig {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups and SIGKILL")
 	}
-	fleetBinsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ralph-fleet-bin")
-		if err != nil {
-			fleetBinsErr = err
-			return
-		}
-		fleetRalph = filepath.Join(dir, "ralph")
-		args := []string{"build", "-o", fleetRalph}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		if b, err := exec.Command("go", append(args, "ralph/cmd/ralph")...).CombinedOutput(); err != nil {
-			fleetBinsErr = fmt.Errorf("build ralph: %v\n%s", err, b)
-			return
-		}
-		fleetFk, fleetBinsErr = script.Build(dir)
-	})
-	if fleetBinsErr != nil {
-		t.Fatal(fleetBinsErr)
+	// Built per test into its own temporary directory, so nothing is left
+	// behind (the build cache makes the second build a link).
+	bin := t.TempDir()
+	ralph := filepath.Join(bin, "ralph")
+	args := []string{"build", "-o", ralph}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if b, err := exec.Command("go", append(args, "ralph/cmd/ralph")...).CombinedOutput(); err != nil {
+		t.Fatalf("build ralph: %v\n%s", err, b)
+	}
+	fake, err := script.Build(bin)
+	if err != nil {
+		t.Fatal(err)
 	}
 	work := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -91,7 +80,7 @@ func newFleetRig(t *testing.T) *fleetRig {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	r := &fleetRig{t: t, ralph: fleetRalph, fake: fleetFk, work: work, home: filepath.Join(work, "home"), addr: addr, log: &lockedBuffer{}}
+	r := &fleetRig{t: t, ralph: ralph, fake: fake, work: work, home: filepath.Join(work, "home"), addr: addr, log: &lockedBuffer{}}
 	r.env = append(os.Environ(), "HOME="+work, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0", "CI=true",
 		"RALPH_HOME="+r.home, "RALPH_SERVER=http://"+addr, "RALPH_API_TOKEN=")

@@ -305,8 +305,8 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 			}
 		}})
 	res, err := eng.Run(ctx)
-	// The runner has reaped the agent's group by now (or the daemon is
-	// dying, and then this does not run).
+	// The runner has reaped the agent's group by now. After a kill -9 this
+	// never runs, and the next daemon ends the recorded group.
 	if err := d.db.SetAgentGroup(t.Session, 0, 0); err != nil {
 		d.logf("[%s] agent process group: %v", t.Session, err)
 	}
