@@ -441,3 +441,34 @@ func TestServeRestartEndsOrphanedAgentGroup(t *testing.T) {
 		t.Errorf("the cancelled loop's tool lives on")
 	}
 }
+
+// SIGTERM stops the daemon cleanly (exit 0, the agent ended); the task it
+// was running stays running in the store and the next daemon finishes it.
+func TestServeGracefulStopResumes(t *testing.T) {
+	r := newFleetRig(t)
+	_, scriptE := r.session("e", script.Script{RepeatLast: true, Iterations: []script.Iteration{{
+		Files: map[string]string{"work.txt": "{{call}}\n"}, Sleep: script.Duration(time.Second),
+		StdoutLines: []json.RawMessage{result("sess-e", "Worked."+ralphStatus("IN_PROGRESS", 5))},
+	}}})
+	r.start(1)
+	r.ok("start", "e", "Job")
+	r.ok("loop", "e", "4")
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, _ := os.ReadFile(script.ArgvLog(scriptE)); strings.Count(string(b), "\n") >= 2 {
+			break
+		}
+	}
+	r.daemon.Process.Signal(syscall.SIGTERM)
+	if err := r.daemon.Wait(); err != nil {
+		t.Fatalf("daemon after SIGTERM: %v", err)
+	}
+	r.daemon = nil
+	if !strings.Contains(r.log.String(), "stopped; running tasks resume at the next start") {
+		t.Errorf("no clean stop in the log")
+	}
+	r.start(1)
+	v := r.waitFor("e", "finished its loops", stateIs("waiting"))
+	if v.ExitReason != "max_loops" || v.LoopCount != 4 {
+		t.Errorf("after the restart: %s %d/%d", v.ExitReason, v.LoopCount, v.MaxLoops)
+	}
+}
