@@ -36,6 +36,9 @@ type Invocation struct {
 	AppendSystemPrompt string
 	// SessionID resumes that agent session; "" starts a fresh one.
 	SessionID string
+	// OnStart, when set, receives the agent's process group id once it
+	// runs (see Process.OnStart).
+	OnStart func(pgid int)
 	// Model and Effort are passed through when set.
 	Model, Effort string
 	// AllowedTools is the tool allow-list in Claude syntax ("Write",

@@ -109,7 +109,7 @@ func (c Call) Run(ctx context.Context) (Result, error) {
 	inv := c.Invocation
 	p := Process{
 		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Timeout: inv.Timeout, Stdin: c.Stdin,
-		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath,
+		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath, OnStart: inv.OnStart,
 	}
 	if inv.Live && inv.OnEvent != nil && c.Live != nil {
 		p.OnLine = c.Live(inv.Dir, inv.OnEvent)

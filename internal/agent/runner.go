@@ -56,6 +56,9 @@ type Process struct {
 	// (OpenCode waiting out a provider limit in silence) that only its log
 	// on stderr reveals.
 	OnStderrLine func(line []byte)
+	// OnStart, when set, receives the process group id once the process
+	// runs, so a host can record it and end the group after its own crash.
+	OnStart func(pgid int)
 	// Abort stops the process group early when a reason arrives (a closed
 	// channel counts, with a generic reason): SIGTERM, then SIGKILL after
 	// the grace period, as on a timeout. ProcessResult.Aborted keeps the
@@ -232,6 +235,9 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	pgid := cmd.Process.Pid // Setpgid: the leader's pid is the group id
 	trackGroup(pgid)
 	defer untrackGroup(pgid) // after clearGroup: the group is gone by then
+	if p.OnStart != nil {
+		p.OnStart(pgid)
+	}
 
 	var timeout <-chan time.Time
 	if p.Timeout > 0 {

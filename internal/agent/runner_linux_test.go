@@ -30,6 +30,19 @@ func TestRunOwnProcessGroup(t *testing.T) {
 	}
 }
 
+// OnStart hands the host the agent's group id while it runs.
+func TestRunReportsProcessGroup(t *testing.T) {
+	p := proc(t, "/bin/sh", "-c", `echo $$`)
+	got := 0
+	p.OnStart = func(pgid int) { got = pgid }
+	if _, err := testRunner().Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(readFile(t, p.StdoutPath)); strconv.Itoa(got) != want {
+		t.Errorf("OnStart got %d, the agent's pid (its group) is %s", got, want)
+	}
+}
+
 func TestParseStat(t *testing.T) {
 	state, pg, ok := parseStat([]byte("1234 (a (weird) name) S 1 777 777 0 -1"))
 	if !ok || state != 'S' || pg != 777 {

@@ -100,6 +100,15 @@ func TestKillNineNeverLosesOrDoubleCounts(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 	}
+	// A child forked a moment before the last kill may hold the lock's
+	// descriptor until it execs; wait for it rather than race it.
+	st0, _ := store.Open(dir)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if l, err := st0.Lock(); err == nil {
+			l.Release()
+			break
+		}
+	}
 	cmd := exec.Command(ralph, "run", "-C", dir, "--agent-cmd", fake, "--max-loops", "4")
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()

@@ -99,6 +99,8 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newVersionCmd(ios),
 		newTrustCmd(ios),
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios),
+		newServeCmd(ios),
+		newTaskCmd(ios),
 	)
 	return root
 }

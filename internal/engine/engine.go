@@ -73,6 +73,12 @@ type Deps struct {
 	Control Controller
 	// Trace receives every decision with its inputs (nil: not traced).
 	Trace func(loop.Trace)
+	// SharedLimits returns the usage limits other loops of the host saw
+	// (nil: none are shared, as in `ralph run`).
+	SharedLimits func() map[string]loop.AgentLimit
+	// AgentStarted receives each agent call's process group id (nil: not
+	// needed): a daemon records it to end the group after its own crash.
+	AgentStarted func(pgid int)
 }
 
 // Engine runs one loop.
@@ -252,6 +258,9 @@ func (e *Engine) observe() (loop.Observation, plan.Plan) {
 	e.planWarned = warn
 	obs.Plan = stopPlan(pl)
 	obs.Control = e.request()
+	if e.deps.SharedLimits != nil {
+		obs.SharedLimits = e.deps.SharedLimits()
+	}
 	return obs, pl
 }
 

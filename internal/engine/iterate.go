@@ -58,7 +58,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 		}),
 		Model: spec.Model, Effort: spec.Effort, AllowedTools: spec.AllowedTools,
 		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
-		StdoutPath: stdoutPath, StderrPath: stderrPath,
+		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
 	}
 	if e.spec.Live {
 		inv.OnEvent = func(le agent.LiveEvent) {

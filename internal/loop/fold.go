@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -286,6 +287,6 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators,
 		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
-		Breaker: string(st.Breaker.Status), Agent: it.Agent,
+		Breaker: string(st.Breaker.Status), Agent: it.Agent, StatusBlock: maps.Clone(o.StatusBlock),
 	}
 }

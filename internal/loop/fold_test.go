@@ -217,3 +217,23 @@ func TestCallUsage(t *testing.T) {
 		})
 	}
 }
+
+// The record carries the status block's fields, a copy the caller may keep
+// (the fleet's history and task file show them).
+func TestRecordKeepsStatusBlock(t *testing.T) {
+	o := an(func(a *analyze.Analysis) {
+		a.StatusBlock = &analyze.StatusBlock{Dialect: "RALPH_STATUS", Fields: map[string]string{"STATUS": "IN_PROGRESS", "TASKS_REMAINING": "2"}}
+	})
+	it := Iteration{Loop: 3, Started: t0, Ended: t0.Add(time.Second), Observed: o}
+	rec := Record(it, Decision{}, State{})
+	if rec.StatusBlock["TASKS_REMAINING"] != "2" || rec.StatusBlock["STATUS"] != "IN_PROGRESS" {
+		t.Fatalf("status block %v", rec.StatusBlock)
+	}
+	rec.StatusBlock["STATUS"] = "changed"
+	if o.StatusBlock["STATUS"] != "IN_PROGRESS" {
+		t.Error("the record shares the observation's map")
+	}
+	if Record(Iteration{Observed: an(nil)}, Decision{}, State{}).StatusBlock != nil {
+		t.Error("no block, yet a status_block")
+	}
+}

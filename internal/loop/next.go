@@ -29,6 +29,10 @@ type Observation struct {
 	MissingErr string
 	Plan       stop.Plan
 	Control    Control
+	// SharedLimits are usage limits other loops of the same host saw on
+	// the agents this loop uses (one account): a loop adopts them instead
+	// of discovering each with a failed call.
+	SharedLimits map[string]AgentLimit
 }
 
 // Control is what people have asked of the loop.
@@ -163,6 +167,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	}
 
 	names := p.agents()
+	st.AgentLimits = adoptLimits(st.AgentLimits, obs.SharedLimits, names, now)
 	for n, l := range st.AgentLimits {
 		if !now.Before(l.Until) {
 			delete(st.AgentLimits, n)
@@ -192,6 +197,27 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 		step.Notes = append(step.Notes, Note{Type: EventAgentSwitch, Agent: to, Message: step.Message})
 	}
 	return st, step
+}
+
+// adoptLimits adds to own the shared limits on agents in names that hold
+// longer than what the loop knows; own is not modified.
+func adoptLimits(own, shared map[string]AgentLimit, names []string, now time.Time) map[string]AgentLimit {
+	for _, n := range names {
+		l, ok := shared[n]
+		if !ok || !now.Before(l.Until) {
+			continue
+		}
+		if mine, held := own[n]; held && !mine.Until.Before(l.Until) {
+			continue
+		}
+		m := make(map[string]AgentLimit, len(own)+1)
+		for k, v := range own {
+			m[k] = v
+		}
+		m[n] = l
+		own = m
+	}
+	return own
 }
 
 func indexOf(names []string, n string) int {

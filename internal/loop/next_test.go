@@ -18,6 +18,15 @@ func begun(p Policy) State {
 	return st
 }
 
+// shared builds SharedLimits: agent name, time from t0, …
+func shared(kv ...any) map[string]AgentLimit {
+	m := map[string]AgentLimit{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i].(string)] = AgentLimit{Until: t0.Add(kv[i+1].(time.Duration)), Message: "usage limit seen by another loop"}
+	}
+	return m
+}
+
 func TestNext(t *testing.T) {
 	donePlan := stop.Plan{Known: true, Total: 3}
 	full := func() ratelimit.State { // 100 calls in the last hour, the oldest at t0-50m
@@ -86,6 +95,19 @@ func TestNext(t *testing.T) {
 		{"every agent held, told not to wait", func(p *Policy) { p.ExitOnUsageLimit = true }, held("claude", "codex"),
 			Observation{Plan: openPlan}, Stop, reason.UsageLimit, "", time.Time{}, 0},
 		{"a limit that has passed is forgotten", nil, held("claude"), Observation{Now: t0.Add(2 * time.Hour), Plan: openPlan}, Call, "", "", time.Time{}, 0},
+		// Limits another loop of the host saw on the same agents.
+		{"a shared limit on the primary: the fallback, no failed call", nil, nil,
+			Observation{Plan: openPlan, SharedLimits: shared("claude", time.Hour)}, Call, "", "", time.Time{}, 1},
+		{"shared limits on every agent: wait for the first reset", nil, nil,
+			Observation{Plan: openPlan, SharedLimits: shared("claude", 2*time.Hour, "codex", time.Hour)}, Wait, "", WaitUsageLimit, t0.Add(time.Hour), 0},
+		{"a shared limit longer than the loop's own wins", nil, held("codex", "claude"),
+			Observation{Plan: openPlan, SharedLimits: shared("codex", 3*time.Hour)}, Wait, "", WaitUsageLimit, t0.Add(2 * time.Hour), 0},
+		{"a shared limit shorter than the loop's own changes nothing", nil, held("codex", "claude"),
+			Observation{Plan: openPlan, SharedLimits: shared("codex", time.Minute)}, Wait, "", WaitUsageLimit, t0.Add(time.Hour), 0},
+		{"a passed shared limit is ignored", nil, nil,
+			Observation{Plan: openPlan, SharedLimits: shared("claude", -time.Minute)}, Call, "", "", time.Time{}, 0},
+		{"a shared limit on an agent the loop does not use is ignored", nil, nil,
+			Observation{Plan: openPlan, SharedLimits: shared("gemini", time.Hour)}, Call, "", "", time.Time{}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

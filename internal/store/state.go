@@ -14,6 +14,7 @@ import (
 	"ralph/internal/breaker"
 	"ralph/internal/loop"
 	"ralph/internal/ratelimit"
+	"ralph/internal/redact"
 )
 
 // LoopStateName is the loop's state document (loop.State). Before version 2
@@ -170,6 +171,8 @@ func (s *Store) ensureRecord(rec loop.Metrics) error {
 	if err != nil {
 		return err
 	}
+	// The record quotes the agent (its summary, its status block).
+	line = redact.JSON(line)
 	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
 		return err
 	}

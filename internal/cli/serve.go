@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/agent"
+	"ralph/internal/config"
+	"ralph/internal/loop"
+	"ralph/internal/serve"
+	"ralph/internal/store"
+)
+
+const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
+
+A session is a named git workspace (--session NAME=DIR, repeatable, or one
+NAME=DIR per line in RALPH_HOME/sessions.conf); it runs one task at a time.
+Its .ralphrc and RALPH_<KEY> environment configure its loops exactly as for
+` + "`ralph run`" + `. At most --max-parallel loops run at once; the rest queue.
+
+State lives in RALPH_HOME (--home, $RALPH_HOME, else $XDG_STATE_HOME/ralph,
+else ~/.local/state/ralph): ralph.db (SQLite), handoffs/ (task files),
+logs/<session>/, api-token. The API needs "Authorization: Bearer TOKEN":
+$RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600).
+
+A restart resumes the tasks that were running from their last finished
+iteration. Exit codes: 0 stopped by a signal, 1 start-up error.`
+
+type serveOptions struct {
+	Home        string
+	Listen      string
+	Sessions    []string
+	MaxParallel int
+}
+
+func newServeCmd(ios IO) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run many loops in one daemon with an HTTP API (driven by `ralph task`)",
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), ios, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Home, "home", "", "RALPH_HOME: the daemon's state directory")
+	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
+	f.StringArrayVar(&o.Sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
+	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
+	return cmd
+}
+
+func runServe(ctx context.Context, ios IO, o *serveOptions) error {
+	if o.MaxParallel < 1 {
+		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
+	}
+	home, err := filepath.Abs(o.Home)
+	if o.Home == "" {
+		home, err = serve.DefaultHome()
+	}
+	if err != nil {
+		return err
+	}
+	sessions, err := sessionsConf(serve.Home(home).SessionsFile())
+	if err != nil {
+		return err
+	}
+	for _, s := range o.Sessions {
+		ss, err := serve.ParseSession(s)
+		if err != nil {
+			return usageError{fmt.Errorf("--session: %w", err)}
+		}
+		sessions = append(sessions, ss)
+	}
+	d, err := serve.Open(serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel,
+		Build: buildLoop, Log: ios.Err, Describe: describe})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	token, err := serve.Token(serve.Home(home), true)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return err
+	}
+	if !serve.Loopback(o.Listen) {
+		fmt.Fprintf(ios.Err, "ralph serve: warning: listening on %s, reachable from other machines; the token is all that guards it — put TLS in front (a reverse proxy)\n", o.Listen)
+	}
+	all, _ := d.Sessions()
+	names := make([]string, len(all))
+	for i, s := range all {
+		names[i] = s.Name
+	}
+	fmt.Fprintf(ios.Err, "ralph serve: listening on http://%s, RALPH_HOME %s, sessions: %s, max %d loops at once\n",
+		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel)
+	errc := make(chan error, 1)
+	go func() { errc <- d.Serve(ctx, ln, token) }()
+	d.Run(ctx)
+	if err := <-errc; err != nil {
+		return err
+	}
+	fmt.Fprintln(ios.Err, "ralph serve: stopped; running tasks resume at the next start")
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// buildLoop resolves a session directory's loop as `ralph run` does.
+func buildLoop(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
+	cfg, err := loadConfig(dir, config.Layer{}, warn)
+	if err != nil {
+		return loop.Spec{}, nil, err
+	}
+	specs, ads, err := runAgents(cfg)
+	if err != nil {
+		return loop.Spec{}, nil, err
+	}
+	st, err := store.OpenWith(dir, store.Options{RalphDir: cfg.RalphDir, PromptFile: cfg.PromptFile})
+	if err != nil {
+		return loop.Spec{}, nil, err
+	}
+	return specFrom(cfg, st, specs), ads, nil
+}
+
+// sessionsConf reads RALPH_HOME/sessions.conf: NAME=DIR lines, # comments.
+// A missing file is no sessions.
+func sessionsConf(path string) ([]serve.Session, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []serve.Session
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		s, err := serve.ParseSession(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, s)
+	}
+	return out, sc.Err()
+}

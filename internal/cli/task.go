@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/serve"
+)
+
+const taskLong = `Drives the tasks of a running ` + "`ralph serve`" + ` through its API.
+
+The server is --server URL, else $RALPH_SERVER, else ` + serve.DefaultServer + `.
+The token is $RALPH_API_TOKEN, else the daemon's RALPH_HOME/api-token
+(--home, $RALPH_HOME, else $XDG_STATE_HOME/ralph, else ~/.local/state/ralph).
+
+Exit codes: 0 done, 1 any error (refused request, unreachable server; the
+reason is printed).`
+
+type taskOptions struct {
+	Server string
+	Home   string
+	JSON   bool
+}
+
+func newTaskCmd(ios IO) *cobra.Command {
+	o := &taskOptions{}
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Start, loop, watch, stop and answer the tasks of `ralph serve`",
+		Long:  taskLong,
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&o.Server, "server", "", "the daemon's URL (default $RALPH_SERVER or "+serve.DefaultServer+")")
+	pf.StringVar(&o.Home, "home", "", "RALPH_HOME, to read the daemon's token")
+	pf.BoolVar(&o.JSON, "json", false, "print the task(s) as JSON")
+	verb := func(use, short string, args cobra.PositionalArgs, run func(ctx context.Context, c *serve.Client, args []string) (json.RawMessage, error)) *cobra.Command {
+		return &cobra.Command{Use: use, Short: short, Args: args, RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			raw, err := run(cmd.Context(), c, args)
+			if err != nil {
+				return err
+			}
+			return printTasks(ios.Out, raw, o.JSON)
+		}}
+	}
+	cmd.AddCommand(
+		verb("start SESSION TITLE…", "Create a task on a free session", cobra.MinimumNArgs(2),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				return c.Start(ctx, a[0], strings.Join(a[1:], " "))
+			}),
+		verb("loop SESSION [MAX]", "Run the task's loop for up to MAX iterations (default 100)", cobra.RangeArgs(1, 2),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				n := 0
+				if len(a) == 2 {
+					v, err := strconv.Atoi(a[1])
+					if err != nil || v < 1 {
+						return nil, usageError{fmt.Errorf("MAX %q: want a whole number of iterations, 1 or more", a[1])}
+					}
+					n = v
+				}
+				return c.Verb(ctx, a[0], "loop", serve.LoopRequest{MaxLoops: n})
+			}),
+		verb("status [SESSION]", "Show a session's task (all tasks without SESSION)", cobra.MaximumNArgs(1),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				if len(a) == 0 {
+					return c.List(ctx)
+				}
+				return c.Status(ctx, a[0])
+			}),
+		verb("list", "List each session's current task", cobra.NoArgs,
+			func(ctx context.Context, c *serve.Client, _ []string) (json.RawMessage, error) { return c.List(ctx) }),
+		verb("stop SESSION", "Stop the task's loop after its current iteration", cobra.ExactArgs(1),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				return c.Verb(ctx, a[0], "stop", nil)
+			}),
+		verb("cancel SESSION", "Give the task up (its loop ends now, its file is archived)", cobra.ExactArgs(1),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				return c.Verb(ctx, a[0], "cancel", nil)
+			}),
+		verb("reset SESSION", "Reset the session's circuit breaker", cobra.ExactArgs(1),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				return c.Verb(ctx, a[0], "reset", nil)
+			}),
+		verb("answer SESSION TEXT…", "Answer the task's question; its loop resumes", cobra.MinimumNArgs(2),
+			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
+				return c.Verb(ctx, a[0], "answer", serve.AnswerRequest{Text: strings.Join(a[1:], " ")})
+			}),
+	)
+	return cmd
+}
+
+func (o *taskOptions) client() (*serve.Client, error) {
+	base := o.Server
+	if base == "" {
+		base = os.Getenv("RALPH_SERVER")
+	}
+	if base == "" {
+		base = serve.DefaultServer
+	}
+	home := o.Home
+	if home == "" {
+		var err error
+		if home, err = serve.DefaultHome(); err != nil {
+			return nil, err
+		}
+	}
+	tok, err := serve.Token(serve.Home(home), false)
+	if err != nil {
+		return nil, err
+	}
+	return &serve.Client{Base: base, Token: tok}, nil
+}
+
+// printTasks prints a task or a list, as JSON or a few readable lines each.
+func printTasks(w io.Writer, raw json.RawMessage, asJSON bool) error {
+	if asJSON {
+		_, err := fmt.Fprintf(w, "%s\n", strings.TrimSpace(string(raw)))
+		return err
+	}
+	var list []serve.TaskView
+	if strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(w, "no tasks")
+		}
+		for _, t := range list {
+			fmt.Fprintln(w, taskLine(t))
+		}
+		return nil
+	}
+	var t serve.TaskView
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, taskLine(t))
+	b := t.CircuitBreaker
+	fmt.Fprintf(w, "  breaker %s (no progress %d, same error %d, opened %d×)", b.State, b.ConsecutiveNoProgress, b.ConsecutiveSameError, b.TotalOpens)
+	if b.Reason != "" {
+		fmt.Fprintf(w, ": %s", b.Reason)
+	}
+	fmt.Fprintln(w)
+	if t.Activity != "" {
+		fmt.Fprintf(w, "  now: %s", t.Activity)
+		if !t.WaitUntil.IsZero() {
+			fmt.Fprintf(w, " until %s", t.WaitUntil.Local().Format(time.DateTime))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, h := range t.History {
+		fmt.Fprintf(w, "  loop %d: %d files, %d errors, %s\n", h.Loop, h.FilesModified, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]))
+	}
+	for _, q := range t.Questions {
+		fmt.Fprintf(w, "  question: %s\n", q)
+	}
+	if len(t.Questions) > 0 {
+		fmt.Fprintf(w, "  answer with: ralph task answer %s TEXT…\n", t.Session)
+	}
+	if t.Message != "" {
+		fmt.Fprintf(w, "  why: %s\n", t.Message)
+	}
+	switch {
+	case t.State == "halted":
+		fmt.Fprintf(w, "  next: ralph task reset %s, then ralph task loop %s [MAX]\n", t.Session, t.Session)
+	case t.State == "waiting" && len(t.Questions) == 0:
+		fmt.Fprintf(w, "  next: ralph task loop %s [MAX]\n", t.Session)
+	}
+	fmt.Fprintf(w, "  task file: %s\n", t.TaskFile)
+	return nil
+}
+
+func taskLine(t serve.TaskView) string {
+	loops := fmt.Sprintf("loop %d/%d", t.LoopCount, t.MaxLoops)
+	if t.MaxLoops == 0 {
+		loops = fmt.Sprintf("loop %d", t.LoopCount)
+	}
+	s := fmt.Sprintf("%-8s %-4s %-9s %-10s %s", t.Session, t.ID, t.State, loops, t.Title)
+	if t.ExitReason != "" {
+		s += "  (" + t.ExitReason + ")"
+	}
+	return s
+}

@@ -1,0 +1,280 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"ralph/internal/fleet"
+	"ralph/internal/store"
+)
+
+// EnvToken sets the API token; without it the daemon creates one in
+// RALPH_HOME that local clients read.
+const EnvToken = "RALPH_API_TOKEN"
+
+// Token returns the API token: $RALPH_API_TOKEN, else the one in home,
+// created (mode 0600) when create is set and there is none.
+func Token(home Home, create bool) (string, error) {
+	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
+		return t, nil
+	}
+	b, err := os.ReadFile(home.TokenFile())
+	if err == nil && strings.TrimSpace(string(b)) != "" {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if !create {
+		return "", fmt.Errorf("no API token: set %s or run the client where it can read %s", EnvToken, home.TokenFile())
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	tok := hex.EncodeToString(raw)
+	if err := store.WriteFileAtomic(home.TokenFile(), []byte(tok+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return tok, nil
+}
+
+// Loopback reports whether addr (host:port) listens only on this machine.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler is the HTTP API under /api/.
+func (d *Daemon) Handler(token string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/tasks", func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.List()
+		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/sessions", func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.Sessions()
+		if v == nil {
+			v = []Session{}
+		}
+		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/tasks/{session}", func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.Status(r.PathValue("session"))
+		reply(w, v, err)
+	})
+	mux.HandleFunc("POST /api/tasks", func(w http.ResponseWriter, r *http.Request) {
+		var req StartRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		switch {
+		case req.Session == "":
+			fail(w, http.StatusBadRequest, "session: required")
+		case strings.TrimSpace(req.Title) == "":
+			fail(w, http.StatusBadRequest, "title: required")
+		case req.Origin != "" && !validOrigin(req.Origin):
+			fail(w, http.StatusBadRequest, fmt.Sprintf("origin: %q is not one of cli, telegram, github, slack", req.Origin))
+		default:
+			if req.Origin == "" {
+				req.Origin = "cli"
+			}
+			v, err := d.Start(r.Context(), req.Session, req.Title, req.Origin)
+			replyStatus(w, http.StatusCreated, v, err)
+		}
+	})
+	mux.HandleFunc("POST /api/tasks/{session}/{verb}", func(w http.ResponseWriter, r *http.Request) {
+		s := r.PathValue("session")
+		var v TaskView
+		var err error
+		switch r.PathValue("verb") {
+		case "loop":
+			var req LoopRequest
+			if !decode(w, r, &req) {
+				return
+			}
+			if req.MaxLoops < 0 {
+				fail(w, http.StatusBadRequest, "max_loops: must be 0 (the default, 100) or more")
+				return
+			}
+			v, err = d.Loop(s, req.MaxLoops)
+		case "answer":
+			var req AnswerRequest
+			if !decode(w, r, &req) {
+				return
+			}
+			if strings.TrimSpace(req.Text) == "" {
+				fail(w, http.StatusBadRequest, "text: required")
+				return
+			}
+			v, err = d.Answer(s, req.Text)
+		case "stop":
+			v, err = d.Stop(s)
+		case "cancel":
+			v, err = d.Cancel(s)
+		case "reset":
+			v, err = d.Reset(s)
+		default:
+			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, answer)", r.PathValue("verb")))
+			return
+		}
+		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/events", d.events)
+	return auth(token, mux)
+}
+
+func validOrigin(o string) bool {
+	switch o {
+	case "cli", "telegram", "github", "slack":
+		return true
+	}
+	return false
+}
+
+// Requests of the API.
+type (
+	StartRequest struct {
+		Session string `json:"session"`
+		Title   string `json:"title"`
+		Origin  string `json:"origin,omitempty"`
+	}
+	LoopRequest struct {
+		MaxLoops int `json:"max_loops"`
+	}
+	AnswerRequest struct {
+		Text string `json:"text"`
+	}
+	// ErrorReply is the body of every refusal.
+	ErrorReply struct {
+		Error string `json:"error"`
+	}
+)
+
+// auth lets a request through only with the token; the comparison takes
+// the same time whatever the guess.
+func auth(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if token == "" || subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="ralph"`)
+			fail(w, http.StatusUnauthorized, "missing or wrong token (Authorization: Bearer TOKEN)")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// decode reads a JSON body of at most 64 KiB, refusing unknown fields so a
+// misspelt one is named instead of ignored.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		var te *json.UnmarshalTypeError
+		msg := "body: " + err.Error()
+		if errors.As(err, &te) {
+			msg = fmt.Sprintf("%s: want a %s", te.Field, te.Type)
+		} else if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			msg = fmt.Sprintf("%s: unknown field", strings.Trim(f, `"`))
+		}
+		fail(w, http.StatusBadRequest, msg)
+		return false
+	}
+	return true
+}
+
+func reply(w http.ResponseWriter, v any, err error) { replyStatus(w, http.StatusOK, v, err) }
+
+func replyStatus(w http.ResponseWriter, code int, v any, err error) {
+	if err != nil {
+		var fe *fleet.Error
+		switch {
+		case errors.As(err, &fe) && fe.Code == fleet.NotFound:
+			fail(w, http.StatusNotFound, fe.Msg)
+		case errors.As(err, &fe):
+			fail(w, http.StatusConflict, fe.Msg)
+		default:
+			fail(w, http.StatusInternalServerError, err.Error())
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(ErrorReply{Error: store.Redact(msg)})
+}
+
+// events streams task events as Server-Sent Events until the client goes.
+func (d *Daemon) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		fail(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	ch, unsubscribe := d.hub.subscribe()
+	defer unsubscribe()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": ralph events\n\n")
+	fl.Flush()
+	keep := time.NewTicker(20 * time.Second)
+	defer keep.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-keep.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+		case b, ok := <-ch:
+			if !ok {
+				return
+			}
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		fl.Flush()
+	}
+}
+
+// Serve runs the API on ln until ctx ends.
+func (d *Daemon) Serve(ctx context.Context, ln net.Listener, token string) error {
+	srv := &http.Server{Handler: d.Handler(token), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		_ = srv.Close()
+	}()
+	err := srv.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

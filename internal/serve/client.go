@@ -1,0 +1,135 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// DefaultListen is where the daemon listens unless told otherwise.
+const DefaultListen = "127.0.0.1:7777"
+
+// DefaultServer is the client's daemon unless --server or RALPH_SERVER.
+const DefaultServer = "http://" + DefaultListen
+
+// DefaultHome is RALPH_HOME when neither --home nor $RALPH_HOME says:
+// $XDG_STATE_HOME/ralph, else ~/.local/state/ralph — the daemon's state is
+// state, not configuration or cache.
+func DefaultHome() (string, error) {
+	if h := os.Getenv("RALPH_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "ralph"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("RALPH_HOME: %w (set RALPH_HOME or --home)", err)
+	}
+	return filepath.Join(home, ".local", "state", "ralph"), nil
+}
+
+// Client talks to a daemon's API.
+type Client struct {
+	Base  string
+	Token string
+	HTTP  *http.Client
+}
+
+// APIError is a refusal from the daemon.
+type APIError struct {
+	Status int
+	Msg    string
+}
+
+func (e *APIError) Error() string { return e.Msg }
+
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	u, err := url.JoinPath(c.Base, path)
+	if err != nil {
+		return fmt.Errorf("server %q: %w", c.Base, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 60 * time.Second}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot reach ralph serve at %s (is it running? --server or RALPH_SERVER): %w", c.Base, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		var er ErrorReply
+		if json.Unmarshal(data, &er) == nil && er.Error != "" {
+			return &APIError{Status: resp.StatusCode, Msg: er.Error}
+		}
+		return &APIError{Status: resp.StatusCode, Msg: fmt.Sprintf("%s %s: %s", method, path, strings.TrimSpace(string(data)))}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s %s: reply: %w", method, path, err)
+	}
+	return nil
+}
+
+// List returns each session's latest task, raw (what `list --json` prints).
+func (c *Client) List(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/api/tasks", nil, &raw)
+	return raw, err
+}
+
+// Status returns a session's task, raw.
+func (c *Client) Status(ctx context.Context, session string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/api/tasks/"+url.PathEscape(session), nil, &raw)
+	return raw, err
+}
+
+// Start creates a task.
+func (c *Client) Start(ctx context.Context, session, title string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodPost, "/api/tasks", StartRequest{Session: session, Title: title, Origin: "cli"}, &raw)
+	return raw, err
+}
+
+// Verb posts one of loop, stop, cancel, reset, answer with its body.
+func (c *Client) Verb(ctx context.Context, session, verb string, body any) (json.RawMessage, error) {
+	if body == nil {
+		body = struct{}{}
+	}
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodPost, "/api/tasks/"+url.PathEscape(session)+"/"+verb, body, &raw)
+	return raw, err
+}

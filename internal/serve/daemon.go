@@ -1,0 +1,480 @@
+// Package serve is `ralph serve`: one daemon hosting many loops. Sessions
+// (named git workspaces) run at most one task each; a task's loop is an
+// engine.Engine in a goroutine whose state lives in SQLite under
+// RALPH_HOME; the decisions about tasks are internal/fleet's. The HTTP API
+// (api.go) and the `ralph task` client drive it.
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"ralph/internal/agent"
+	"ralph/internal/engine"
+	"ralph/internal/events"
+	"ralph/internal/fleet"
+	"ralph/internal/loop"
+	"ralph/internal/reason"
+	"ralph/internal/store"
+)
+
+// DefaultMaxLoops is `ralph task loop SESSION` without MAX.
+const DefaultMaxLoops = 100
+
+// Options configure a daemon.
+type Options struct {
+	Home Home
+	// Sessions are registered (or moved) at start; sessions registered
+	// before stay known.
+	Sessions    []Session
+	MaxParallel int
+	// Build resolves a session directory's loop exactly as `ralph run`
+	// would (its .ralphrc and RALPH_<KEY> environment), writing warnings
+	// to warn.
+	Build func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
+	// Log receives the daemon's log lines.
+	Log io.Writer
+	// Describe renders an engine event as a log line ("" skips it).
+	Describe func(loop.Event) string
+	Notifier Notifier
+	Now      func() time.Time
+}
+
+// Daemon hosts the loops.
+type Daemon struct {
+	opts Options
+	db   *DB
+	lock *store.Lock
+	hub  *hub
+	logw *syncWriter
+
+	mu      sync.Mutex
+	ctx     context.Context
+	workers map[string]*worker // by session
+	wg      sync.WaitGroup
+
+	actMu    sync.Mutex
+	activity map[string]store.Status // the engine's last status, by session
+	// limits are the usage limits any loop saw, by agent: every loop on the
+	// same agent (one account) holds until the reset or moves to its
+	// fallback, instead of each finding out with a failed call.
+	limits map[string]loop.AgentLimit
+}
+
+type worker struct {
+	taskID    string
+	ctl       *controller
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ParseSession reads NAME=DIR.
+func ParseSession(s string) (Session, error) {
+	name, dir, ok := strings.Cut(s, "=")
+	if !ok || dir == "" {
+		return Session{}, fmt.Errorf("session %q: want NAME=DIR", s)
+	}
+	if !sessionName.MatchString(name) {
+		return Session{}, fmt.Errorf("session %q: a name is letters, digits, '.', '_' or '-' (up to 64), starting with a letter or digit", name)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{Name: name, Dir: abs}, nil
+}
+
+// checkRepo refuses a session directory that is not a git repository: the
+// loop measures progress with git.
+func checkRepo(s Session) error {
+	if fi, err := os.Stat(s.Dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("session %s: %s is not a directory", s.Name, s.Dir)
+	}
+	cmd := exec.Command("git", "-C", s.Dir, "rev-parse", "--is-inside-work-tree")
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		return fmt.Errorf("session %s: %s is not a git repository (run `git init` there)", s.Name, s.Dir)
+	}
+	return nil
+}
+
+// Open prepares the daemon: RALPH_HOME, its lock, the store, the sessions;
+// tasks a dead daemon left running go back to the queue.
+func Open(opts Options) (*Daemon, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Describe == nil {
+		opts.Describe = func(ev loop.Event) string { return ev.Message }
+	}
+	home := string(opts.Home)
+	for _, d := range []string{home, filepath.Join(home, "handoffs", "archive"), filepath.Join(home, "logs"), filepath.Join(home, "prompts")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	lock, err := store.AcquireLock(opts.Home.LockFile())
+	if err != nil {
+		return nil, fmt.Errorf("RALPH_HOME %s: %w", home, err)
+	}
+	d := &Daemon{opts: opts, lock: lock, hub: newHub(), workers: map[string]*worker{}, activity: map[string]store.Status{},
+		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}}
+	if d.opts.Notifier == nil {
+		d.opts.Notifier = LogNotifier{W: d.logw}
+	}
+	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
+	for _, s := range opts.Sessions {
+		if err := checkRepo(s); err != nil {
+			return fail(err)
+		}
+		if err := d.db.PutSession(s); err != nil {
+			return fail(err)
+		}
+	}
+	if err := d.endAgentGroups(); err != nil {
+		return fail(err)
+	}
+	n, err := d.db.Requeue()
+	if err != nil {
+		return fail(err)
+	}
+	if n > 0 {
+		d.logf("resuming %d task(s) left running by the previous daemon", n)
+	}
+	return d, nil
+}
+
+// endAgentGroups ends the agent process groups a dead daemon left: the
+// agents got SIGTERM when it died, but tools they started may live on.
+func (d *Daemon) endAgentGroups() error {
+	groups, err := d.db.AgentGroups()
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if endGroup(g.PGID, g.Start) {
+			d.logf("[%s] ended agent process group %d left by the previous daemon", g.Session, g.PGID)
+		}
+		if err := d.db.SetAgentGroup(g.Session, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases the store and RALPH_HOME. Run must have returned.
+func (d *Daemon) Close() error {
+	var err error
+	if d.db != nil {
+		err = d.db.Close()
+	}
+	d.lock.Release()
+	return err
+}
+
+// Run starts the queued tasks and keeps scheduling until ctx ends; then it
+// waits for the loops to stop. Their tasks stay running in the store, so
+// the next daemon resumes them.
+func (d *Daemon) Run(ctx context.Context) {
+	d.mu.Lock()
+	d.ctx = ctx
+	d.mu.Unlock()
+	d.schedule()
+	<-ctx.Done()
+	// A schedule that began before the end has added its workers once it
+	// lets go of the lock; later ones see the end and start nothing.
+	d.mu.Lock()
+	d.mu.Unlock()
+	d.wg.Wait()
+}
+
+func (d *Daemon) logf(format string, a ...any) {
+	fmt.Fprintf(d.logw, "%s %s\n", d.opts.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
+}
+
+// schedule starts what fleet.Schedule says may start.
+func (d *Daemon) schedule() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ctx == nil || d.ctx.Err() != nil {
+		return
+	}
+	tasks, err := d.db.Tasks()
+	if err != nil {
+		d.logf("schedule: %v", err)
+		return
+	}
+	ft := make([]fleet.Task, len(tasks))
+	byID := map[string]Task{}
+	for i, t := range tasks {
+		ft[i] = t.fleet()
+		byID[t.ID] = t
+	}
+	for _, id := range fleet.Schedule(ft, d.opts.MaxParallel) {
+		t := byID[id]
+		t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
+		if err := d.db.UpdateTask(t); err != nil {
+			d.logf("task %s: %v", t.ID, err)
+			continue
+		}
+		d.startWorker(t)
+	}
+}
+
+// startWorker runs t's loop in a goroutine; d.mu is held.
+func (d *Daemon) startWorker(t Task) {
+	ctx, cancel := context.WithCancel(d.ctx)
+	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel}
+	d.workers[t.Session] = w
+	d.publish(t, "task_running", "")
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer cancel()
+		res, questions, err := d.loopTask(ctx, t, w)
+		d.finish(t.ID, w, res, questions, err)
+		d.schedule()
+	}()
+}
+
+// loopTask runs the engine on the task's session until it stops.
+func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result, []string, error) {
+	sess, err := d.session(t.Session)
+	if err != nil {
+		return engine.Result{}, nil, err
+	}
+	warn := &prefixWriter{w: d.logw, prefix: "[" + t.Session + "] "}
+	spec, ads, err := d.opts.Build(sess.Dir, warn)
+	if err != nil {
+		return engine.Result{}, nil, err
+	}
+	st, _, err := d.db.LoadState(t.Session)
+	if err != nil {
+		return engine.Result{}, nil, err
+	}
+	// The task's budget counts its own iterations, so a restarted daemon
+	// grants only what is left.
+	left := t.MaxLoops - (st.Loop - t.FirstLoop)
+	if left <= 0 {
+		return engine.Result{Reason: reason.MaxLoops, Message: fmt.Sprintf("reached the task's %d loops", t.MaxLoops), ExitCode: reason.MaxLoops.ExitCode()}, nil, nil
+	}
+	spec.Dir = sess.Dir
+	spec.Policy.Budget.MaxLoops = left
+	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: t.ID, onStatus: func(s store.Status) {
+		d.actMu.Lock()
+		d.activity[t.Session] = s
+		d.actMu.Unlock()
+	}, onSave: func(st loop.State) { d.shareLimits(t.Session, st.AgentLimits) }}
+	if err := ws.EnsureDirs(); err != nil {
+		return engine.Result{}, nil, err
+	}
+	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(prompt(t.Title, t.File, "")), 0o644); err != nil {
+		return engine.Result{}, nil, err
+	}
+	if err := checkTaskFile(t, d.opts.Now()); err != nil {
+		return engine.Result{}, nil, err
+	}
+	if err := rewriteTaskFile(t.File, "IN_PROGRESS", nil); err != nil {
+		return engine.Result{}, nil, fmt.Errorf("task file: %w", err)
+	}
+	bus := events.New()
+	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: agentSessions{db: d.db, session: t.Session},
+		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits,
+		AgentStarted: func(pgid int) {
+			if start, err := procStart(pgid); err == nil {
+				if err := d.db.SetAgentGroup(t.Session, pgid, start); err != nil {
+					d.logf("[%s] record agent process group: %v", t.Session, err)
+				}
+			}
+		}})
+	res, err := eng.Run(ctx)
+	// The runner has reaped the agent's group by now. After a kill -9 this
+	// never runs, and the next daemon ends the recorded group.
+	if err := d.db.SetAgentGroup(t.Session, 0, 0); err != nil {
+		d.logf("[%s] agent process group: %v", t.Session, err)
+	}
+	bus.Close(5 * time.Second)
+	var questions []string
+	if res.Reason == reason.NeedsClarification {
+		questions = eng.State().Last.Questions
+	}
+	return res, questions, err
+}
+
+// shareLimits records the limits a loop holds so that the others adopt
+// them; a longer hold on an agent wins.
+func (d *Daemon) shareLimits(session string, held map[string]loop.AgentLimit) {
+	d.actMu.Lock()
+	defer d.actMu.Unlock()
+	for agent, l := range held {
+		if cur, ok := d.limits[agent]; ok && !cur.Until.Before(l.Until) {
+			continue
+		}
+		msg := l.Message
+		if !strings.HasPrefix(msg, "seen by session ") {
+			msg = "seen by session " + session + ": " + msg
+		}
+		d.limits[agent] = loop.AgentLimit{Until: l.Until, Message: msg}
+	}
+}
+
+// sharedLimits is engine.Deps.SharedLimits: the limits still holding.
+func (d *Daemon) sharedLimits() map[string]loop.AgentLimit {
+	d.actMu.Lock()
+	defer d.actMu.Unlock()
+	now := d.opts.Now()
+	var out map[string]loop.AgentLimit
+	for agent, l := range d.limits {
+		if !now.Before(l.Until) {
+			delete(d.limits, agent)
+			continue
+		}
+		if out == nil {
+			out = map[string]loop.AgentLimit{}
+		}
+		out[agent] = l
+	}
+	return out
+}
+
+// observe logs an engine event, streams it and notifies what people must
+// know of it.
+func (d *Daemon) observe(t Task, ev loop.Event) {
+	if ev.Type == loop.EventLive {
+		return
+	}
+	line := d.opts.Describe(ev)
+	if line != "" {
+		fmt.Fprintf(d.logw, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), t.Session, store.Redact(line))
+	}
+	d.hub.publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Message: store.Redact(line), Loop: ev.Loop, Engine: &ev})
+	if ev.Type == loop.EventWait && ev.WaitKind == loop.WaitUsageLimit {
+		d.opts.Notifier.Notify(Notice{Kind: NoticeUsageLimit, Session: t.Session, TaskID: t.ID, Title: t.Title, Message: ev.Message, Until: ev.Until})
+	}
+}
+
+// finish records how a loop ended and what it makes of the task.
+func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []string, runErr error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, err := d.db.Task(id)
+	if d.workers[t.Session] == w {
+		delete(d.workers, t.Session)
+	}
+	if err != nil {
+		d.logf("task %s: %v", id, err)
+		return
+	}
+	if d.ctx.Err() != nil && !w.cancelled {
+		// The daemon is stopping: the task stays running in the store and
+		// the next daemon resumes it.
+		return
+	}
+	now := d.opts.Now()
+	t.UpdatedAt = now
+	switch {
+	case w.cancelled:
+		t.State, t.ExitReason, t.Message = fleet.Cancelled, string(reason.Interrupted), "cancelled"
+	case runErr != nil:
+		t.State, t.ExitReason, t.Message = fleet.Halted, "", runErr.Error()
+	default:
+		t.State, t.ExitReason, t.Message = fleet.AfterLoop(res.Reason), string(res.Reason), res.Message
+		t.Questions = questions
+	}
+	d.settle(&t)
+	switch {
+	case t.State == fleet.Done:
+		d.opts.Notifier.Notify(Notice{Kind: NoticeDone, Session: t.Session, TaskID: t.ID, Title: t.Title, Message: t.ExitReason})
+	case t.State == fleet.Halted:
+		d.opts.Notifier.Notify(Notice{Kind: NoticeHalted, Session: t.Session, TaskID: t.ID, Title: t.Title, Message: strings.TrimSpace(t.ExitReason + ": " + t.Message)})
+	case len(t.Questions) > 0:
+		d.opts.Notifier.Notify(Notice{Kind: NoticeQuestion, Session: t.Session, TaskID: t.ID, Title: t.Title, Questions: t.Questions})
+	}
+}
+
+// settle saves a task that changed state, rewrites its file's status and
+// archives a finished one; d.mu is held.
+func (d *Daemon) settle(t *Task) {
+	if st, found, err := d.db.LoadState(t.Session); err == nil && found {
+		t.Loops = max(st.Loop-t.FirstLoop, 0)
+	}
+	if err := rewriteTaskFile(t.File, strings.ToUpper(string(t.State)), nil); err != nil {
+		d.logf("task %s: task file: %v", t.ID, err)
+	}
+	if t.State.Finished() {
+		dst := d.opts.Home.ArchiveFile(t.Session, t.ID)
+		if err := os.Rename(t.File, dst); err != nil {
+			d.logf("task %s: archive: %v", t.ID, err)
+		} else {
+			t.File = dst
+		}
+	}
+	if err := d.db.UpdateTask(*t); err != nil {
+		d.logf("task %s: %v", t.ID, err)
+	}
+	msg := t.ExitReason
+	if t.Message != "" {
+		msg = strings.TrimPrefix(msg+": "+t.Message, ": ")
+	}
+	d.logf("[%s] task %s %s %s", t.Session, t.ID, t.State, msg)
+	d.publish(*t, "task_"+string(t.State), msg)
+}
+
+func (d *Daemon) publish(t Task, typ, msg string) {
+	d.hub.publish(Event{Type: typ, At: d.opts.Now(), Session: t.Session, TaskID: t.ID, State: t.State, Message: msg})
+}
+
+func (d *Daemon) session(name string) (Session, error) {
+	all, err := d.db.Sessions()
+	if err != nil {
+		return Session{}, err
+	}
+	for _, s := range all {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Session{}, fmt.Errorf("unknown session %q", name)
+}
+
+// syncWriter serialises log lines from many loops.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// prefixWriter prefixes each write (a warning line) with the session.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix+string(b)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

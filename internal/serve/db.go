@@ -1,0 +1,390 @@
+package serve
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "modernc.org/sqlite" // pure Go: the binary stays static
+
+	"ralph/internal/fleet"
+	"ralph/internal/loop"
+)
+
+// DB is the daemon's store: sessions (with their loop state and agent
+// session), tasks and the recent iterations, in one SQLite file in WAL mode.
+// One connection: SQLite has one writer anyway, and a single connection
+// makes every call a serialised transaction without busy retries.
+type DB struct{ db *sql.DB }
+
+// historyKeep is how many iterations a session keeps in the store.
+const historyKeep = 50
+
+const schema = `
+CREATE TABLE IF NOT EXISTS sessions (
+	name          TEXT PRIMARY KEY,
+	dir           TEXT NOT NULL,
+	state         TEXT NOT NULL DEFAULT '',
+	agent_session TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS tasks (
+	id          TEXT PRIMARY KEY,
+	seq         INTEGER NOT NULL UNIQUE,
+	session     TEXT NOT NULL,
+	title       TEXT NOT NULL,
+	origin      TEXT NOT NULL,
+	state       TEXT NOT NULL,
+	max_loops   INTEGER NOT NULL DEFAULT 0,
+	first_loop  INTEGER NOT NULL DEFAULT 0,
+	loops       INTEGER NOT NULL DEFAULT 0,
+	exit_reason TEXT NOT NULL DEFAULT '',
+	message     TEXT NOT NULL DEFAULT '',
+	questions   TEXT NOT NULL DEFAULT '[]',
+	pr_url      TEXT NOT NULL DEFAULT '',
+	file        TEXT NOT NULL,
+	created_at  TEXT NOT NULL,
+	updated_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tasks_session ON tasks(session, seq);
+CREATE TABLE IF NOT EXISTS agents (
+	session TEXT PRIMARY KEY,
+	pgid    INTEGER NOT NULL,
+	start   INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS iterations (
+	session TEXT NOT NULL,
+	loop    INTEGER NOT NULL,
+	task_id TEXT NOT NULL,
+	record  TEXT NOT NULL,
+	PRIMARY KEY (session, loop)
+);
+`
+
+// OpenDB opens (creating) the store at path.
+func OpenDB(path string) (*DB, error) {
+	// synchronous=NORMAL in WAL mode survives a crash of the process (the
+	// daemon's kill -9); only a power loss may lose the last commits.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(ON)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &DB{db: db}, nil
+}
+
+// Close closes the store.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Session is a registered workspace.
+type Session struct {
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+}
+
+// PutSession registers a session or moves it to dir.
+func (d *DB) PutSession(s Session) error {
+	_, err := d.db.Exec(`INSERT INTO sessions(name, dir) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET dir = excluded.dir`, s.Name, s.Dir)
+	return err
+}
+
+// Sessions lists the registered sessions by name.
+func (d *DB) Sessions() ([]Session, error) {
+	rows, err := d.db.Query(`SELECT name, dir FROM sessions ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var s Session
+		if err := rows.Scan(&s.Name, &s.Dir); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// LoadState returns a session's loop state (found false before its first
+// loop).
+func (d *DB) LoadState(session string) (loop.State, bool, error) {
+	var doc string
+	err := d.db.QueryRow(`SELECT state FROM sessions WHERE name = ?`, session).Scan(&doc)
+	if err != nil {
+		return loop.State{}, false, fmt.Errorf("session %s: %w", session, err)
+	}
+	if doc == "" {
+		return loop.State{}, false, nil
+	}
+	var st loop.State
+	if err := json.Unmarshal([]byte(doc), &st); err != nil {
+		return loop.State{}, false, fmt.Errorf("session %s: state document: %w", session, err)
+	}
+	if err := st.Validate(); err != nil {
+		return loop.State{}, false, fmt.Errorf("session %s: state document: %w", session, err)
+	}
+	return st, true, nil
+}
+
+// SaveState saves a session's loop state and, when rec is set, the record
+// of the iteration that produced it, in one transaction: a kill never keeps
+// one without the other, and a record saved twice is the same row.
+func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
+	doc, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tx, err := d.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.Exec(`UPDATE sessions SET state = ? WHERE name = ?`, string(doc), session)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("session %s is not registered", session)
+	}
+	if rec != nil {
+		r, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT OR REPLACE INTO iterations(session, loop, task_id, record) VALUES(?, ?, ?, ?)`,
+			session, rec.Loop, taskID, string(r)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM iterations WHERE session = ? AND loop <= ?`, session, rec.Loop-historyKeep); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// AgentSession is the agent's session id kept for a session ("" none).
+func (d *DB) AgentSession(session string) (string, error) {
+	var id string
+	err := d.db.QueryRow(`SELECT agent_session FROM sessions WHERE name = ?`, session).Scan(&id)
+	return id, err
+}
+
+// SetAgentSession keeps (or with "" forgets) the agent's session id.
+func (d *DB) SetAgentSession(session, id string) error {
+	_, err := d.db.Exec(`UPDATE sessions SET agent_session = ? WHERE name = ?`, id, session)
+	return err
+}
+
+// History returns a task's last n iterations, oldest first.
+func (d *DB) History(taskID string, n int) ([]loop.Metrics, error) {
+	rows, err := d.db.Query(`SELECT record FROM iterations WHERE task_id = ? ORDER BY loop DESC LIMIT ?`, taskID, n)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []loop.Metrics
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, err
+		}
+		var m loop.Metrics
+		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+			return nil, err
+		}
+		out = append([]loop.Metrics{m}, out...)
+	}
+	return out, rows.Err()
+}
+
+// Task is a task row.
+type Task struct {
+	ID      string
+	Seq     int64
+	Session string
+	Title   string
+	Origin  string
+	State   fleet.State
+	// MaxLoops is the task's iteration budget, counted from its first loop.
+	MaxLoops int
+	// FirstLoop is the session's loop count when the task was created: the
+	// task's own count is the session's minus this.
+	FirstLoop int
+	// Loops is the task's iteration count as of its last change of state
+	// (a finished task keeps it while the session works on others).
+	Loops      int
+	ExitReason string
+	Message    string
+	Questions  []string
+	PRURL      string
+	File       string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+func (t Task) fleet() fleet.Task {
+	return fleet.Task{ID: t.ID, Session: t.Session, State: t.State, Seq: t.Seq, Questions: t.Questions}
+}
+
+// ErrNoTask is returned for a session without tasks.
+var ErrNoTask = errors.New("no task")
+
+// CreateTask inserts a task, numbering it after every task ever made.
+func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return t, err
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM tasks`).Scan(&t.Seq); err != nil {
+		return t, err
+	}
+	t.ID = fmt.Sprintf("t%d", t.Seq)
+	t.UpdatedAt = t.CreatedAt
+	q, _ := json.Marshal(nonNil(t.Questions))
+	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Seq, t.Session, t.Title, t.Origin, string(t.State), t.MaxLoops, t.FirstLoop, t.ExitReason, t.Message,
+		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano)); err != nil {
+		return t, err
+	}
+	return t, tx.Commit()
+}
+
+// UpdateTask saves a task's changing fields.
+func (d *DB) UpdateTask(t Task) error {
+	q, _ := json.Marshal(nonNil(t.Questions))
+	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
+		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
+	return err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at`
+
+func scanTask(row interface{ Scan(...any) error }) (Task, error) {
+	var t Task
+	var state, q, created, updated string
+	if err := row.Scan(&t.ID, &t.Seq, &t.Session, &t.Title, &t.Origin, &state, &t.MaxLoops, &t.FirstLoop, &t.Loops, &t.ExitReason,
+		&t.Message, &q, &t.PRURL, &t.File, &created, &updated); err != nil {
+		return t, err
+	}
+	t.State = fleet.State(state)
+	if !t.State.Valid() {
+		return t, fmt.Errorf("task %s: unknown state %q", t.ID, state)
+	}
+	if err := json.Unmarshal([]byte(q), &t.Questions); err != nil {
+		return t, fmt.Errorf("task %s: questions: %w", t.ID, err)
+	}
+	if len(t.Questions) == 0 {
+		t.Questions = nil
+	}
+	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	t.UpdatedAt, _ = time.Parse(time.RFC3339Nano, updated)
+	return t, nil
+}
+
+// Tasks lists every task in creation order.
+func (d *DB) Tasks() ([]Task, error) {
+	return d.queryTasks(`SELECT ` + taskColumns + ` FROM tasks ORDER BY seq`)
+}
+
+// CurrentTasks lists each session's latest task, in creation order.
+func (d *DB) CurrentTasks() ([]Task, error) {
+	return d.queryTasks(`SELECT ` + taskColumns + ` FROM tasks WHERE seq IN (SELECT MAX(seq) FROM tasks GROUP BY session) ORDER BY seq`)
+}
+
+func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
+	rows, err := d.db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Task
+	for rows.Next() {
+		t, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// Task returns a task by id.
+func (d *DB) Task(id string) (Task, error) {
+	return scanTask(d.db.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
+}
+
+// CurrentTask returns a session's latest task (ErrNoTask: none yet).
+func (d *DB) CurrentTask(session string) (Task, error) {
+	t, err := scanTask(d.db.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE session = ? ORDER BY seq DESC LIMIT 1`, session))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, ErrNoTask
+	}
+	return t, err
+}
+
+// Requeue puts the tasks a dead daemon left running back in the queue, in
+// their order: they resume from their last saved iteration.
+func (d *DB) Requeue() (int64, error) {
+	res, err := d.db.Exec(`UPDATE tasks SET state = ? WHERE state = ?`, string(fleet.Queued), string(fleet.Running))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// AgentGroup is an agent process group a loop started: its id and its
+// leader's start time, so a later daemon ends it and only it.
+type AgentGroup struct {
+	Session string
+	PGID    int
+	Start   uint64
+}
+
+// SetAgentGroup records (pgid 0: forgets) the session's running agent.
+func (d *DB) SetAgentGroup(session string, pgid int, start uint64) error {
+	if pgid == 0 {
+		_, err := d.db.Exec(`DELETE FROM agents WHERE session = ?`, session)
+		return err
+	}
+	_, err := d.db.Exec(`INSERT OR REPLACE INTO agents(session, pgid, start) VALUES(?, ?, ?)`, session, pgid, int64(start))
+	return err
+}
+
+// AgentGroups lists the recorded agent process groups.
+func (d *DB) AgentGroups() ([]AgentGroup, error) {
+	rows, err := d.db.Query(`SELECT session, pgid, start FROM agents`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AgentGroup
+	for rows.Next() {
+		var g AgentGroup
+		var start int64
+		if err := rows.Scan(&g.Session, &g.PGID, &start); err != nil {
+			return nil, err
+		}
+		g.Start = uint64(start)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}

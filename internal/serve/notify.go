@@ -1,0 +1,126 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"ralph/internal/fleet"
+	"ralph/internal/loop"
+	"ralph/internal/store"
+)
+
+// Notice kinds: what a person must hear of without asking.
+const (
+	NoticeDone       = "done"
+	NoticeHalted     = "halted"
+	NoticeQuestion   = "question"
+	NoticeUsageLimit = "usage_limit"
+)
+
+// Notice is one notification.
+type Notice struct {
+	Kind      string
+	Session   string
+	TaskID    string
+	Title     string
+	Message   string
+	Questions []string
+	Until     time.Time // of a usage-limit wait
+}
+
+// Notifier delivers notices: the daemon's log now, chat next.
+type Notifier interface{ Notify(Notice) }
+
+// Text is the notice as one human line.
+func (n Notice) Text() string {
+	head := fmt.Sprintf("session %s, task %s (%s)", n.Session, n.TaskID, n.Title)
+	switch n.Kind {
+	case NoticeDone:
+		return fmt.Sprintf("✅ %s is done: %s", head, n.Message)
+	case NoticeHalted:
+		return fmt.Sprintf("⛔ %s halted: %s", head, n.Message)
+	case NoticeQuestion:
+		return fmt.Sprintf("❓ %s asks: %s — answer with `ralph task answer %s TEXT…`", head, strings.Join(n.Questions, " / "), n.Session)
+	case NoticeUsageLimit:
+		return fmt.Sprintf("⏳ %s waits for a usage limit until %s: %s", head, n.Until.UTC().Format(time.RFC3339), n.Message)
+	}
+	return head + ": " + n.Message
+}
+
+// LogNotifier prints notices to the daemon's log.
+type LogNotifier struct{ W io.Writer }
+
+// Notify implements Notifier.
+func (l LogNotifier) Notify(n Notice) {
+	fmt.Fprintf(l.W, "%s notify: %s\n", time.Now().UTC().Format(time.RFC3339), store.Redact(n.Text()))
+}
+
+// Event is one line of the API's event stream: a task's change of state or
+// one of its loop's events.
+type Event struct {
+	Type    string      `json:"type"`
+	At      time.Time   `json:"at"`
+	Session string      `json:"session"`
+	TaskID  string      `json:"task_id"`
+	State   fleet.State `json:"state,omitempty"`
+	Loop    int         `json:"loop,omitempty"`
+	Message string      `json:"message,omitempty"`
+	// Engine is the loop's own event, when the event comes from the loop.
+	Engine *loop.Event `json:"event,omitempty"`
+}
+
+// hub fans events out to the API's stream clients without ever waiting
+// for one: a client too slow to keep a backlog of subQueue events is
+// dropped (its stream ends; it reconnects).
+type hub struct {
+	mu   sync.Mutex
+	subs map[chan []byte]struct{}
+}
+
+const subQueue = 256
+
+func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+
+func (h *hub) subscribe() (<-chan []byte, func()) {
+	ch := make(chan []byte, subQueue)
+	h.mu.Lock()
+	h.subs[ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, ok := h.subs[ch]; ok {
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+func (h *hub) publish(ev Event) {
+	if ev.Engine != nil && ev.Engine.Iteration != nil {
+		it := *ev.Engine.Iteration
+		it.Summary = store.Redact(it.Summary)
+		e := *ev.Engine
+		e.Iteration = &it
+		e.Message = store.Redact(e.Message)
+		ev.Engine = &e
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- b:
+		default:
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}

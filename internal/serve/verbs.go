@@ -1,0 +1,385 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"ralph/internal/fleet"
+	"ralph/internal/store"
+	"ralph/internal/taskfile"
+)
+
+// TaskView is a task as `ralph task status --json` prints it and the API
+// returns it (DESIGN.md, "The fleet": task JSON).
+type TaskView struct {
+	ID             string        `json:"id"`
+	Session        string        `json:"session"`
+	Title          string        `json:"title"`
+	Origin         string        `json:"origin"`
+	State          fleet.State   `json:"state"`
+	LoopCount      int           `json:"loop_count"`
+	MaxLoops       int           `json:"max_loops"`
+	ExitReason     string        `json:"exit_reason"`
+	Message        string        `json:"message,omitempty"`
+	CircuitBreaker BreakerView   `json:"circuit_breaker"`
+	History        []HistoryItem `json:"history"`
+	Questions      []string      `json:"questions"`
+	PRURL          string        `json:"pr_url"`
+	TaskFile       string        `json:"task_file"`
+	// Activity is what the loop does now, while it runs ("executing",
+	// "waiting: usage_limit") and until when it waits.
+	Activity  string    `json:"activity,omitempty"`
+	WaitUntil time.Time `json:"wait_until,omitzero"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// BreakerView is the session's circuit breaker.
+type BreakerView struct {
+	State                 string `json:"state"`
+	ConsecutiveNoProgress int    `json:"consecutive_no_progress"`
+	ConsecutiveSameError  int    `json:"consecutive_same_error"`
+	LastProgressLoop      int    `json:"last_progress_loop"`
+	TotalOpens            int    `json:"total_opens"`
+	Reason                string `json:"reason"`
+	CurrentLoop           int    `json:"current_loop"`
+}
+
+// HistoryItem is one of the task's last iterations.
+type HistoryItem struct {
+	Loop           int               `json:"loop"` // the task's own count
+	FilesModified  int               `json:"files_modified"`
+	ErrorsDetected int               `json:"errors_detected"`
+	StatusBlock    map[string]string `json:"status_block"`
+}
+
+// historyShown is how many iterations a task view carries.
+const historyShown = 5
+
+func (d *Daemon) view(t Task) (TaskView, error) {
+	v := TaskView{ID: t.ID, Session: t.Session, Title: t.Title, Origin: t.Origin, State: t.State, MaxLoops: t.MaxLoops,
+		ExitReason: t.ExitReason, Message: t.Message, Questions: nonNil(t.Questions), PRURL: t.PRURL, TaskFile: t.File,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, History: []HistoryItem{}}
+	st, found, err := d.db.LoadState(t.Session)
+	if err != nil {
+		return v, err
+	}
+	v.LoopCount = t.Loops
+	if found && !t.State.Finished() {
+		v.LoopCount = max(st.Loop-t.FirstLoop, 0)
+	}
+	if found {
+		b := st.Breaker
+		v.CircuitBreaker = BreakerView{State: string(b.Status), ConsecutiveNoProgress: b.NoProgress, ConsecutiveSameError: b.SameError,
+			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop}
+	} else {
+		v.CircuitBreaker.State = "CLOSED"
+	}
+	h, err := d.db.History(t.ID, historyShown)
+	if err != nil {
+		return v, err
+	}
+	for _, m := range h {
+		sb := m.StatusBlock
+		if sb == nil {
+			sb = map[string]string{}
+		}
+		v.History = append(v.History, HistoryItem{Loop: m.Loop - t.FirstLoop, FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb})
+	}
+	if t.State == fleet.Running {
+		d.actMu.Lock()
+		a := d.activity[t.Session]
+		d.actMu.Unlock()
+		v.Activity = a.LastAction
+		if a.Wait != nil {
+			v.WaitUntil = a.Wait.Until
+		}
+	}
+	return v, nil
+}
+
+// List returns each session's latest task.
+func (d *Daemon) List() ([]TaskView, error) {
+	tasks, err := d.db.CurrentTasks()
+	if err != nil {
+		return nil, err
+	}
+	out := []TaskView{}
+	for _, t := range tasks {
+		v, err := d.view(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Sessions lists the registered sessions.
+func (d *Daemon) Sessions() ([]Session, error) { return d.db.Sessions() }
+
+// current checks verb against the session's latest task and returns it.
+func (d *Daemon) current(verb fleet.Verb, session string) (*Task, error) {
+	all, err := d.db.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(all))
+	for i, s := range all {
+		names[i] = s.Name
+	}
+	var cur *Task
+	if t, err := d.db.CurrentTask(session); err == nil {
+		cur = &t
+	} else if !errors.Is(err, ErrNoTask) {
+		return nil, err
+	}
+	var ft *fleet.Task
+	if cur != nil {
+		f := cur.fleet()
+		ft = &f
+	}
+	if err := fleet.Check(verb, session, names, ft); err != nil {
+		return nil, err
+	}
+	return cur, nil
+}
+
+// Status returns the session's latest task.
+func (d *Daemon) Status(session string) (TaskView, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, err := d.current(fleet.Status, session)
+	if err != nil {
+		return TaskView{}, err
+	}
+	return d.view(*t)
+}
+
+// Start creates a task on a free session and its task file. It waits for
+// `loop` (or, later, a watchdog) to work on it.
+func (d *Daemon) Start(ctx context.Context, session, title, origin string) (TaskView, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.current(fleet.Start, session); err != nil {
+		return TaskView{}, err
+	}
+	st, _, err := d.db.LoadState(session)
+	if err != nil {
+		return TaskView{}, err
+	}
+	now := d.opts.Now()
+	path := d.opts.Home.TaskFile(session)
+	if data, err := os.ReadFile(path); err == nil {
+		// A file no task owns (a crash between writing it and the insert,
+		// or a hand-made one): keep it aside rather than overwrite it.
+		aside := fmt.Sprintf("%s.orphan-%s", path, now.UTC().Format("20060102T150405Z"))
+		if err := os.Rename(path, aside); err != nil {
+			return TaskView{}, err
+		}
+		if _, perr := taskfile.Parse(path, data); perr != nil {
+			d.logf("[%s] %v; kept aside as %s", session, perr, aside)
+		}
+	}
+	if err := store.WriteFileAtomic(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{}), 0o644); err != nil {
+		return TaskView{}, err
+	}
+	// A new task is a new conversation: the previous task's agent session
+	// must not leak into it.
+	if err := d.db.SetAgentSession(session, ""); err != nil {
+		return TaskView{}, err
+	}
+	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
+		State: fleet.Waiting, FirstLoop: st.Loop, File: path, CreatedAt: now})
+	if err != nil {
+		return TaskView{}, err
+	}
+	d.logf("[%s] task %s created: %s", session, t.ID, t.Title)
+	d.publish(t, "task_created", t.Title)
+	return d.view(t)
+}
+
+// Loop queues the session's task for up to max more iterations.
+func (d *Daemon) Loop(session string, maxLoops int) (TaskView, error) {
+	d.mu.Lock()
+	cur, err := d.current(fleet.Loop, session)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	t := *cur
+	if maxLoops <= 0 {
+		maxLoops = DefaultMaxLoops
+	}
+	v, err := d.view(t)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	t.MaxLoops = v.LoopCount + maxLoops
+	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
+	err = d.db.UpdateTask(t)
+	d.mu.Unlock()
+	if err != nil {
+		return TaskView{}, err
+	}
+	d.publish(t, "task_queued", "")
+	d.schedule()
+	return d.Status(session)
+}
+
+// Stop ends the session's loop after its current iteration (a queued task
+// leaves the queue); the task waits.
+func (d *Daemon) Stop(session string) (TaskView, error) {
+	d.mu.Lock()
+	cur, err := d.current(fleet.Stop, session)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	if w := d.workers[session]; w != nil {
+		w.ctl.stop("ralph task stop")
+	} else {
+		t := *cur
+		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Waiting, "interrupted", "stopped before it started", d.opts.Now()
+		d.settle(&t)
+	}
+	d.mu.Unlock()
+	return d.Status(session)
+}
+
+// Cancel gives the task up: a running loop is ended at once (its agent
+// killed), the task file archived, the session freed.
+func (d *Daemon) Cancel(session string) (TaskView, error) {
+	d.mu.Lock()
+	cur, err := d.current(fleet.Cancel, session)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	w := d.workers[session]
+	if w != nil {
+		w.cancelled = true
+		w.cancel()
+	} else {
+		t := *cur
+		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Cancelled, "", "cancelled", d.opts.Now()
+		d.settle(&t)
+	}
+	d.mu.Unlock()
+	if w != nil {
+		// The loop ends within the agent's grace period; wait for it so
+		// the answer shows the task cancelled.
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) {
+			d.mu.Lock()
+			still := d.workers[session] == w
+			d.mu.Unlock()
+			if !still {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	t, err := d.db.Task(cur.ID)
+	if err != nil {
+		return TaskView{}, err
+	}
+	return d.view(t)
+}
+
+// Reset closes the session's circuit breaker: a running loop applies it
+// before its next call; otherwise the stored state is reset and a halted
+// task waits for a new `loop`.
+func (d *Daemon) Reset(session string) (TaskView, error) {
+	d.mu.Lock()
+	cur, err := d.current(fleet.Reset, session)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	now := d.opts.Now()
+	if w := d.workers[session]; w != nil {
+		w.ctl.reset(fmt.Sprintf("api-%d", now.UnixNano()), "ralph task reset", "reset by hand (ralph task reset)")
+	} else {
+		st, found, err := d.db.LoadState(session)
+		if err == nil && found {
+			st.Breaker, _ = st.Breaker.Reset(now.UTC().Round(0), "reset by hand (ralph task reset)")
+			err = d.db.SaveState(session, cur.ID, st, nil)
+		}
+		if err != nil {
+			d.mu.Unlock()
+			return TaskView{}, err
+		}
+		if cur.State == fleet.Halted {
+			t := *cur
+			t.State, t.UpdatedAt = fleet.Waiting, now
+			d.settle(&t)
+		}
+	}
+	d.logf("[%s] circuit breaker reset", session)
+	d.mu.Unlock()
+	return d.Status(session)
+}
+
+// Answer gives a waiting task the answer to its questions, in its task
+// file's "## Answers" section where the agent reads it, and resumes its
+// loop in the same agent session.
+func (d *Daemon) Answer(session, text string) (TaskView, error) {
+	d.mu.Lock()
+	cur, err := d.current(fleet.Answer, session)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	t := *cur
+	data, err := os.ReadFile(t.File)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	if err := store.WriteFileAtomic(t.File, appendAnswer(data, t.Questions, text, d.opts.Now()), 0o644); err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	v, err := d.view(t)
+	if err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
+	if t.MaxLoops <= v.LoopCount {
+		t.MaxLoops = v.LoopCount + DefaultMaxLoops
+	}
+	t.Questions = nil
+	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
+	err = d.db.UpdateTask(t)
+	d.mu.Unlock()
+	if err != nil {
+		return TaskView{}, err
+	}
+	d.publish(t, "task_answered", "")
+	d.schedule()
+	return d.Status(session)
+}
+
+// appendAnswer adds the questions and the answer at the end of the task
+// file, under "## Answers" (after the status section, so nothing in it
+// counts as a checklist item).
+func appendAnswer(data []byte, questions []string, answer string, now time.Time) []byte {
+	s := string(data)
+	if !strings.Contains(s, "\n## Answers\n") {
+		s = strings.TrimRight(s, "\n") + "\n\n## Answers\n"
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(s, "\n"))
+	fmt.Fprintf(&b, "\n\n### %s\n\n", now.UTC().Format("2006-01-02 15:04"))
+	for _, q := range questions {
+		fmt.Fprintf(&b, "Q: %s\n", strings.Join(strings.Fields(q), " "))
+	}
+	fmt.Fprintf(&b, "A: %s\n", strings.TrimSpace(answer))
+	return []byte(b.String())
+}

@@ -1,0 +1,286 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"ralph/internal/control"
+	"ralph/internal/loop"
+	"ralph/internal/store"
+	"ralph/internal/taskfile"
+)
+
+// Home is the daemon's directory (RALPH_HOME) and the files it keeps there
+// besides the database: task files, their archive, prompts and logs.
+type Home string
+
+func (h Home) DB() string           { return filepath.Join(string(h), "ralph.db") }
+func (h Home) TokenFile() string    { return filepath.Join(string(h), "api-token") }
+func (h Home) LockFile() string     { return filepath.Join(string(h), "serve.lock") }
+func (h Home) SessionsFile() string { return filepath.Join(string(h), "sessions.conf") }
+func (h Home) TaskFile(session string) string {
+	return filepath.Join(string(h), "handoffs", session+"-task.md")
+}
+func (h Home) LogDir(session string) string { return filepath.Join(string(h), "logs", session) }
+func (h Home) PromptFile(session string) string {
+	return filepath.Join(string(h), "prompts", session+".md")
+}
+
+// ArchiveFile is where a finished task's file goes.
+func (h Home) ArchiveFile(session, id string) string {
+	return filepath.Join(string(h), "handoffs", "archive", session+"-"+id+"-task.md")
+}
+
+// workspace is engine.Store for one task's loop on one session: the
+// project is the session's directory, the plan is the task file, the state
+// lives in the database.
+type workspace struct {
+	home    Home
+	db      *DB
+	session Session
+	taskID  string
+	// onStatus receives what the engine publishes (the task's activity).
+	onStatus func(store.Status)
+	// onSave sees every saved state (the usage limits it holds).
+	onSave func(loop.State)
+}
+
+func (w *workspace) ProjectDir() string { return w.session.Dir }
+
+func (w *workspace) EnsureDirs() error {
+	for _, d := range []string{w.home.LogDir(w.session.Name), filepath.Dir(w.home.PromptFile(w.session.Name))} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *workspace) RequiredFiles() ([]string, error) {
+	var missing []string
+	for _, f := range []string{w.PromptFile(), w.FixPlanFile()} {
+		if _, err := os.Stat(f); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	return missing, nil
+}
+
+func (w *workspace) PromptFile() string  { return w.home.PromptFile(w.session.Name) }
+func (w *workspace) FixPlanFile() string { return w.home.TaskFile(w.session.Name) }
+func (w *workspace) ClarificationFile() string {
+	return filepath.Join(w.home.LogDir(w.session.Name), "clarification.md")
+}
+
+func (w *workspace) IterationLogs(n int, start time.Time) (string, string) {
+	base := filepath.Join(w.home.LogDir(w.session.Name), store.IterationLogBase(n, start))
+	return base + store.StdoutSuffix, base + store.StderrSuffix
+}
+
+func (w *workspace) PruneIterationLogs(keep int) ([]string, error) {
+	return store.PruneIterationLogs(w.home.LogDir(w.session.Name), keep)
+}
+
+func (w *workspace) LoadState() (loop.State, bool, []string, error) {
+	st, found, err := w.db.LoadState(w.session.Name)
+	return st, found, nil, err
+}
+
+// SaveState commits the state with its record, then rewrites the task
+// file's status from the record: the file is a view, rewritten whole from
+// the latest iteration, so a kill between the two only delays it.
+func (w *workspace) SaveState(st loop.State, rec *loop.Metrics) error {
+	if err := w.db.SaveState(w.session.Name, w.taskID, st, rec); err != nil {
+		return err
+	}
+	if w.onSave != nil {
+		w.onSave(st)
+	}
+	if rec == nil {
+		return nil
+	}
+	// The iteration's agent has been reaped: nothing to end after a crash.
+	if err := w.db.SetAgentGroup(w.session.Name, 0, 0); err != nil {
+		return err
+	}
+	status := rec.StatusBlock["STATUS"]
+	if status == "" {
+		status = rec.Status
+	}
+	return rewriteTaskFile(w.FixPlanFile(), status, blockFields(rec.StatusBlock))
+}
+
+func (w *workspace) WriteStatus(s store.Status) error {
+	if w.onStatus != nil {
+		w.onStatus(s)
+	}
+	return nil
+}
+
+// rewriteTaskFile sets the **Status:** line and the RALPH_STATUS section,
+// atomically; block nil keeps the section as it is.
+func rewriteTaskFile(path, status string, block []taskfile.Field) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if block == nil {
+		f, err := taskfile.Parse(path, data)
+		if err == nil {
+			block = f.Block
+		}
+	}
+	return store.WriteFileAtomic(path, taskfile.Update(data, status, block), 0o644)
+}
+
+// blockOrder is the seed's order of the status block's fields; others
+// follow by name.
+var blockOrder = []string{"STATUS", "EXIT_SIGNAL", "WORK_TYPE", "FILES_MODIFIED", "TASKS_COMPLETED", "TASKS_REMAINING", "TESTS_STATUS", "RECOMMENDATION"}
+
+func blockFields(m map[string]string) []taskfile.Field {
+	if len(m) == 0 {
+		return []taskfile.Field{}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	rank := func(k string) int {
+		if i := slices.Index(blockOrder, k); i >= 0 {
+			return i
+		}
+		return len(blockOrder)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	out := make([]taskfile.Field, len(keys))
+	for i, k := range keys {
+		out[i] = taskfile.Field{Key: k, Value: m[k]}
+	}
+	return out
+}
+
+// checkTaskFile refuses to loop over a task file that cannot be read as
+// one (its heading gone, a mangled line): the file is kept aside for a
+// person, a fresh one takes its place, and the error names the file and
+// line. A missing file is written afresh.
+func checkTaskFile(t Task, now time.Time) error {
+	data, err := os.ReadFile(t.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return store.WriteFileAtomic(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	if _, perr := taskfile.Parse(t.File, data); perr != nil {
+		aside := fmt.Sprintf("%s.corrupt-%s", t.File, now.UTC().Format("20060102T150405Z"))
+		if err := os.Rename(t.File, aside); err != nil {
+			return fmt.Errorf("%w (and keeping it aside failed: %v)", perr, err)
+		}
+		if err := store.WriteFileAtomic(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt), 0o644); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w; kept aside as %s and a fresh task file written: fix or copy back its checklist, then ralph task loop %s", perr, filepath.Base(aside), t.Session)
+	}
+	return nil
+}
+
+// agentSessions keeps a session's agent session id in the database.
+type agentSessions struct {
+	db      *DB
+	session string
+}
+
+func (a agentSessions) Current(time.Time) string {
+	id, _ := a.db.AgentSession(a.session)
+	return id
+}
+func (a agentSessions) Save(id string, _ time.Time) error { return a.db.SetAgentSession(a.session, id) }
+func (a agentSessions) Reset(string, int, time.Time) error {
+	return a.db.SetAgentSession(a.session, "")
+}
+
+// controller carries the API's requests to one running loop (engine
+// Controller). In memory: a request for a loop that is not running is
+// applied to the stored task directly.
+type controller struct {
+	mu  sync.Mutex
+	req control.Request
+}
+
+func (c *controller) Read() (control.Request, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.req, nil
+}
+
+func (c *controller) ClearStop() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.req.Stop, c.req.StopBy = false, ""
+	return nil
+}
+
+func (c *controller) ClearReset(id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.req.ResetID == id {
+		c.req.ResetID, c.req.ResetBy, c.req.ResetWhy = "", "", ""
+	}
+	return nil
+}
+
+func (c *controller) stop(by string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.req.Stop, c.req.StopBy = true, by
+}
+
+func (c *controller) reset(id, by, why string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.req.ResetID, c.req.ResetBy, c.req.ResetWhy = id, by, why
+}
+
+// prompt is what the agent is told on every call of a task's loop.
+func prompt(title, taskFile string, projectPrompt string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Task: %s\n\n", title)
+	fmt.Fprintf(&b, "Your task file is %s.\n\n", taskFile)
+	b.WriteString(`1. If its "## Checklist" section has no items yet, break the task into small,
+   concrete steps there, one "- [ ] step" line each.
+2. Work on the first unchecked item. When it is finished, tick it ("- [x]") in the task file.
+3. If a "## Answers" section is present, it holds answers to questions you asked: follow them.
+4. Leave the "**Status:**" line and the "## RALPH_STATUS" section alone: ralph rewrites them.
+5. If you cannot go on without a person's decision, ask with a CLARITY_STATUS block
+   (CLARIFICATION_NEEDED: true and your questions) instead of guessing.
+6. End every answer with a status block:
+
+---RALPH_STATUS---
+STATUS: IN_PROGRESS | COMPLETE | BLOCKED
+EXIT_SIGNAL: false | true   (true only when every checklist item is ticked)
+WORK_TYPE: IMPLEMENTATION | TESTING | DOCUMENTATION | REFACTORING
+FILES_MODIFIED: N
+TASKS_REMAINING: N
+---END_RALPH_STATUS---
+`)
+	if projectPrompt != "" {
+		b.WriteString("\n## The project's own instructions\n\n")
+		b.WriteString(projectPrompt)
+		if !strings.HasSuffix(projectPrompt, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
