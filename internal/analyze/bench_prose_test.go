@@ -140,3 +140,19 @@ func TestProseTranscriptShare(t *testing.T) {
 		t.Fatalf("prose share %.2f, want about 0.2", share)
 	}
 }
+
+// BenchmarkAnalyzeProseCPU times the analysis alone, without the heap
+// sampler of benchTranscript (for profiles).
+func BenchmarkAnalyzeProseCPU(b *testing.B) {
+	var sb strings.Builder
+	if err := proseTranscript(&sb, 10<<20); err != nil {
+		b.Fatal(err)
+	}
+	in := sb.String()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := Analyze(strings.NewReader(in), Options{Now: testNow}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
