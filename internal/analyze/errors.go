@@ -162,8 +162,15 @@ func mayException(l string) bool {
 		}
 		break
 	}
+	if strings.HasPrefix(l, "Caused by: ") {
+		return true
+	}
+	// The name ends the run, followed by ":", a space or the end.
+	if end < len(l) && !isRESpace(l[end]) && l[end] != ':' {
+		return false
+	}
 	tok := l[:end]
-	return strings.Contains(tok, "Exception") || strings.Contains(tok, "Error") || strings.HasPrefix(l, "Caused by: ")
+	return strings.HasSuffix(tok, "Exception") || strings.HasSuffix(tok, "Error")
 }
 
 // mayErrorStart: errorStart (on the lower-cased line) needs "error" in any

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -214,7 +215,7 @@ func toolTarget(input []byte) (command, path string) {
 // claudeUser looks only at tool results that failed: their head may hold the
 // error the agent is stuck on. Everything else in a user event is an echo.
 func (c *collector) claudeUser(o *obj) {
-	if len(o.message) == 0 {
+	if len(o.message) == 0 || !mayHoldFailure(o.message) {
 		return
 	}
 	s := jsonscan.New(o.message)
@@ -247,6 +248,28 @@ func (c *collector) claudeUser(o *obj) {
 			return err
 		})
 	})
+}
+
+// mayHoldFailure reports whether a user message may hold a failed tool
+// result: an "is_error" key whose value is not false. Most results did not
+// fail, and their content is then not scanned again. (Inside a string a
+// quote is escaped, so `"is_error"` followed by a colon is a key.)
+func mayHoldFailure(msg []byte) bool {
+	key := []byte(`"is_error"`)
+	for off := 0; ; {
+		j := bytes.Index(msg[off:], key)
+		if j < 0 {
+			return false
+		}
+		off += j + len(key)
+		rest := bytes.TrimLeft(msg[off:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue // a value, not a key
+		}
+		if rest = bytes.TrimLeft(rest[1:], " \t\r\n"); len(rest) > 0 && rest[0] != 'f' {
+			return true
+		}
+	}
 }
 
 // contentText reads a tool result's content: a string or text blocks.

@@ -34,7 +34,7 @@ func matchLimitMask(line string, m uint32) (kind string, ok bool) {
 	if m&(kwLimit|kwUsage|kwQuota|kw429|kwResourceExhausted) == 0 {
 		return "", false // every pattern holds one of these words
 	}
-	if isASCII(line) && m&(kwQuota|kwResourceExhausted) == 0 && !limitStartASCII(strings.TrimSpace(line)) {
+	if m&(kwQuota|kwResourceExhausted) == 0 && !limitStartASCII(strings.TrimSpace(line)) && foldsLikeASCII(line) {
 		return "", false // mayLimit without lower-casing a copy
 	}
 	l := strings.ToLower(strings.TrimSpace(line))
@@ -84,8 +84,8 @@ func mayLimit(l string) bool {
 	return hasPrefixAny(rest, limitStarts...)
 }
 
-// limitStartASCII is mayLimit's test of the line's start, on an ASCII line
-// not yet lower-cased (so for lines without "quota" or "resource_exhausted").
+// limitStartASCII is mayLimit's test of the line's start, on a line that
+// folds like ASCII (foldsLikeASCII), not yet lower-cased (so for lines without "quota" or "resource_exhausted").
 func limitStartASCII(l string) bool {
 	rest := strings.TrimLeft(l, "*> \t\n\f\r[")
 	for _, w := range []string{"error", "fatal", "claude", "codex", "gemini"} {
@@ -104,13 +104,12 @@ func limitStartASCII(l string) bool {
 	return false
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
+// foldsLikeASCII reports whether lower-casing s and replacing ’ changes
+// nothing mayLimit looks at beyond ASCII letters: no Kelvin sign or dotted
+// capital I (which lower-case to ASCII letters), no ’, and none of the
+// runes limitPrefix strips. Their UTF-8 lead bytes are E2, C4 and C3.
+func foldsLikeASCII(s string) bool {
+	return strings.IndexByte(s, 0xE2) < 0 && strings.IndexByte(s, 0xC4) < 0 && strings.IndexByte(s, 0xC3) < 0
 }
 
 func kindOf(word string) string {
