@@ -12,10 +12,13 @@ import (
 // "is_error": false, diff lines, headings and prose about error handling.
 var (
 	errorStart = regexp.MustCompile(`^(?:\S+:\d+(?::\d+)?:\s*)?(?:api |fatal |uncaught |unhandled |runtime |syntax |type |build |compile |compilation )?error(?:\[[\w-]+\]| TS\d+| \d{3})?\s*[:!]`)
-	errorAny   = regexp.MustCompile(`\]: error\b|\bfailed with error\b|\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`)
+	// errorAny holds, anywhere in a line, the bash tool's "]: error", "Link:
+	// error", "Error occurred", "failed with error", "Fatal", "FATAL" and a
+	// named exception ("java.io.IOException: "), and ralph's own additions.
+	errorAny   = regexp.MustCompile(`\]: error\b|\bLink: error\b|\bError occurred\b|\bfailed with error\b|\bFatal\b|\bFATAL\b|\b[A-Z]\w*Exception: |\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`)
 	fatalStart = regexp.MustCompile(`^(?:fatal|FATAL|Fatal)\b`)
 	levelStart = regexp.MustCompile(`^(?:\[(?:ERROR|FATAL)\]|(?:ERROR|FATAL)\b|level=error\b|E\d{4} )`)
-	exception  = regexp.MustCompile(`^(?:[\w.$]+\.)?[A-Z]\w*(?:Exception|Error)\b(?::|\s*$| in | at )|^Exception in thread\b|^Caused by: `)
+	exception  = regexp.MustCompile(`^(?:[\w.$]+\.)?(?:[A-Z]\w*(?:Exception|Error)|Exception)\b(?::|\s*$| in | at )|^Exception in thread\b|^Caused by: |^(?i:unhandled|uncaught) exception\b`)
 	testFail   = regexp.MustCompile(`^(?:--- FAIL: |FAIL\s|FAILED\b|✗ |✕ )`)
 	// Values that say "no error".
 	noErrorValue = regexp.MustCompile(`(?i)^(?:none|null|nil|false|0|n/a|no errors?|-)\.?$`)
@@ -123,17 +126,19 @@ func errorLiterals(l string, m uint32) (jsonKey, anyLit bool) {
 			if strings.HasSuffix(before, `"`) || strings.HasSuffix(before, `"is_`) || strings.HasSuffix(before, `"has_`) {
 				jsonKey = true
 			}
-			if strings.HasSuffix(before, "]: ") || strings.HasSuffix(before, "failed with ") || strings.HasPrefix(l[i+5:], " TS") {
+			if strings.HasSuffix(before, "]: ") || strings.HasSuffix(before, "Link: ") || strings.HasSuffix(before, "failed with ") || strings.HasPrefix(l[i+5:], " TS") {
 				anyLit = true
 			}
 			off = i + 5
 		}
-		anyLit = anyLit || containsAfter(l, "ERR!", "npm ")
+		anyLit = anyLit || containsAfter(l, "ERR!", "npm ") || strings.Contains(l, "Error occurred")
 	}
 	anyLit = anyLit ||
 		m&kwSegmentation != 0 && strings.Contains(l, "Segmentation fault") ||
 		m&kwNotFound != 0 && strings.Contains(l, "command not found") ||
 		m&kwPanic != 0 && strings.Contains(l, "panic: ") ||
+		m&kwFatal != 0 && (strings.Contains(l, "Fatal") || strings.Contains(l, "FATAL")) ||
+		m&kwException != 0 && strings.Contains(l, "Exception: ") ||
 		m&kwTraceback != 0 && strings.Contains(l, "Traceback (most recent call last)")
 	return jsonKey, anyLit
 }
@@ -150,8 +155,9 @@ func mayLevelStart(l string) bool {
 	return false
 }
 
-// mayException: exception's class name is in the line's first run of
-// [\w.$] characters ("Exception in thread" and "Caused by: " begin lines).
+// mayException: exception's class name ends the line's first run of [\w.$]
+// characters ("Exception in thread", "Caused by: ", "Unhandled exception"
+// begin lines).
 func mayException(l string) bool {
 	end := 0
 	for end < len(l) {
@@ -162,7 +168,7 @@ func mayException(l string) bool {
 		}
 		break
 	}
-	if strings.HasPrefix(l, "Caused by: ") {
+	if strings.HasPrefix(l, "Caused by: ") || hasLowerPrefix(l, "unhandled exception") || hasLowerPrefix(l, "uncaught exception") {
 		return true
 	}
 	// The name ends the run, followed by ":", a space or the end.

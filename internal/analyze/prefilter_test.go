@@ -140,7 +140,8 @@ var cueFragments = []string{
 	"API Error: Request rejected (429)", "api error: 429", "RESOURCE_EXHAUSTED", "exceeded your current quota",
 	"quota exceeded", "claude:", "codex :", "gemini: ", "[", "limit", "usage", "quota", "429", "the rate limiter",
 	"I will limit the search", "not found", "caused by", "exception", "the error handling", "fail", "failing test",
-	"The build passes.", "Let me check the logs.", "done", "`code`", "**bold**", "http.Error(w, err.Error(), 400)",
+	"The build passes.", "Let me check the logs.", "Link: error LNK2019", "Error occurred", "Unhandled exception.",
+	"uncaught exception:", "PHP Fatal error:", "IOException: ", "Exception", "done", "`code`", "**bold**", "http.Error(w, err.Error(), 400)",
 }
 
 func TestCuePrefiltersMatchReference(t *testing.T) {
@@ -197,7 +198,8 @@ func FuzzCuePrefilters(f *testing.F) {
 // a new alternative in a pattern must come with its literal.
 func TestPrefilterPatternsUnchanged(t *testing.T) {
 	for re, want := range map[*regexp.Regexp]string{
-		errorAny:     `\]: error\b|\bfailed with error\b|\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`,
+		errorAny:     `\]: error\b|\bLink: error\b|\bError occurred\b|\bfailed with error\b|\bFatal\b|\bFATAL\b|\b[A-Z]\w*Exception: |\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`,
+		exception:    `^(?:[\w.$]+\.)?(?:[A-Z]\w*(?:Exception|Error)|Exception)\b(?::|\s*$| in | at )|^Exception in thread\b|^Caused by: |^(?i:unhandled|uncaught) exception\b`,
 		jsonErrorKey: `"(?:is_error|error|errors|error_count|has_errors?|error_message|errorCount)"\s*:`,
 		errorStart:   `^(?:\S+:\d+(?::\d+)?:\s*)?(?:api |fatal |uncaught |unhandled |runtime |syntax |type |build |compile |compilation )?error(?:\[[\w-]+\]| TS\d+| \d{3})?\s*[:!]`,
 		limitPrefix:  `^(?:[⎿✕✖×•*>\s\[]+)?(?:(?:error|fatal|claude|codex|gemini)\s*:\s*)?`,
