@@ -37,7 +37,8 @@ type collector struct {
 	sessionID           string
 	initSessionID       string
 	usage               Usage
-	resultUsage         bool
+	resultUsage         bool // a result-level account (tokens or only a cost) was read
+	resultTokens        bool // …and it gave token counts
 	seenResults         map[string]bool
 	msgUsage            map[string]Usage // per assistant message id, when no result
 	msgOrder            []string

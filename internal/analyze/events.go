@@ -319,8 +319,17 @@ func (c *collector) claudeResult(o *obj) {
 	}
 	if !dup {
 		var u Usage
-		readClaudeUsage(o.usage, &u)
-		u.CostUSD = o.cost
+		switch {
+		case o.usage != nil:
+			readClaudeUsage(o.usage, &u)
+			c.resultTokens = true
+		case o.modelUsage != nil: // per model only: summed over the models
+			readModelUsage(o.modelUsage, &u)
+			c.resultTokens = true
+		}
+		if o.cost != 0 || u.CostUSD == 0 {
+			u.CostUSD = o.cost
+		}
 		c.usage.add(u)
 		c.resultUsage = true
 	}
@@ -409,12 +418,47 @@ func readClaudeUsage(raw []byte, u *Usage) {
 	})
 }
 
+// readModelUsage sums a Claude result's modelUsage: {model: {inputTokens,
+// outputTokens, cacheReadInputTokens, cacheCreationInputTokens, costUSD}}.
+func readModelUsage(raw []byte, u *Usage) {
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return
+	}
+	_ = s.Object(func([]byte) error {
+		if s.Peek() != jsonscan.Object {
+			return s.Skip()
+		}
+		return s.Object(func(k []byte) error {
+			var f float64
+			switch string(k) {
+			case "inputTokens":
+				f, _ = s.Number()
+				u.InputTokens += int64(f)
+			case "outputTokens":
+				f, _ = s.Number()
+				u.OutputTokens += int64(f)
+			case "cacheReadInputTokens":
+				f, _ = s.Number()
+				u.CacheReadInputTokens += int64(f)
+			case "cacheCreationInputTokens":
+				f, _ = s.Number()
+				u.CacheCreationInputTokens += int64(f)
+			case "costUSD":
+				f, _ = s.Number()
+				u.CostUSD += f
+			}
+			return nil
+		})
+	})
+}
+
 // addUsageObject adds a turn's usage (Codex turn.completed).
 func (c *collector) addUsageObject(raw []byte) {
 	var u Usage
 	readClaudeUsage(raw, &u)
 	c.usage.add(u)
-	c.resultUsage = true
+	c.resultUsage, c.resultTokens = true, true
 }
 
 func (c *collector) rateLimitEvent(raw []byte) {
