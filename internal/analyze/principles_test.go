@@ -139,3 +139,25 @@ func TestCompletionSignalIsTheProse(t *testing.T) {
 		}
 	}
 }
+
+// confidence_score: +50 for a status block (or the flat schema), +20 for an
+// explicit EXIT_SIGNAL, +10 per completion indicator, at most 100.
+func TestConfidenceScore(t *testing.T) {
+	cases := []struct {
+		name, input string
+		want        float64
+	}{
+		{"prose only", sFinal("Working on the parser.", ""), 0},
+		{"completion wording only", sFinal("All done.", ""), 10},
+		{"block, no exit signal", sFinal("Working.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\n---END_RALPH_STATUS---", ""), 50},
+		{"block, exit false", sFinal("Working."+"\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---", ""), 70},
+		{"block, complete, passing, done", sFinal("All tasks done."+block, ""), 100},
+		{"flat schema", `{"status":"COMPLETE","exit_signal":true,"work_type":"IMPLEMENTATION"}`, 80},
+		{"plain text", "nothing structured here\n", 0},
+	}
+	for _, c := range cases {
+		if got := run(t, c.input)["confidence_score"]; got != c.want {
+			t.Errorf("%s: confidence_score %v, want %v", c.name, got, c.want)
+		}
+	}
+}
