@@ -96,8 +96,9 @@ func proseTranscript(w io.Writer, size int64) error {
 		bw.WriteByte('\n')
 	}
 	emit(sInit("bench-session"))
-	body := strings.Repeat(`func handler(w http.ResponseWriter, r *http.Request) {\n\tif err := r.ParseForm(); err != nil {\n\t\thttp.Error(w, \"bad form\", 400)\n\t}\n}\n`, 12)
-	testOut := strings.Repeat(`ok  \tralph/internal/pkg\t0.012s\n`, 40)
+	// The tool results of transcript's, as they were.
+	body := strings.Repeat(`func handler(w http.ResponseWriter, r *http.Request) {\n\tif err := r.ParseForm(); err != nil {\n\t\thttp.Error(w, \"bad form\", 400)\n\t}\n}\n`, 60)
+	testOut := strings.Repeat(`ok  \tralph/internal/pkg\t0.012s\n`, 150)
 	var r uint64 = 1
 	for i := 0; n < size; i++ {
 		id := fmt.Sprintf("msg_%d", i)

@@ -156,8 +156,13 @@ func (c *collector) lowerBuf(l string) []byte {
 
 // ownMessage handles one complete message of the agent's own words.
 func (c *collector) ownMessage(text string) {
-	for _, l := range strings.Split(text, "\n") {
+	for {
+		l, rest, more := strings.Cut(text, "\n")
 		c.ownLine(strings.TrimSuffix(l, "\r"), false)
+		if !more {
+			break
+		}
+		text = rest
 	}
 	c.blocks.endMessage()
 }
