@@ -128,6 +128,10 @@ func TestCompletionSignalIsTheProse(t *testing.T) {
 			lines(sInit("s"), sText("m1", c.text)),
 			lines(sInit("s"), sText("m1", c.text), sFinal(c.text, "")),
 			c.text + "\n",
+			lines(`{"type":"thread.started","thread_id":"t"}`, fmt.Sprintf(`{"type":"item.completed","item":{"id":"i","type":"agent_message","text":%q}}`, c.text)),
+			fmt.Sprintf(`{"response":%q,"stats":{}}`, c.text),
+			lines(`{"type":"init","session_id":"g","model":"m"}`, fmt.Sprintf(`{"type":"message","role":"assistant","content":%q,"delta":true}`, c.text),
+				`{"type":"result","status":"success","stats":{"input_tokens":1,"output_tokens":1}}`),
 		} {
 			a := run(t, in)
 			if got := a["has_completion_signal"]; got != c.want {
