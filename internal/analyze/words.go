@@ -69,14 +69,14 @@ func (w *wordSet) mask(s string) uint32 {
 		return 0
 	}
 	t := fold3(0, s[0], s[1]) // the loop shifts the first byte out
-	for i := 0; i+3 <= len(s); i++ {
-		t = t>>8 | uint32(s[i+2]|0x20)<<16
+	for i := 2; i < len(s); i++ {
+		t = t>>8 | uint32(s[i]|0x20)<<16 // s[i-2:i+1], folded
 		h := triHash(t)
-		if w.filter[h>>6]&(1<<(h&63)) == 0 {
+		if w.filter[(h>>6)&1023]&(1<<(h&63)) == 0 {
 			continue
 		}
 		for k, kt := range w.tri {
-			if kt == t && m&(1<<k) == 0 && hasLowerPrefix(s[i:], w.words[k]) {
+			if kt == t && m&(1<<k) == 0 && hasLowerPrefix(s[i-2:], w.words[k]) {
 				m |= 1 << k
 			}
 		}
