@@ -83,7 +83,11 @@ type Analysis struct {
 	Usage                  Usage        `json:"usage"`
 	Summary                string       `json:"summary"`
 	Recommendation         string       `json:"recommendation"`
-	Warnings               []string     `json:"warnings"`
+	// ConfidenceScore (0–100) is how much of the reading rests on structure
+	// rather than wording (confidenceScore). It explains a decision; it never
+	// makes one.
+	ConfidenceScore int      `json:"confidence_score"`
+	Warnings        []string `json:"warnings"`
 
 	// Not part of the JSON contract; the loop uses them.
 	ExitCode    int   `json:"-"` // the agent's exit status, -1 when unknown

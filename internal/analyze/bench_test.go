@@ -16,7 +16,12 @@ import (
 // transcript writes a synthetic Claude stream-json transcript of about size
 // bytes, shaped like a long real session: assistant text, tool calls, and
 // tool results that carry most of the bytes (file contents, command output).
-func transcript(w io.Writer, size int64) error {
+// With prose, about a fifth of the bytes are the agent's own words instead:
+// varied sentences, some long messages with Markdown, lists and code spans.
+func transcript(w io.Writer, size int64, prose bool) error {
+	if prose {
+		return proseTranscript(w, size)
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var n int64
 	emit := func(s string) {
@@ -72,13 +77,13 @@ func peakHeap(fn func()) uint64 {
 	return peak.Load()
 }
 
-func benchTranscript(b *testing.B, size int64) {
+func benchTranscript(b *testing.B, size int64, prose bool) {
 	path := b.TempDir() + "/transcript.jsonl"
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := transcript(f, size); err != nil {
+	if err := transcript(f, size, prose); err != nil {
 		b.Fatal(err)
 	}
 	st, _ := f.Stat()
@@ -103,11 +108,16 @@ func benchTranscript(b *testing.B, size int64) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 }
 
-func BenchmarkAnalyzeStream10MB(b *testing.B)  { benchTranscript(b, 10<<20) }
-func BenchmarkAnalyzeStream200MB(b *testing.B) { benchTranscript(b, 200<<20) }
+func BenchmarkAnalyzeStream10MB(b *testing.B)  { benchTranscript(b, 10<<20, false) }
+func BenchmarkAnalyzeStream200MB(b *testing.B) { benchTranscript(b, 200<<20, false) }
+
+// The prose-heavy transcripts: a fifth of the bytes are assistant prose.
+func BenchmarkAnalyzeStreamProse10MB(b *testing.B)  { benchTranscript(b, 10<<20, true) }
+func BenchmarkAnalyzeStreamProse100MB(b *testing.B) { benchTranscript(b, 100<<20, true) }
 
 // TestWriteBenchTranscript writes the benchmark transcript to a file for
-// outside comparisons (jq, /usr/bin/time): RALPH_BENCH_OUT=path RALPH_BENCH_MB=200.
+// outside comparisons (jq, /usr/bin/time): RALPH_BENCH_OUT=path RALPH_BENCH_MB=200,
+// and RALPH_BENCH_PROSE=1 for the prose-heavy one.
 func TestWriteBenchTranscript(t *testing.T) {
 	out := os.Getenv("RALPH_BENCH_OUT")
 	if out == "" {
@@ -120,7 +130,7 @@ func TestWriteBenchTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := transcript(f, mb<<20); err != nil {
+	if err := transcript(f, mb<<20, os.Getenv("RALPH_BENCH_PROSE") == "1"); err != nil {
 		t.Fatal(err)
 	}
 }

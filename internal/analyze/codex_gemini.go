@@ -151,6 +151,20 @@ func (c *collector) readGeminiStats(raw []byte) {
 		ms := jsonscan.New(models)
 		_ = ms.Object(func([]byte) error {
 			return ms.Object(func(k []byte) error {
+				switch string(k) { // a model's counts, flat (stream-json) or under "tokens" (json)
+				case "input_tokens":
+					f, _ := ms.Number()
+					u.InputTokens += int64(f)
+					return nil
+				case "output_tokens":
+					f, _ := ms.Number()
+					u.OutputTokens += int64(f)
+					return nil
+				case "cached":
+					f, _ := ms.Number()
+					u.CacheReadInputTokens += int64(f)
+					return nil
+				}
 				if string(k) != "tokens" {
 					return nil
 				}
@@ -179,7 +193,7 @@ func (c *collector) readGeminiStats(raw []byte) {
 		})
 	}
 	c.usage.add(u)
-	c.resultUsage = true
+	c.resultUsage, c.resultTokens = true, true
 }
 
 // readGeminiTools reads the tool totals of the json output's stats, which

@@ -37,7 +37,8 @@ type collector struct {
 	sessionID           string
 	initSessionID       string
 	usage               Usage
-	resultUsage         bool
+	resultUsage         bool // a result-level account (tokens or only a cost) was read
+	resultTokens        bool // …and it gave token counts
 	seenResults         map[string]bool
 	msgUsage            map[string]Usage // per assistant message id, when no result
 	msgOrder            []string
@@ -96,17 +97,17 @@ func newCollector(opts Options) *collector {
 // final message at the end, since the tool calls tell the rest.
 func (c *collector) ownLine(l string, cues bool) {
 	c.blocks.line(l)
-	low := c.lowerBuf(l)
-	if hasAny(low, errorWords) {
-		if e, ok := errorLine(l); ok {
+	m := hotWords.mask(l)
+	if m&errorKw != 0 {
+		if e, ok := errorLineMask(l, m); ok {
 			c.errs.add(e)
 		}
 	}
-	if hasAny(low, limitWords) {
-		c.limitText(l)
+	if m&limitKw != 0 {
+		c.limitTextMask(l, m)
 	}
 	if cues {
-		c.cues(l, low)
+		c.cues(l, c.lowerBuf(l))
 	}
 }
 
@@ -126,11 +127,8 @@ func (c *collector) cues(l string, low []byte) {
 }
 
 var (
-	errorWords = [][]byte{[]byte("err"), []byte("fatal"), []byte("exception"), []byte("fail"), []byte("panic"),
-		[]byte("traceback"), []byte("segmentation"), []byte("not found"), []byte("caused by")}
 	testsWords = [][]byte{[]byte("test"), []byte("pass"), []byte("fail"), []byte("ok"), []byte("jest"),
 		[]byte("bats"), []byte("rspec"), []byte("mocha"), []byte("tox"), []byte("verify"), []byte("check")}
-	limitWords = [][]byte{[]byte("limit"), []byte("usage"), []byte("quota"), []byte("429"), []byte("resource_exhausted")}
 )
 
 func hasAny(low []byte, words [][]byte) bool {
@@ -158,8 +156,13 @@ func (c *collector) lowerBuf(l string) []byte {
 
 // ownMessage handles one complete message of the agent's own words.
 func (c *collector) ownMessage(text string) {
-	for _, l := range strings.Split(text, "\n") {
+	for {
+		l, rest, more := strings.Cut(text, "\n")
 		c.ownLine(strings.TrimSuffix(l, "\r"), false)
+		if !more {
+			break
+		}
+		text = rest
 	}
 	c.blocks.endMessage()
 }
@@ -178,11 +181,14 @@ func (c *collector) assistantText(id, text string) {
 }
 
 // limitText notes the first usage-limit announcement in a line.
-func (c *collector) limitText(l string) {
+func (c *collector) limitText(l string) { c.limitTextMask(l, hotWords.mask(l)) }
+
+// limitTextMask is limitText given the line's hotWords mask.
+func (c *collector) limitTextMask(l string, m uint32) {
 	if c.limit.hasText {
 		return
 	}
-	kind, ok := matchLimit(l)
+	kind, ok := matchLimitMask(l, m)
 	if !ok {
 		return
 	}

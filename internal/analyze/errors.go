@@ -12,10 +12,13 @@ import (
 // "is_error": false, diff lines, headings and prose about error handling.
 var (
 	errorStart = regexp.MustCompile(`^(?:\S+:\d+(?::\d+)?:\s*)?(?:api |fatal |uncaught |unhandled |runtime |syntax |type |build |compile |compilation )?error(?:\[[\w-]+\]| TS\d+| \d{3})?\s*[:!]`)
-	errorAny   = regexp.MustCompile(`\]: error\b|\bfailed with error\b|\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`)
+	// errorAny holds, anywhere in a line, the bash tool's "]: error", "Link:
+	// error", "Error occurred", "failed with error", "Fatal", "FATAL" and a
+	// named exception ("java.io.IOException: "), and ralph's own additions.
+	errorAny   = regexp.MustCompile(`\]: error\b|\bLink: error\b|\bError occurred\b|\bfailed with error\b|\bFatal\b|\bFATAL\b|\b[A-Z]\w*Exception: |\berror TS\d+:|\bSegmentation fault\b|\bcommand not found\b|\bnpm ERR!|\bpanic: |\bTraceback \(most recent call last\)`)
 	fatalStart = regexp.MustCompile(`^(?:fatal|FATAL|Fatal)\b`)
 	levelStart = regexp.MustCompile(`^(?:\[(?:ERROR|FATAL)\]|(?:ERROR|FATAL)\b|level=error\b|E\d{4} )`)
-	exception  = regexp.MustCompile(`^(?:[\w.$]+\.)?[A-Z]\w*(?:Exception|Error)\b(?::|\s*$| in | at )|^Exception in thread\b|^Caused by: `)
+	exception  = regexp.MustCompile(`^(?:[\w.$]+\.)?(?:[A-Z]\w*(?:Exception|Error)|Exception)\b(?::|\s*$| in | at )|^Exception in thread\b|^Caused by: |^(?i:unhandled|uncaught) exception\b`)
 	testFail   = regexp.MustCompile(`^(?:--- FAIL: |FAIL\s|FAILED\b|✗ |✕ )`)
 	// Values that say "no error".
 	noErrorValue = regexp.MustCompile(`(?i)^(?:none|null|nil|false|0|n/a|no errors?|-)\.?$`)
@@ -24,7 +27,10 @@ var (
 
 // errorLine reports whether a line of the agent's output reports an error,
 // and returns it trimmed.
-func errorLine(raw string) (string, bool) {
+func errorLine(raw string) (string, bool) { return errorLineMask(raw, hotWords.mask(raw)) }
+
+// errorLineMask is errorLine given the line's hotWords mask.
+func errorLineMask(raw string, m uint32) (string, bool) {
 	l := strings.TrimSpace(raw)
 	if len(l) < 4 {
 		return "", false
@@ -44,23 +50,180 @@ func errorLine(raw string) (string, bool) {
 		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
 	}
 	l = strings.TrimLeft(l, "⎿✕✖×•* ")
-	if jsonErrorKey.MatchString(l) && !errorAny.MatchString(l) {
+	// Each pattern runs only when a literal it cannot match without is
+	// there: most lines of prose that say "error" match none, and a regexp
+	// over a long line costs far more than a few substring searches.
+	jsonKeyMay, anyMay := errorLiterals(l, m)
+	if jsonKeyMay && jsonErrorKey.MatchString(l) && !(anyMay && errorAny.MatchString(l)) {
 		return "", false
 	}
-	lower := strings.ToLower(l)
 	switch {
-	case errorStart.MatchString(lower):
+	case m&kwErr != 0 && mayErrorStart(l) && errorStart.MatchString(strings.ToLower(l)):
 		// "Error: none", "Errors: 0" are statements of success.
 		if i := strings.IndexAny(l, ":!"); i >= 0 && noErrorValue.MatchString(strings.TrimSpace(l[i+1:])) {
 			return "", false
 		}
-	case fatalStart.MatchString(l), levelStart.MatchString(l), exception.MatchString(l),
-		testFail.MatchString(l), errorAny.MatchString(l):
+	case hasPrefixAny(l, "fatal", "FATAL", "Fatal") && fatalStart.MatchString(l),
+		mayLevelStart(l) && levelStart.MatchString(l),
+		mayException(l) && exception.MatchString(l),
+		hasPrefixAny(l, "--- FAIL: ", "FAIL", "✗ ", "✕ ") && testFail.MatchString(l),
+		anyMay && errorAny.MatchString(l):
 	default:
 		return "", false
 	}
 	return clip(l, maxErrorText), true
 }
+
+// The prefilters below are necessary conditions of the patterns above: when
+// one is false its pattern cannot match, when true the pattern decides.
+
+// containsAfter reports whether l holds prefix+word, searching for word
+// (whose first byte is rarer in prose than the prefix's).
+func containsAfter(l, word, prefix string) bool {
+	for off := 0; ; {
+		j := strings.Index(l[off:], word)
+		if j < 0 {
+			return false
+		}
+		if strings.HasSuffix(l[:off+j], prefix) {
+			return true
+		}
+		off += j + len(word)
+	}
+}
+
+func hasPrefixAny(l string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(l string, subs ...string) bool {
+	for _, s := range subs {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorLiterals tells whether l holds what jsonErrorKey (a key `"error…`,
+// `"is_error"` or `"has_error…`) and errorAny (its alternatives' literals)
+// cannot match without. m is l's hotWords mask: each literal holds one of
+// its words.
+func errorLiterals(l string, m uint32) (jsonKey, anyLit bool) {
+	if m&kwErr != 0 {
+		for i, off := 0, 0; ; {
+			j := strings.Index(l[off:], "error")
+			if j < 0 {
+				break
+			}
+			i = off + j
+			before := l[:i]
+			if strings.HasSuffix(before, `"`) || strings.HasSuffix(before, `"is_`) || strings.HasSuffix(before, `"has_`) {
+				jsonKey = true
+			}
+			if strings.HasSuffix(before, "]: ") || strings.HasSuffix(before, "Link: ") || strings.HasSuffix(before, "failed with ") || strings.HasPrefix(l[i+5:], " TS") {
+				anyLit = true
+			}
+			off = i + 5
+		}
+		anyLit = anyLit || containsAfter(l, "ERR!", "npm ") || strings.Contains(l, "Error occurred")
+	}
+	anyLit = anyLit ||
+		m&kwSegmentation != 0 && strings.Contains(l, "Segmentation fault") ||
+		m&kwNotFound != 0 && strings.Contains(l, "command not found") ||
+		m&kwPanic != 0 && strings.Contains(l, "panic: ") ||
+		m&kwFatal != 0 && (strings.Contains(l, "Fatal") || strings.Contains(l, "FATAL")) ||
+		m&kwException != 0 && strings.Contains(l, "Exception: ") ||
+		m&kwTraceback != 0 && strings.Contains(l, "Traceback (most recent call last)")
+	return jsonKey, anyLit
+}
+
+// mayLevelStart: the first bytes levelStart's alternatives can start with.
+func mayLevelStart(l string) bool {
+	if l == "" {
+		return false
+	}
+	switch l[0] {
+	case '[', 'E', 'F', 'l':
+		return true
+	}
+	return false
+}
+
+// mayException: exception's class name ends the line's first run of [\w.$]
+// characters ("Exception in thread", "Caused by: ", "Unhandled exception"
+// begin lines).
+func mayException(l string) bool {
+	end := 0
+	for end < len(l) {
+		ch := l[end]
+		if ch == '_' || ch == '.' || ch == '$' || ('0' <= ch && ch <= '9') || ('a' <= ch && ch <= 'z') || ('A' <= ch && ch <= 'Z') {
+			end++
+			continue
+		}
+		break
+	}
+	if strings.HasPrefix(l, "Caused by: ") || hasLowerPrefix(l, "unhandled exception") || hasLowerPrefix(l, "uncaught exception") {
+		return true
+	}
+	// The name ends the run, followed by ":", a space or the end.
+	if end < len(l) && !isRESpace(l[end]) && l[end] != ':' {
+		return false
+	}
+	tok := l[:end]
+	return strings.HasSuffix(tok, "Exception") || strings.HasSuffix(tok, "Error")
+}
+
+// mayErrorStart: errorStart (on the lower-cased line) needs "error" in any
+// case, then optionally "[…]" or " " and three digits, then \s* and ":" or
+// "!". Each ":" or "!" is looked at from behind. Lower-casing creates no
+// ASCII letter but "k" and "i", so ASCII case folding finds the same words.
+func mayErrorStart(l string) bool {
+	for _, c := range [...]byte{':', '!'} {
+		for off := 0; ; {
+			j := strings.IndexByte(l[off:], c)
+			if j < 0 {
+				break
+			}
+			p := off + j
+			for p > 0 && isRESpace(l[p-1]) {
+				p--
+			}
+			switch {
+			case p > 0 && l[p-1] == ']':
+				return true // perhaps "error[E0308]": the pattern judges
+			case hasLowerSuffix(l[:p], "error"):
+				return true
+			case p >= 4 && l[p-4] == ' ' && isDigit(l[p-3]) && isDigit(l[p-2]) && isDigit(l[p-1]) && hasLowerSuffix(l[:p-4], "error"):
+				return true
+			}
+			off += j + 1
+		}
+	}
+	return false
+}
+
+// isRESpace is regexp's \s.
+func isRESpace(b byte) bool {
+	switch b {
+	case ' ', '\t', '\n', '\f', '\r':
+		return true
+	}
+	return false
+}
+
+// hasLowerSuffix reports whether s ends with word (lower case) once its ASCII
+// letters are lower-cased.
+func hasLowerSuffix(s, word string) bool {
+	return len(s) >= len(word) && hasLowerPrefix(s[len(s)-len(word):], word)
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // errorList collects distinct error lines, bounded.
 type errorList struct {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -214,7 +215,7 @@ func toolTarget(input []byte) (command, path string) {
 // claudeUser looks only at tool results that failed: their head may hold the
 // error the agent is stuck on. Everything else in a user event is an echo.
 func (c *collector) claudeUser(o *obj) {
-	if len(o.message) == 0 {
+	if len(o.message) == 0 || !mayHoldFailure(o.message) {
 		return
 	}
 	s := jsonscan.New(o.message)
@@ -247,6 +248,28 @@ func (c *collector) claudeUser(o *obj) {
 			return err
 		})
 	})
+}
+
+// mayHoldFailure reports whether a user message may hold a failed tool
+// result: an "is_error" key whose value is not false. Most results did not
+// fail, and their content is then not scanned again. (Inside a string a
+// quote is escaped, so `"is_error"` followed by a colon is a key.)
+func mayHoldFailure(msg []byte) bool {
+	key := []byte(`"is_error"`)
+	for off := 0; ; {
+		j := bytes.Index(msg[off:], key)
+		if j < 0 {
+			return false
+		}
+		off += j + len(key)
+		rest := bytes.TrimLeft(msg[off:], " \t\r\n")
+		if len(rest) == 0 || rest[0] != ':' {
+			continue // a value, not a key
+		}
+		if rest = bytes.TrimLeft(rest[1:], " \t\r\n"); len(rest) > 0 && rest[0] != 'f' {
+			return true
+		}
+	}
 }
 
 // contentText reads a tool result's content: a string or text blocks.
@@ -296,8 +319,17 @@ func (c *collector) claudeResult(o *obj) {
 	}
 	if !dup {
 		var u Usage
-		readClaudeUsage(o.usage, &u)
-		u.CostUSD = o.cost
+		switch {
+		case o.usage != nil:
+			readClaudeUsage(o.usage, &u)
+			c.resultTokens = true
+		case o.modelUsage != nil: // per model only: summed over the models
+			readModelUsage(o.modelUsage, &u)
+			c.resultTokens = true
+		}
+		if o.cost != 0 || u.CostUSD == 0 {
+			u.CostUSD = o.cost
+		}
 		c.usage.add(u)
 		c.resultUsage = true
 	}
@@ -386,12 +418,47 @@ func readClaudeUsage(raw []byte, u *Usage) {
 	})
 }
 
+// readModelUsage sums a Claude result's modelUsage: {model: {inputTokens,
+// outputTokens, cacheReadInputTokens, cacheCreationInputTokens, costUSD}}.
+func readModelUsage(raw []byte, u *Usage) {
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return
+	}
+	_ = s.Object(func([]byte) error {
+		if s.Peek() != jsonscan.Object {
+			return s.Skip()
+		}
+		return s.Object(func(k []byte) error {
+			var f float64
+			switch string(k) {
+			case "inputTokens":
+				f, _ = s.Number()
+				u.InputTokens += int64(f)
+			case "outputTokens":
+				f, _ = s.Number()
+				u.OutputTokens += int64(f)
+			case "cacheReadInputTokens":
+				f, _ = s.Number()
+				u.CacheReadInputTokens += int64(f)
+			case "cacheCreationInputTokens":
+				f, _ = s.Number()
+				u.CacheCreationInputTokens += int64(f)
+			case "costUSD":
+				f, _ = s.Number()
+				u.CostUSD += f
+			}
+			return nil
+		})
+	})
+}
+
 // addUsageObject adds a turn's usage (Codex turn.completed).
 func (c *collector) addUsageObject(raw []byte) {
 	var u Usage
 	readClaudeUsage(raw, &u)
 	c.usage.add(u)
-	c.resultUsage = true
+	c.resultUsage, c.resultTokens = true, true
 }
 
 func (c *collector) rateLimitEvent(raw []byte) {

@@ -88,6 +88,7 @@ func (c *collector) finish() *Analysis {
 	if a.Summary == "" {
 		a.Summary = firstSentence(prose)
 	}
+	a.ConfidenceScore = confidenceScore(a, c.flat.present)
 
 	a.Errors = append(a.Errors, c.errs.lines...)
 	a.IsError = c.isError
@@ -124,6 +125,24 @@ func (c *collector) finish() *Analysis {
 		a.Warnings = append(a.Warnings, "usage limit without a reset time")
 	}
 	return a
+}
+
+// confidenceScore is how much of the reading rests on structure rather than
+// wording, 0–100, after the request service's ADR (+50 for a status block,
+// +10 per completion keyword): +50 for a status block (or the older flat
+// schema's self-reported fields), +20 for an explicit EXIT_SIGNAL, +10 per
+// completion indicator (STATUS COMPLETE, tests passing, no tasks remaining,
+// completion wording); at most 100.
+func confidenceScore(a *Analysis, flat bool) int {
+	score := 0
+	if a.StatusBlock != nil || flat {
+		score += 50
+	}
+	if a.ExitSignalExplicit {
+		score += 20
+	}
+	score += 10 * a.CompletionIndicators
+	return min(score, 100)
 }
 
 func (c *collector) isClaude() bool {
@@ -310,14 +329,17 @@ func (c *collector) testOnly(a *Analysis) bool {
 	return a.WorkType == "TESTING" && a.FilesModified == 0
 }
 
+// totalUsage is the result-level account when it gave tokens; otherwise
+// the assistant messages' (each id once), with any cost a result reported.
 func (c *collector) totalUsage() Usage {
-	if c.resultUsage {
+	if c.resultTokens {
 		return c.usage
 	}
 	var u Usage
 	for _, id := range c.msgOrder {
 		u.add(c.msgUsage[id])
 	}
+	u.CostUSD += c.usage.CostUSD
 	return u
 }
 

@@ -115,7 +115,7 @@ func (c *collector) readMetadata(raw []byte) {
 				var us Usage
 				readClaudeUsage(u, &us)
 				c.usage.add(us)
-				c.resultUsage = true
+				c.resultUsage, c.resultTokens = true, true
 			}
 		}
 		return nil

@@ -27,12 +27,24 @@ var limitLines = []struct {
 var limitPrefix = regexp.MustCompile(`^(?:[⎿✕✖×•*>\s\[]+)?(?:(?:error|fatal|claude|codex|gemini)\s*:\s*)?`)
 
 // matchLimit reports whether a line announces a usage limit, and its kind.
-func matchLimit(line string) (kind string, ok bool) {
+func matchLimit(line string) (kind string, ok bool) { return matchLimitMask(line, hotWords.mask(line)) }
+
+// matchLimitMask is matchLimit given the line's hotWords mask.
+func matchLimitMask(line string, m uint32) (kind string, ok bool) {
+	if m&(kwLimit|kwUsage|kwQuota|kw429|kwResourceExhausted) == 0 {
+		return "", false // every pattern holds one of these words
+	}
+	if m&(kwQuota|kwResourceExhausted) == 0 && !limitStartASCII(strings.TrimSpace(line)) && foldsLikeASCII(line) {
+		return "", false // mayLimit without lower-casing a copy
+	}
 	l := strings.ToLower(strings.TrimSpace(line))
 	if len(l) < 10 {
 		return "", false
 	}
 	l = strings.ReplaceAll(l, "’", "'")
+	if !mayLimit(l) {
+		return "", false
+	}
 	l = limitPrefix.ReplaceAllString(l, "")
 	for _, p := range limitLines {
 		m := p.re.FindStringSubmatch(l)
@@ -45,6 +57,59 @@ func matchLimit(line string) (kind string, ok bool) {
 		return kindOf(m[1]), true
 	}
 	return "", false
+}
+
+// limitStarts are the words limitLines' anchored patterns start with.
+var limitStarts = []string{"usage limit reached", "claude", "you've ", "you're out of ",
+	"5-hour", "five-hour", "weekly", "7-day", "session", "opus", "sonnet", "daily", "api error: "}
+
+// mayLimit is a necessary condition of limitLines on a lower-cased line:
+// after what limitPrefix strips it starts with one of limitStarts, or it
+// holds the last pattern's words. Most prose that mentions a limit or usage
+// fails it without a regexp.
+func mayLimit(l string) bool {
+	if containsAny(l, "resource_exhausted", "exceeded your current quota", "quota exceeded") {
+		return true
+	}
+	// limitPrefix: a run of [⎿✕✖×•*>\s\[], then perhaps "error:"-like words.
+	rest := strings.TrimLeft(l, "⎿✕✖×•*> \t\n\f\r[")
+	for _, w := range []string{"error", "fatal", "claude", "codex", "gemini"} {
+		if after, ok := strings.CutPrefix(rest, w); ok {
+			if t := strings.TrimLeft(after, " \t\n\f\r"); strings.HasPrefix(t, ":") {
+				rest = strings.TrimLeft(t[1:], " \t\n\f\r")
+			}
+			break
+		}
+	}
+	return hasPrefixAny(rest, limitStarts...)
+}
+
+// limitStartASCII is mayLimit's test of the line's start, on a line that
+// folds like ASCII (foldsLikeASCII), not yet lower-cased (so for lines without "quota" or "resource_exhausted").
+func limitStartASCII(l string) bool {
+	rest := strings.TrimLeft(l, "*> \t\n\f\r[")
+	for _, w := range []string{"error", "fatal", "claude", "codex", "gemini"} {
+		if hasLowerPrefix(rest, w) {
+			if t := strings.TrimLeft(rest[len(w):], " \t\n\f\r"); strings.HasPrefix(t, ":") {
+				rest = strings.TrimLeft(t[1:], " \t\n\f\r")
+			}
+			break
+		}
+	}
+	for _, w := range limitStarts {
+		if hasLowerPrefix(rest, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldsLikeASCII reports whether lower-casing s and replacing ’ changes
+// nothing mayLimit looks at beyond ASCII letters: no Kelvin sign or dotted
+// capital I (which lower-case to ASCII letters), no ’, and none of the
+// runes limitPrefix strips. Their UTF-8 lead bytes are E2, C4 and C3.
+func foldsLikeASCII(s string) bool {
+	return strings.IndexByte(s, 0xE2) < 0 && strings.IndexByte(s, 0xC4) < 0 && strings.IndexByte(s, 0xC3) < 0
 }
 
 func kindOf(word string) string {

@@ -24,6 +24,7 @@ type obj struct {
 
 	exitSignal []byte // raw: bool or string
 
+	modelUsage                                                                                              []byte
 	usage, denials, errorRaw, message, item, rateLimit, stats, metadata, params, errors, output, contentRaw []byte
 
 	known int // members with a name some format uses
@@ -110,6 +111,8 @@ func (o *obj) parse(b []byte) bool {
 			o.exitSignal, err = s.Raw()
 		case "usage":
 			o.usage, err = s.Raw()
+		case "modelUsage":
+			o.modelUsage, err = s.Raw()
 		case "permission_denials":
 			o.denials, err = s.Raw()
 		case "error":

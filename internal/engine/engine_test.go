@@ -246,10 +246,27 @@ func TestEngineCompletes(t *testing.T) {
 	if len(h.sessions.resets) != 1 {
 		t.Errorf("session resets %q, want one on completion", h.sessions.resets)
 	}
+	// A status block, an explicit EXIT_SIGNAL and three completion indicators.
+	if st.LastConfidenceScore == nil || *st.LastConfidenceScore != 100 {
+		t.Errorf("status last_confidence_score %v, want 100", st.LastConfidenceScore)
+	}
 	var lines int
-	store.ReadMetrics(filepath.Join(h.dir, ".ralph", "logs", "metrics.jsonl"), func(int, json.RawMessage) error { lines++; return nil })
+	var scores []int
+	store.ReadMetrics(filepath.Join(h.dir, ".ralph", "logs", "metrics.jsonl"), func(_ int, raw json.RawMessage) error {
+		lines++
+		var m struct {
+			Score *int `json:"confidence_score"`
+		}
+		if json.Unmarshal(raw, &m) == nil && m.Score != nil {
+			scores = append(scores, *m.Score)
+		}
+		return nil
+	})
 	if lines != 2 {
 		t.Errorf("metrics lines %d", lines)
+	}
+	if len(scores) != 2 || scores[1] != 100 {
+		t.Errorf("metrics confidence_score %v, want a score per line, 100 last", scores)
 	}
 }
 

@@ -36,7 +36,7 @@ func (e *Engine) status(status, action string, exitReason reason.Reason, wait *s
 		Totals: store.Totals{InputTokens: e.st.Usage.InputTokens, OutputTokens: e.st.Usage.OutputTokens,
 			CacheReadInputTokens: e.st.Usage.CacheReadInputTokens, CacheCreationInputTokens: e.st.Usage.CacheCreationInputTokens,
 			CostUSD: e.st.CostUSD},
-		LastAnalysis: e.st.Last.Summary,
+		LastAnalysis: e.st.Last.Summary, LastConfidenceScore: e.st.Last.Confidence,
 	}
 	if ok, _ := lim.Allow(now); !ok {
 		s.NextReset = lim.NextFree(now).UTC().Format(time.RFC3339)

@@ -272,9 +272,14 @@ func validUTF8(b []byte) []byte {
 func unescape(raw []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(raw))
 	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
+		if raw[i] != '\\' {
+			// Copy the run up to the next escape at once.
+			k := bytes.IndexByte(raw[i:], '\\')
+			if k < 0 {
+				k = len(raw) - i
+			}
+			out = append(out, raw[i:i+k]...)
+			i += k - 1
 			continue
 		}
 		i++

@@ -65,6 +65,7 @@ type Metrics struct {
 	Status               string    `json:"status"`
 	ExitSignal           bool      `json:"exit_signal"`
 	CompletionIndicators int       `json:"completion_indicators"`
+	ConfidenceScore      int       `json:"confidence_score"` // of the analysis: explains, never decides
 	TestOnly             bool      `json:"test_only"`
 	Errors               int       `json:"errors"`
 	Denials              int       `json:"permission_denials"`

@@ -114,6 +114,8 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 	if o.Summary != "" {
 		st.Last.Summary = o.Summary
 	}
+	score := o.ConfidenceScore
+	st.Last.Confidence = &score
 	st.Last.Questions = nil
 	st.Corrections = nil
 	st.Pause = Pause{}
@@ -284,7 +286,7 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		TimedOut: it.TimedOut, InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
 		CacheReadTokens: d.Usage.CacheReadInputTokens, CacheCreationTokens: d.Usage.CacheCreationInputTokens,
 		CostUSD: d.Usage.CostUSD, FilesChanged: it.Files, Progress: d.Productive, Failed: d.Failed,
-		Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators,
+		Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators, ConfidenceScore: o.ConfidenceScore,
 		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, StatusBlock: maps.Clone(o.StatusBlock),

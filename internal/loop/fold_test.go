@@ -237,3 +237,23 @@ func TestRecordKeepsStatusBlock(t *testing.T) {
 		t.Error("no block, yet a status_block")
 	}
 }
+
+// The analysis's confidence_score reaches the metrics line and the state
+// status.json is written from; it decides nothing.
+func TestConfidenceScoreIsRecorded(t *testing.T) {
+	o := an(func(a *analyze.Analysis) { a.ConfidenceScore = 70 })
+	it := Iteration{Loop: 1, Started: t0, Ended: t0.Add(time.Second), Observed: o}
+	st, d := Fold(State{}, it, policy())
+	if st.Last.Confidence == nil || *st.Last.Confidence != 70 {
+		t.Fatalf("Last.Confidence = %v, want 70", st.Last.Confidence)
+	}
+	if m := Record(it, d, st); m.ConfidenceScore != 70 {
+		t.Fatalf("metrics confidence_score = %d, want 70", m.ConfidenceScore)
+	}
+	low := an(func(a *analyze.Analysis) { a.ConfidenceScore = 0 })
+	it.Observed = low
+	_, d2 := Fold(State{}, it, policy())
+	if d2.Label() != d.Label() {
+		t.Fatalf("the score changed the decision: %s vs %s", d2.Label(), d.Label())
+	}
+}

@@ -18,6 +18,7 @@ type Observed struct {
 	ExitSignal             bool                 `json:"exit_signal,omitempty"`
 	ExitSignalExplicit     bool                 `json:"exit_signal_explicit,omitempty"`
 	HasCompletionSignal    bool                 `json:"has_completion_signal,omitempty"`
+	ConfidenceScore        int                  `json:"confidence_score,omitempty"` // explains, never decides
 	CompletionIndicators   int                  `json:"completion_indicators,omitempty"`
 	TestsStatus            string               `json:"tests_status,omitempty"`
 	IsTestOnly             bool                 `json:"is_test_only,omitempty"`
@@ -47,7 +48,7 @@ func Observe(a *analyze.Analysis) Observed {
 	}
 	o := Observed{
 		Status: a.Status, ExitSignal: a.ExitSignal, ExitSignalExplicit: a.ExitSignalExplicit,
-		HasCompletionSignal: a.HasCompletionSignal, CompletionIndicators: a.CompletionIndicators,
+		HasCompletionSignal: a.HasCompletionSignal, CompletionIndicators: a.CompletionIndicators, ConfidenceScore: a.ConfidenceScore,
 		TestsStatus: a.TestsStatus, IsTestOnly: a.IsTestOnly, FilesModified: a.FilesModified,
 		AskingQuestions: a.AskingQuestions, ClarificationNeeded: a.ClarificationNeeded,
 		ClarificationQuestions: bound(a.ClarificationQuestions), PRReady: a.PRReady,

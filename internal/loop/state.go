@@ -78,8 +78,10 @@ type Pause struct {
 
 // Last is what the last iteration said.
 type Last struct {
-	Summary   string   `json:"summary,omitempty"`
-	Questions []string `json:"questions,omitempty"` // when it needs clarification
+	Summary string `json:"summary,omitempty"`
+	// Confidence is the last analysis's confidence_score (status.json shows it).
+	Confidence *int     `json:"confidence_score,omitempty"`
+	Questions  []string `json:"questions,omitempty"` // when it needs clarification
 }
 
 // SessionUsage is an agent session's usage as last reported.

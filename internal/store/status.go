@@ -34,7 +34,11 @@ type Status struct {
 	Wait    *Wait         `json:"wait,omitempty"` // set while ralph sleeps
 	Totals  Totals        `json:"totals"`         // since StartedAt
 
-	LastAnalysis           string   `json:"last_analysis,omitempty"` // summary of the last agent output
+	LastAnalysis string `json:"last_analysis,omitempty"` // summary of the last agent output
+	// LastConfidenceScore is the last analysis's confidence_score (0–100):
+	// how much of it rests on structure rather than wording. It explains a
+	// decision; it never makes one.
+	LastConfidenceScore    *int     `json:"last_confidence_score,omitempty"`
 	ClarificationQuestions []string `json:"clarification_questions,omitempty"`
 }
 
