@@ -227,10 +227,6 @@ func checklist(title, session string, done ...bool) string {
 	return s + "\n## RALPH_STATUS\n"
 }
 
-func (r *fleetRig) taskFile(session string) string {
-	return filepath.Join(r.home, "handoffs", session+"-task.md")
-}
-
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -157,7 +157,7 @@ func maskValues(data []byte) []byte {
 		} else {
 			v = string(lit[1 : len(lit)-1])
 		}
-		masked := v
+		var masked string
 		if v != "" && key != nil && secretKey.Match(key) {
 			masked = Mask
 		} else {

@@ -199,9 +199,15 @@ func (d *Daemon) Run(ctx context.Context) {
 	<-ctx.Done()
 	// A schedule that began before the end has added its workers once it
 	// lets go of the lock; later ones see the end and start nothing.
-	d.mu.Lock()
-	d.mu.Unlock()
+	d.waitForSchedule()
 	d.wg.Wait()
+}
+
+// waitForSchedule returns once no schedule holds the lock: taking it is
+// the point, so the section is empty on purpose.
+func (d *Daemon) waitForSchedule() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 }
 
 func (d *Daemon) logf(format string, a ...any) {
