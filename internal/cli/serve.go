@@ -125,7 +125,15 @@ func orNone(s string) string {
 
 // buildLoop resolves a session directory's loop as `ralph run` does.
 func buildLoop(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
-	cfg, err := loadConfig(dir, config.Layer{}, warn)
+	cfg, skipped, err := readConfig(dir, config.Layer{}, warn)
+	if err == nil {
+		err = unreadable(skipped)
+	}
+	if err == nil {
+		// A session's .ralphrc runs nothing it names until it is trusted,
+		// in the daemon as in `ralph run`.
+		err = requireTrust(dir, cfg)
+	}
 	if err != nil {
 		return loop.Spec{}, nil, err
 	}

@@ -472,3 +472,29 @@ func TestServeGracefulStopResumes(t *testing.T) {
 		t.Errorf("after the restart: %s %d/%d", v.ExitReason, v.LoopCount, v.MaxLoops)
 	}
 }
+
+// A session whose .ralphrc names a program runs nothing until it is
+// trusted: a changed file halts the task with what to do, and the daemon
+// never starts the agent.
+func TestServeRefusesAnUntrustedSession(t *testing.T) {
+	r := newFleetRig(t)
+	dir, scriptPath := r.session("u", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{result("sess-u", "Worked."+ralphStatus("IN_PROGRESS", 1))}},
+	}})
+	f, err := os.OpenFile(filepath.Join(dir, ".ralphrc"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("# changed after it was trusted\n")
+	f.Close()
+	r.start(1)
+	r.ok("start", "u", "Anything")
+	r.ok("loop", "u", "3")
+	v := r.waitFor("u", "halted", stateIs("halted"))
+	if !strings.Contains(v.Message, "trust") {
+		t.Errorf("halted without saying why: %+v", v)
+	}
+	if _, err := os.Stat(script.ArgvLog(scriptPath)); err == nil {
+		t.Error("the untrusted agent command ran")
+	}
+}

@@ -108,6 +108,13 @@ func (r *fleetRig) session(name string, s script.Script) (dir, scriptPath string
 	rc := fmt.Sprintf("CLAUDE_CODE_CMD=\"env %s=%s %s\"\nMAX_CALLS_PER_HOUR=10000\n", script.EnvScript, scriptPath, r.fake)
 	os.WriteFile(filepath.Join(dir, ".ralphrc"), []byte(rc), 0o644)
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# "+name+"\n"), 0o644)
+	// The .ralphrc names the agent's command: the daemon runs it only once
+	// it is trusted, as `ralph run` does.
+	trust := exec.Command(r.ralph, "trust", "-C", dir)
+	trust.Env = r.env
+	if b, err := trust.CombinedOutput(); err != nil {
+		r.t.Fatalf("ralph trust: %v\n%s", err, b)
+	}
 	for _, a := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
 		cmd := exec.Command("git", a...)
 		cmd.Dir, cmd.Env = dir, r.env
