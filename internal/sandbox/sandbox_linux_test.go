@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,8 +145,10 @@ func TestBwrapTimeoutKillsTree(t *testing.T) {
 	logs := t.TempDir()
 	r := &agent.Runner{Wrap: sb.Wrap, Grace: 200 * time.Millisecond, ReapTimeout: 2 * time.Second}
 	start := time.Now()
+	// A sleep no other test runs, so the check below finds only ours.
+	sleep := fmt.Sprintf("sleep %d", 100000+os.Getpid())
 	res, err := r.Run(context.Background(), agent.Process{
-		Argv: []string{"sh", "-c", "trap '' TERM; (trap '' TERM; sleep 300) & echo started; sleep 300"},
+		Argv: []string{"sh", "-c", "trap '' TERM; (trap '' TERM; " + sleep + ") & echo started; " + sleep},
 		Dir:  dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Timeout: 500 * time.Millisecond,
 		StdoutPath: filepath.Join(logs, "out"), StderrPath: filepath.Join(logs, "err"),
 	})
@@ -158,7 +161,15 @@ func TestBwrapTimeoutKillsTree(t *testing.T) {
 	if out, _ := os.ReadFile(filepath.Join(logs, "out")); string(out) != "started\n" {
 		t.Errorf("output not captured: %q", out)
 	}
-	if out, _ := exec.Command("pgrep", "-f", "sleep 300").Output(); len(out) > 0 {
-		t.Errorf("processes left: %s", out)
+	// The namespace's processes die with it, which the kernel finishes a
+	// moment after the call returns on a busy machine.
+	var left []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if left, _ = exec.Command("pgrep", "-f", sleep).Output(); len(left) == 0 {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("processes left: %s", left)
 	}
 }
