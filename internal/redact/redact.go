@@ -158,9 +158,14 @@ func maskValues(data []byte) []byte {
 			v = string(lit[1 : len(lit)-1])
 		}
 		var masked string
-		if v != "" && key != nil && secretKey.Match(key) {
+		switch {
+		case v != "" && key != nil && secretKey.Match(key):
 			masked = Mask
-		} else {
+		case timeLike(v):
+			// Timestamps and numbers in text hold no secret, and masking a
+			// short numeric value inside one would break the document.
+			masked = v
+		default:
 			masked = String(v)
 		}
 		if masked != v {
@@ -178,6 +183,19 @@ func maskValues(data []byte) []byte {
 		return data
 	}
 	return append(out, data[last:]...)
+}
+
+// timeLike reports text made only of digits and the punctuation of times
+// and numbers ("2026-11-25T10:00:00.5Z", "1.5").
+func timeLike(v string) bool {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9', c == '-', c == ':', c == '.', c == 'T', c == 'Z', c == '+':
+		default:
+			return false
+		}
+	}
+	return v != ""
 }
 
 // stringEnd is the index just past the string literal starting at data[i].

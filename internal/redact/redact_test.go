@@ -89,6 +89,8 @@ func TestJSONMasksValuesAndKeepsTheRest(t *testing.T) {
 		{`{"summary": "used \"ghp_abcdefghijklmnop\"\nthen"}`, `{"summary":"used \"[redacted]\"\nthen"}`},
 		// Keys are not values: a key named like a token shape stays.
 		{`{"max_tokens_per_hour": 5}`, `{"max_tokens_per_hour": 5}`},
+		// A timestamp stays whole even if a short secret's digits are in it.
+		{`{"at": "2026-11-25T10:00:00Z"}`, `{"at": "2026-11-25T10:00:00Z"}`},
 	}
 	for _, tt := range tests {
 		got := string(JSON([]byte(tt.in)))
