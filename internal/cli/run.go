@@ -24,6 +24,7 @@ import (
 	"ralph/internal/events"
 	"ralph/internal/loop"
 	"ralph/internal/plan"
+	"ralph/internal/redact"
 	"ralph/internal/ratelimit"
 	"ralph/internal/stop"
 	"ralph/internal/store"
@@ -214,8 +215,13 @@ func traceFile(path string) (func(loop.Trace), func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("RALPH_TRACE: %w", err)
 	}
-	enc := json.NewEncoder(f)
-	return func(t loop.Trace) { _ = enc.Encode(t) }, func() { f.Close() }, nil
+	// A trace quotes the agent; like every file ralph writes, it is masked.
+	write := func(t loop.Trace) {
+		if b, err := json.Marshal(t); err == nil {
+			_, _ = f.Write(append(redact.JSON(b), '\n'))
+		}
+	}
+	return write, func() { f.Close() }, nil
 }
 
 // drainTimeout is how long a finished loop waits for its observers to show
