@@ -24,8 +24,8 @@ import (
 	"ralph/internal/events"
 	"ralph/internal/loop"
 	"ralph/internal/plan"
-	"ralph/internal/redact"
 	"ralph/internal/ratelimit"
+	"ralph/internal/redact"
 	"ralph/internal/stop"
 	"ralph/internal/store"
 )
