@@ -270,6 +270,18 @@ func programDirs(argv0, path string, hidden []string) []string {
 // package.json (the npm package an executable belongs to), staying below
 // top; dir itself when there is none.
 func packageRoot(dir, top string) string {
+	// An npm CLI may run files of its sibling packages (Claude Code's
+	// launcher runs the platform package's binary): inside node_modules,
+	// the outermost node_modules below top is what it needs.
+	var modules string
+	for d := dir; under(d, top); d = filepath.Dir(d) {
+		if filepath.Base(d) == "node_modules" {
+			modules = d
+		}
+	}
+	if modules != "" {
+		return modules
+	}
 	for d := dir; under(d, top); d = filepath.Dir(d) {
 		if exists(filepath.Join(d, "package.json")) {
 			return d

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"strings"
+	"path/filepath"
 	"testing"
 )
 
@@ -55,5 +56,21 @@ func TestWrapRefusesHomeInProject(t *testing.T) {
 		if strings.Contains(got, never) {
 			t.Errorf("argv has %s (it would take the agent out of ralph's process group, or its network):\n%s", never, got)
 		}
+	}
+}
+
+// Inside node_modules the whole outermost node_modules stays visible: a
+// CLI's launcher may run a sibling package's binary (Claude Code does, from
+// its platform package); a checkout under /tmp, hidden in the sandbox,
+// must still be able to run it.
+func TestPackageRootTakesTheWholeNodeModules(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "ci", ".cache", "agents", "node_modules", "@anthropic-ai", "claude-code", "bin")
+	if got, want := packageRoot(dir, top), filepath.Join(top, "ci", ".cache", "agents", "node_modules"); got != want {
+		t.Errorf("packageRoot = %s, want %s", got, want)
+	}
+	plain := filepath.Join(top, "tool", "bin")
+	if got := packageRoot(plain, top); got != plain {
+		t.Errorf("outside node_modules: %s, want the directory itself", got)
 	}
 }
