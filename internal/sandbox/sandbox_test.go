@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
