@@ -183,7 +183,7 @@ func runInTmux(ios IO, dir string, args []string) error {
 	// Outside tmux the session is attached to this terminal: without one,
 	// a detached session would go on running a loop nobody sees. Refuse
 	// before anything is created.
-	if os.Getenv("TMUX") == "" && (!isTerminal(ios.Out) || !isTerminalReader(os.Stdin)) {
+	if os.Getenv("TMUX") == "" && (!isTerminal(ios.Out) || !isTerminal(os.Stdin)) {
 		return errors.New("--tmux needs a terminal to attach to; run it from one, or use `ralph run` (plain lines) or `ralph run --json` in scripts")
 	}
 	self, err := os.Executable()
@@ -223,11 +223,6 @@ func runInTmux(ios IO, dir string, args []string) error {
 // (kept before any other command can replace $?) and a prompt to close.
 func tmuxPaneShell(loopCmd []string) string {
 	return shellJoin(loopCmd) + `; code=$?; echo; echo "ralph exited with $code; press Enter to close"; read _`
-}
-
-func isTerminalReader(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func withoutTmuxFlag(args []string) []string {

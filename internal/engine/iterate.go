@@ -118,8 +118,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "log retention: " + err.Error()})
 	}
 	rec.Summary = store.Redact(rec.Summary)
-	msg := d.Message
-	e.emit(loop.Event{Type: loop.EventIterationEnd, Loop: n, Iteration: &rec, Message: msg})
+	e.emit(loop.Event{Type: loop.EventIterationEnd, Loop: n, Iteration: &rec, Message: d.Message})
 	return d, nil
 }
 

@@ -103,11 +103,7 @@ func (s *Store) readStateFile(path string, v any, validate func() error) (bool, 
 // Only the document is the truth: a failure after it is reported but
 // loses nothing.
 func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
-	if rec != nil {
-		r := *rec
-		r.Summary = Redact(r.Summary)
-		rec = &r
-	}
+	// WriteJSON masks the document, ensureRecord the metrics line.
 	if err := WriteJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}); err != nil {
 		return fmt.Errorf("save loop state: %w", err)
 	}
