@@ -67,6 +67,8 @@ type Daemon struct {
 	// same agent (one account) holds until the reset or moves to its
 	// fallback, instead of each finding out with a failed call.
 	limits map[string]loop.AgentLimit
+
+	watch watchBoard
 }
 
 type worker struct {
