@@ -43,6 +43,7 @@ type collector struct {
 	msgUsage            map[string]Usage // per assistant message id, when no result
 	msgOrder            []string
 	denials             []Denial
+	asked               []string // questions of a refused AskUserQuestion (askuser.go)
 	toolCalls           int
 
 	limit limitState

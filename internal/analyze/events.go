@@ -367,6 +367,7 @@ func eachString(raw []byte, fn func(string)) {
 func (c *collector) readDenials(raw []byte) {
 	eachObject(raw, func(s *jsonscan.Scanner) {
 		var tool, command string
+		var input []byte
 		_ = s.Object(func(k []byte) error {
 			switch string(k) {
 			case "tool_name", "tool":
@@ -374,13 +375,17 @@ func (c *collector) readDenials(raw []byte) {
 			case "command":
 				command, _ = s.String()
 			case "tool_input":
-				in, _ := s.Raw()
-				if cmd, _ := toolTarget(in); cmd != "" {
-					command = cmd
-				}
+				input, _ = s.Raw()
 			}
 			return nil
 		})
+		if tool == askUserTool {
+			c.addAsked(input) // a question to the person, not a tool to allow
+			return
+		}
+		if cmd, _ := toolTarget(input); cmd != "" {
+			command = cmd
+		}
 		if tool != "" {
 			c.addDenial(tool, command)
 		}

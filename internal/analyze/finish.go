@@ -39,6 +39,7 @@ func (c *collector) finish() *Analysis {
 
 	c.applyFlat(a)
 	c.applyBlock(a)
+	c.applyAsked(a)
 
 	// Heuristics fill what the agent left open.
 	if a.TestsStatus == TestsUnknown && c.testsStatus != "" {
