@@ -140,7 +140,15 @@ func (d *Daemon) Handler(token string) http.Handler {
 		reply(w, v, err)
 	})
 	mux.HandleFunc("GET /api/events", d.events)
-	return auth(token, mux)
+	if len(d.opts.Routes) == 0 {
+		return auth(token, mux)
+	}
+	top := http.NewServeMux()
+	for pattern, h := range d.opts.Routes {
+		top.Handle(pattern, h)
+	}
+	top.Handle("/", auth(token, mux))
+	return top
 }
 
 func validOrigin(o string) bool {

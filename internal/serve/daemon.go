@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,8 +45,13 @@ type Options struct {
 	Log io.Writer
 	// Describe renders an engine event as a log line ("" skips it).
 	Describe func(loop.Event) string
+	// Notifier hears of what people must know (done, halted, a question,
+	// a usage-limit wait, a stopped loop), besides the log.
 	Notifier Notifier
-	Now      func() time.Time
+	// Routes are handlers served outside the API's token on the same
+	// listener: webhooks, which their own signatures authenticate.
+	Routes map[string]http.Handler
+	Now    func() time.Time
 }
 
 // Daemon hosts the loops.
@@ -135,6 +141,8 @@ func Open(opts Options) (*Daemon, error) {
 		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}}
 	if d.opts.Notifier == nil {
 		d.opts.Notifier = LogNotifier{W: d.logw}
+	} else {
+		d.opts.Notifier = Notifiers{LogNotifier{W: d.logw}, d.opts.Notifier}
 	}
 	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
 		lock.Release()
@@ -374,7 +382,9 @@ func (d *Daemon) observe(t Task, ev loop.Event) {
 	}
 	d.hub.publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Message: store.Redact(line), Loop: ev.Loop, Engine: &ev})
 	if ev.Type == loop.EventWait && ev.WaitKind == loop.WaitUsageLimit {
-		d.opts.Notifier.Notify(Notice{Kind: NoticeUsageLimit, Session: t.Session, TaskID: t.ID, Title: t.Title, Message: ev.Message, Until: ev.Until})
+		n := d.notice(t)
+		n.Kind, n.Message, n.Until = NoticeUsageLimit, ev.Message, ev.Until
+		d.opts.Notifier.Notify(n)
 	}
 }
 
@@ -407,14 +417,31 @@ func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []str
 		t.Questions = questions
 	}
 	d.settle(&t)
+	n := d.notice(t)
+	why := strings.TrimPrefix(t.ExitReason+": "+t.Message, ": ")
 	switch {
 	case t.State == fleet.Done:
-		d.opts.Notifier.Notify(Notice{Kind: NoticeDone, Session: t.Session, TaskID: t.ID, Title: t.Title, Message: t.ExitReason})
+		n.Kind, n.Message = NoticeDone, t.ExitReason
 	case t.State == fleet.Halted:
-		d.opts.Notifier.Notify(Notice{Kind: NoticeHalted, Session: t.Session, TaskID: t.ID, Title: t.Title, Message: strings.TrimSpace(t.ExitReason + ": " + t.Message)})
+		n.Kind, n.Message = NoticeHalted, why
 	case len(t.Questions) > 0:
-		d.opts.Notifier.Notify(Notice{Kind: NoticeQuestion, Session: t.Session, TaskID: t.ID, Title: t.Title, Questions: t.Questions})
+		n.Kind, n.Questions = NoticeQuestion, t.Questions
+	case t.State == fleet.Waiting:
+		n.Kind, n.Message = NoticeStopped, why
+	default:
+		return
 	}
+	d.opts.Notifier.Notify(n)
+}
+
+// notice is a notice about t, without its kind.
+func (d *Daemon) notice(t Task) Notice {
+	n := Notice{Session: t.Session, TaskID: t.ID, Title: t.Title, Origin: t.Origin, ReplyTo: t.ReplyTo,
+		Reason: t.ExitReason, Loops: t.Loops, MaxLoops: t.MaxLoops}
+	if h, err := d.db.History(t.ID, historyKeep); err == nil {
+		n.Summary, n.CostUSD = summaryAndCost(h)
+	}
+	return n
 }
 
 // settle saves a task that changed state, rewrites its file's status and

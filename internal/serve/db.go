@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS tasks (
 	pr_url      TEXT NOT NULL DEFAULT '',
 	file        TEXT NOT NULL,
 	created_at  TEXT NOT NULL,
-	updated_at  TEXT NOT NULL
+	updated_at  TEXT NOT NULL,
+	reply_to    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS tasks_session ON tasks(session, seq);
 CREATE TABLE IF NOT EXISTS agents (
@@ -79,7 +80,33 @@ func OpenDB(path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := addColumns(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	return &DB{db: db}, nil
+}
+
+// laterColumns are columns added after a store may have been created:
+// CREATE TABLE IF NOT EXISTS leaves an older table as it was.
+var laterColumns = []struct{ table, column, decl string }{
+	{"tasks", "reply_to", `TEXT NOT NULL DEFAULT ''`},
+}
+
+// addColumns brings an older store up to the schema.
+func addColumns(db *sql.DB) error {
+	for _, c := range laterColumns {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.column).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := db.Exec(`ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.column + ` ` + c.decl); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Close closes the store.
@@ -230,6 +257,9 @@ type Task struct {
 	File       string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// ReplyTo is where the task's origin hears of it (a Telegram chat id
+	// for origin telegram); "" for none. Never shown by the API.
+	ReplyTo string
 }
 
 func (t Task) fleet() fleet.Task {
@@ -252,10 +282,10 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 	t.ID = fmt.Sprintf("t%d", t.Seq)
 	t.UpdatedAt = t.CreatedAt
 	q, _ := json.Marshal(nonNil(t.Questions))
-	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Seq, t.Session, t.Title, t.Origin, string(t.State), t.MaxLoops, t.FirstLoop, t.ExitReason, t.Message,
-		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano)); err != nil {
+		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo); err != nil {
 		return t, err
 	}
 	return t, tx.Commit()
@@ -276,13 +306,13 @@ func nonNil(s []string) []string {
 	return s
 }
 
-const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at`
+const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to`
 
 func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var state, q, created, updated string
 	if err := row.Scan(&t.ID, &t.Seq, &t.Session, &t.Title, &t.Origin, &state, &t.MaxLoops, &t.FirstLoop, &t.Loops, &t.ExitReason,
-		&t.Message, &q, &t.PRURL, &t.File, &created, &updated); err != nil {
+		&t.Message, &q, &t.PRURL, &t.File, &created, &updated, &t.ReplyTo); err != nil {
 		return t, err
 	}
 	t.State = fleet.State(state)

@@ -19,6 +19,9 @@ const (
 	NoticeHalted     = "halted"
 	NoticeQuestion   = "question"
 	NoticeUsageLimit = "usage_limit"
+	// NoticeStopped: the loop ended and the task waits for a new `loop`
+	// (its budget spent, stopped by hand).
+	NoticeStopped = "stopped"
 )
 
 // Notice is one notification.
@@ -30,10 +33,33 @@ type Notice struct {
 	Message   string
 	Questions []string
 	Until     time.Time // of a usage-limit wait
+
+	// Origin and ReplyTo say who started the task and where it hears of
+	// it (a chat id; "" when nowhere in particular).
+	Origin  string
+	ReplyTo string
+	// Reason is the loop's exit reason, Summary the agent's last word on
+	// its work (masked); Loops/MaxLoops and CostUSD as in TaskView.
+	Reason   string
+	Summary  string
+	Loops    int
+	MaxLoops int
+	CostUSD  float64
 }
 
-// Notifier delivers notices: the daemon's log now, chat next.
+// Notifier delivers notices. Notify is called with the daemon's lock
+// held: it must not block (queue the delivery) nor call the daemon back.
 type Notifier interface{ Notify(Notice) }
+
+// Notifiers delivers each notice to every one of them, in order.
+type Notifiers []Notifier
+
+// Notify implements Notifier.
+func (ns Notifiers) Notify(n Notice) {
+	for _, x := range ns {
+		x.Notify(n)
+	}
+}
 
 // Text is the notice as one human line.
 func (n Notice) Text() string {
@@ -47,6 +73,8 @@ func (n Notice) Text() string {
 		return fmt.Sprintf("❓ %s asks: %s — answer with `ralph task answer %s TEXT…`", head, strings.Join(n.Questions, " / "), n.Session)
 	case NoticeUsageLimit:
 		return fmt.Sprintf("⏳ %s waits for a usage limit until %s: %s", head, n.Until.UTC().Format(time.RFC3339), n.Message)
+	case NoticeStopped:
+		return fmt.Sprintf("⏸ %s stopped: %s", head, n.Message)
 	}
 	return head + ": " + n.Message
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"ralph/internal/fleet"
+	"ralph/internal/loop"
 	"ralph/internal/store"
 	"ralph/internal/taskfile"
 )
@@ -34,6 +35,11 @@ type TaskView struct {
 	// "waiting: usage_limit") and until when it waits.
 	Activity  string    `json:"activity,omitempty"`
 	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Summary is what the agent said of its last iteration (masked);
+	// CostUSD what the task's iterations the store keeps cost (the last
+	// 50 of the session: all but the longest tasks').
+	Summary   string    `json:"summary,omitempty"`
+	CostUSD   float64   `json:"cost_usd,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -79,10 +85,12 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 	} else {
 		v.CircuitBreaker.State = "CLOSED"
 	}
-	h, err := d.db.History(t.ID, historyShown)
+	h, err := d.db.History(t.ID, historyKeep)
 	if err != nil {
 		return v, err
 	}
+	v.Summary, v.CostUSD = summaryAndCost(h)
+	h = h[max(len(h)-historyShown, 0):]
 	for _, m := range h {
 		sb := m.StatusBlock
 		if sb == nil {
@@ -100,6 +108,20 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 		}
 	}
 	return v, nil
+}
+
+// summaryAndCost reads a task's iterations: the last summary the agent
+// gave, masked, and their cost.
+func summaryAndCost(h []loop.Metrics) (string, float64) {
+	var summary string
+	var cost float64
+	for _, m := range h {
+		cost += m.CostUSD
+		if strings.TrimSpace(m.Summary) != "" {
+			summary = m.Summary
+		}
+	}
+	return store.Redact(strings.TrimSpace(summary)), cost
 }
 
 // List returns each session's latest task.
@@ -163,6 +185,12 @@ func (d *Daemon) Status(session string) (TaskView, error) {
 // Start creates a task on a free session and its task file. It waits for
 // `loop` (or, later, a watchdog) to work on it.
 func (d *Daemon) Start(ctx context.Context, session, title, origin string) (TaskView, error) {
+	return d.StartFrom(ctx, session, title, origin, "")
+}
+
+// StartFrom is Start for a task whose origin wants to hear of it: replyTo
+// (a chat id) is kept with the task and comes back in its notices.
+func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo string) (TaskView, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, err := d.current(fleet.Start, session); err != nil {
@@ -194,7 +222,7 @@ func (d *Daemon) Start(ctx context.Context, session, title, origin string) (Task
 		return TaskView{}, err
 	}
 	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
-		State: fleet.Waiting, FirstLoop: st.Loop, File: path, CreatedAt: now})
+		State: fleet.Waiting, FirstLoop: st.Loop, File: path, CreatedAt: now, ReplyTo: replyTo})
 	if err != nil {
 		return TaskView{}, err
 	}
