@@ -102,6 +102,10 @@ func ParseSession(s string) (Session, error) {
 	return Session{Name: name, Dir: abs}, nil
 }
 
+// ValidSessionName says whether s may name a session (what ParseSession
+// accepts), for clients that read names from people.
+func ValidSessionName(s string) bool { return sessionName.MatchString(s) }
+
 // checkRepo refuses a session directory that is not a git repository: the
 // loop measures progress with git.
 func checkRepo(s Session) error {
