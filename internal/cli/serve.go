@@ -19,6 +19,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	"ralph/internal/telegram"
 )
 
 const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
@@ -34,7 +35,13 @@ logs/<session>/, api-token. The API needs "Authorization: Bearer TOKEN":
 $RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600).
 
 A restart resumes the tasks that were running from their last finished
-iteration. Exit codes: 0 stopped by a signal, 1 start-up error.`
+iteration. Exit codes: 0 stopped by a signal, 1 start-up error.
+
+Telegram (docs/telegram.md): TELEGRAM_BOT_TOKEN turns the bot on and
+TELEGRAM_ALLOWED_CHATS (comma-separated chat ids) is then required;
+TELEGRAM_ALLOWED_USERS narrows it to people; TELEGRAM_API_URL points at
+another Bot API; TELEGRAM_WEBHOOK_SECRET (and TELEGRAM_WEBHOOK_URL) take
+updates on POST /webhooks/telegram instead of long polling.`
 
 type serveOptions struct {
 	Home        string
@@ -82,12 +89,27 @@ func runServe(ctx context.Context, ios IO, o *serveOptions) error {
 		}
 		sessions = append(sessions, ss)
 	}
-	d, err := serve.Open(serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel,
-		Build: buildLoop, Log: ios.Err, Describe: describe})
+	tg, err := newTelegram(ios.Err)
+	if err != nil {
+		return err
+	}
+	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel,
+		Build: buildLoop, Log: ios.Err, Describe: describe}
+	if tg != nil {
+		opts.Notifier, opts.Routes = tg, tg.Routes()
+	}
+	d, err := serve.Open(opts)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	if tg != nil {
+		// Opened once the daemon holds RALPH_HOME.
+		if err := tg.Open(filepath.Join(home, "telegram.db")); err != nil {
+			return err
+		}
+		defer tg.Close()
+	}
 	token, err := serve.Token(serve.Home(home), true)
 	if err != nil {
 		return err
@@ -108,12 +130,43 @@ func runServe(ctx context.Context, ios IO, o *serveOptions) error {
 		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel)
 	errc := make(chan error, 1)
 	go func() { errc <- d.Serve(ctx, ln, token) }()
+	chat := make(chan struct{})
+	go func() {
+		defer close(chat)
+		if tg != nil {
+			tg.Run(ctx, d)
+		}
+	}()
 	d.Run(ctx)
+	<-chat
 	if err := <-errc; err != nil {
 		return err
 	}
 	fmt.Fprintln(ios.Err, "ralph serve: stopped; running tasks resume at the next start")
 	return nil
+}
+
+// newTelegram builds the Telegram bot when TELEGRAM_BOT_TOKEN is set (nil
+// otherwise). A token without an allow-list stops the daemon: a
+// configuration mistake should be loud. The settings leave the process's
+// environment once read, so no agent the daemon starts inherits the token.
+func newTelegram(log io.Writer) (*telegram.Bot, error) {
+	cfg, on, err := telegram.FromEnv(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	for _, k := range telegram.Env {
+		os.Unsetenv(k)
+	}
+	if !on {
+		return nil, nil
+	}
+	mode := "long polling"
+	if cfg.Webhook() {
+		mode = "webhook on " + telegram.WebhookPath
+	}
+	fmt.Fprintf(log, "ralph serve: telegram on (%s), %d allowed chat(s)\n", mode, len(cfg.AllowedChats))
+	return telegram.New(cfg, telegram.Options{Log: log}), nil
 }
 
 func orNone(s string) string {
