@@ -157,6 +157,13 @@ func (s *Server) FailNext(method string, n, code, retryAfter int) {
 	}
 }
 
+// Heal drops the failures FailNext asked for that have not happened yet.
+func (s *Server) Heal() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fails = nil
+}
+
 // Sent returns the messages the bot sent or edited, in order.
 func (s *Server) Sent() []Message {
 	s.mu.Lock()
