@@ -43,8 +43,9 @@ var redactions = []redaction{
 		`|\bxox[abposr]-[A-Za-z0-9-]{6,}|\bxapp-[A-Za-z0-9-]{6,}` + // Slack
 		`|\bAKIA[0-9A-Z]{16}` + // AWS access key id
 		`|\bAIza[0-9A-Za-z_-]{30,}` + // Google API key
-		`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), // JWT
-		repl: Mask, hints: []string{"sk-", "gh", "github_pat_", "glpat-", "xox", "xapp-", "akia", "aiza", "eyj"}},
+		`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` + // JWT
+		`|[0-9]{5,12}:AA[A-Za-z0-9_-]{30,}`), // Telegram bot token, also in a Bot API URL (…/bot<token>/…)
+		repl: Mask, hints: []string{"sk-", "gh", "github_pat_", "glpat-", "xox", "xapp-", "akia", "aiza", "eyj", ":aa"}},
 	// HTTP credentials: "Bearer <token>", "Authorization: Basic <b64>".
 	{re: regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})`), repl: "${1}" + Mask, value: 2, hints: []string{"bearer"}},
 	{re: regexp.MustCompile(`(?i)(\bauthorization\s*:\s*[A-Za-z]+\s+)([A-Za-z0-9._~+/=-]{6,})`), repl: "${1}" + Mask, value: 2, hints: []string{"authorization"}},
