@@ -114,7 +114,7 @@ func (b *Bot) Open(path string) error {
 	if err != nil {
 		return err
 	}
-	offset, err := st.offset()
+	offset, err := st.offset(b.opts.Now())
 	if err != nil {
 		st.close()
 		return err
@@ -210,7 +210,7 @@ func (b *Bot) username() string { return b.name.Load().(string) }
 func (b *Bot) onUpdate(_ context.Context, _ *bot.Bot, upd *models.Update) {
 	b.handleMu.Lock()
 	defer b.handleMu.Unlock()
-	fresh, err := b.store.markUpdate(upd.ID)
+	fresh, err := b.store.markUpdate(upd.ID, b.opts.Now())
 	if err != nil {
 		b.logf("update %d: %v; not acted on", upd.ID, err)
 		return

@@ -25,7 +25,8 @@ const (
 
 const storeSchema = `
 CREATE TABLE IF NOT EXISTS updates (
-	id INTEGER PRIMARY KEY
+	id INTEGER NOT NULL UNIQUE,
+	at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS questions (
 	chat_id    INTEGER NOT NULL,
@@ -55,43 +56,46 @@ func openStore(path string) (*store, error) {
 func (s *store) close() error { return s.db.Close() }
 
 // markUpdate records an update as handled before anything is done about
-// it: fresh is false for one handled before (or older than every one
-// remembered). A crash after the mark loses the command rather than
-// repeating it: a person can send it again, a task started twice cannot
-// be taken back.
-func (s *store) markUpdate(id int64) (fresh bool, err error) {
-	tx, err := s.db.Begin()
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback()
-	var lowest, n int64
-	if err := tx.QueryRow(`SELECT COALESCE(MIN(id), 0), COUNT(*) FROM updates`).Scan(&lowest, &n); err != nil {
-		return false, err
-	}
-	if n >= updatesKept && id < lowest {
-		return false, nil
-	}
-	res, err := tx.Exec(`INSERT OR IGNORE INTO updates(id) VALUES(?)`, id)
+// it: fresh is false for one handled before. A crash after the mark loses
+// the command rather than repeating it: a person can send it again, a
+// task started twice cannot be taken back. The last updatesKept are
+// remembered, in the order they came (not by id: see offset).
+func (s *store) markUpdate(id int64, now time.Time) (fresh bool, err error) {
+	res, err := s.db.Exec(`INSERT OR IGNORE INTO updates(id, at) VALUES(?, ?)`, id, now.UTC().Format(time.RFC3339))
 	if err != nil {
 		return false, err
 	}
 	if k, _ := res.RowsAffected(); k == 0 {
 		return false, nil
 	}
-	if n+1 > updatesKept {
-		if _, err := tx.Exec(`DELETE FROM updates WHERE id NOT IN (SELECT id FROM updates ORDER BY id DESC LIMIT ?)`, updatesKept); err != nil {
-			return false, err
-		}
-	}
-	return true, tx.Commit()
+	_, err = s.db.Exec(`DELETE FROM updates WHERE rowid <= (SELECT MAX(rowid) FROM updates) - ?`, updatesKept)
+	return true, err
 }
 
-// offset is the last update handled (0: none): polling resumes after it.
-func (s *store) offset() (int64, error) {
+// offsetAge is how old the last update may be for polling to resume
+// after it. After a week without updates Telegram numbers the next one
+// at random, maybe below the last: then polling starts from the first
+// update Telegram still holds (it forgets the ones it was told were
+// received), and the remembered ids keep any of those from being handled
+// twice.
+const offsetAge = 6 * 24 * time.Hour
+
+// offset is the update polling resumes after (0: the first Telegram
+// holds).
+func (s *store) offset(now time.Time) (int64, error) {
 	var id int64
-	err := s.db.QueryRow(`SELECT COALESCE(MAX(id), 0) FROM updates`).Scan(&id)
-	return id, err
+	var at string
+	err := s.db.QueryRow(`SELECT id, at FROM updates ORDER BY rowid DESC LIMIT 1`).Scan(&id, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if t, err := time.Parse(time.RFC3339, at); err != nil || now.Sub(t) > offsetAge {
+		return 0, nil
+	}
+	return id, nil
 }
 
 // addQuestion remembers that message msg in chat asked task's question.
