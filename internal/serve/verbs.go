@@ -64,22 +64,16 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 	v := TaskView{ID: t.ID, Session: t.Session, Title: t.Title, Origin: t.Origin, State: t.State, MaxLoops: t.MaxLoops,
 		ExitReason: t.ExitReason, Message: t.Message, Questions: nonNil(t.Questions), PRURL: t.PRURL, TaskFile: t.File,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, History: []HistoryItem{}}
-	st, found, err := d.db.LoadState(t.Session)
+	p, err := d.db.progress(t.Session)
 	if err != nil {
 		return v, err
 	}
 	v.LoopCount = t.Loops
-	if found && !t.State.Finished() {
-		v.LoopCount = max(st.Loop-t.FirstLoop, 0)
+	if p.found && !t.State.Finished() {
+		v.LoopCount = max(p.loop-t.FirstLoop, 0)
 	}
-	if found {
-		b := st.Breaker
-		v.CircuitBreaker = BreakerView{State: string(b.Status), ConsecutiveNoProgress: b.NoProgress, ConsecutiveSameError: b.SameError,
-			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop}
-	} else {
-		v.CircuitBreaker.State = "CLOSED"
-	}
-	h, err := d.db.History(t.ID, historyShown)
+	v.CircuitBreaker = p.breaker
+	h, err := d.db.recentHistory(t.Session, t.ID)
 	if err != nil {
 		return v, err
 	}
@@ -149,10 +143,9 @@ func (d *Daemon) current(verb fleet.Verb, session string) (*Task, error) {
 	return cur, nil
 }
 
-// Status returns the session's latest task.
+// Status returns the session's latest task. It only reads, so it does not
+// wait for a verb or the scheduler holding the daemon's lock.
 func (d *Daemon) Status(session string) (TaskView, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	t, err := d.current(fleet.Status, session)
 	if err != nil {
 		return TaskView{}, err

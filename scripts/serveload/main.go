@@ -49,6 +49,10 @@ var (
 
 const token = "load-test-token"
 
+// unknownRoute is a request the daemon answers without any work (404): its
+// latency is what the machine's load alone costs a request.
+const unknownRoute = "an unknown route (404, no work)"
+
 func main() {
 	flag.Parse()
 	if err := run(); err != nil {
@@ -179,7 +183,7 @@ func run() error {
 		mb(rssSessions), *loops, mb(rssTasks), mb(peak))
 	fmt.Printf("  per loop: %.0f KB for a waiting task, %.0f KB for a running loop\n",
 		float64(rssTasks-rssSessions)/1024/float64(*loops), float64(peak-rssSessions)/1024/float64(*loops))
-	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}"} {
+	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}", unknownRoute} {
 		p50, p99, worst, n := lat.summary(name)
 		fmt.Printf("  %s during the load: p50 %s, p99 %s, max %s (%d requests)\n", name, p50, p99, worst, n)
 	}
@@ -361,9 +365,10 @@ func (r *rig) poll(lat *latencies, stop <-chan struct{}) {
 		for _, p := range []struct{ name, path string }{
 			{"GET /api/tasks", "/api/tasks"},
 			{"GET /api/tasks/{session}", fmt.Sprintf("/api/tasks/s%03d", i%*loops)},
+			{unknownRoute, "/api/none"},
 		} {
 			t0 := time.Now()
-			if _, err := r.api("GET", p.path, ""); err == nil {
+			if _, err := r.api("GET", p.path, ""); err == nil || p.name == unknownRoute {
 				lat.add(p.name, time.Since(t0))
 			}
 		}
@@ -392,7 +397,9 @@ func (l *latencies) summary(name string) (p50, p99, worst time.Duration, n int) 
 		return 0, 0, 0, 0
 	}
 	slices.Sort(ds)
-	at := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond) }
+	at := func(q float64) time.Duration {
+		return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond)
+	}
 	return at(0.5), at(0.99), ds[len(ds)-1].Round(100 * time.Microsecond), len(ds)
 }
 
