@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ralph/internal/agent"
 	"ralph/internal/config"
@@ -23,8 +24,8 @@ import (
 
 const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
 
-A session is a named git workspace (--session NAME=DIR, repeatable, or one
-NAME=DIR per line in RALPH_HOME/sessions.conf); it runs one task at a time.
+A session is a named git workspace (--session NAME=DIR, repeatable, or
+SESSION=NAME=DIR lines in the config file); it runs one task at a time.
 Its .ralphrc and RALPH_<KEY> environment configure its loops exactly as for
 ` + "`ralph run`" + `. At most --max-parallel loops run at once; the rest queue.
 
@@ -33,14 +34,23 @@ else ~/.local/state/ralph): ralph.db (SQLite), handoffs/ (task files),
 logs/<session>/, api-token. The API needs "Authorization: Bearer TOKEN":
 $RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600).
 
+The config file (--config, else RALPH_HOME/serve.conf when it exists) holds
+KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, SESSION (repeatable);
+any other KEY is a default for that environment variable (TELEGRAM_BOT_TOKEN,
+RALPH_MAX_CALLS_PER_HOUR, …). Flags win over the file, the environment over
+its defaults. A file holding a credential must be mode 0600.
+
 A restart resumes the tasks that were running from their last finished
 iteration. Exit codes: 0 stopped by a signal, 1 start-up error.`
 
 type serveOptions struct {
 	Home        string
+	Config      string
 	Listen      string
 	Sessions    []string
 	MaxParallel int
+
+	confSessions []serve.Session // from the config file
 }
 
 func newServeCmd(ios IO) *cobra.Command {
@@ -50,20 +60,20 @@ func newServeCmd(ios IO) *cobra.Command {
 		Short: "Run many loops in one daemon with an HTTP API (driven by `ralph task`)",
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), ios, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), ios, o, cmd.Flags())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Home, "home", "", "RALPH_HOME: the daemon's state directory")
+	f.StringVar(&o.Config, "config", "", "the daemon's config file (default RALPH_HOME/serve.conf when it exists)")
 	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
 	f.StringArrayVar(&o.Sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
 	return cmd
 }
 
-func runServe(ctx context.Context, ios IO, o *serveOptions) error {
-	if o.MaxParallel < 1 {
-		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
-	}
+func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet) error {
 	home, err := filepath.Abs(o.Home)
 	if o.Home == "" {
 		home, err = serve.DefaultHome()
@@ -71,10 +81,17 @@ func runServe(ctx context.Context, ios IO, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := applyServeConf(o, flags, serve.Home(home)); err != nil {
+		return err
+	}
+	if o.MaxParallel < 1 {
+		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
+	}
 	sessions, err := sessionsConf(serve.Home(home).SessionsFile())
 	if err != nil {
 		return err
 	}
+	sessions = append(sessions, o.confSessions...)
 	for _, s := range o.Sessions {
 		ss, err := serve.ParseSession(s)
 		if err != nil {
