@@ -84,6 +84,7 @@ func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet
 	if err := applyServeConf(o, flags, serve.Home(home)); err != nil {
 		return err
 	}
+	agent.Withhold(serve.DaemonSecrets...)
 	if o.MaxParallel < 1 {
 		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ func TestApplyServeConf(t *testing.T) {
 // The daemon runs from its config file alone.
 func TestServeFromConfigFile(t *testing.T) {
 	r := newFleetRig(t)
-	dir, _ := r.session("c", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+	dir, scriptC := r.session("c", script.Script{RepeatLast: true, Iterations: []script.Iteration{
 		{StdoutLines: []json.RawMessage{result("sess-c", "Worked."+ralphStatus("IN_PROGRESS", 1))}},
 	}})
 	os.MkdirAll(r.home, 0o700)
@@ -106,5 +107,15 @@ func TestServeFromConfigFile(t *testing.T) {
 	}
 	if out := r.ok("start", "c", "From the file"); !strings.Contains(out, "From the file") {
 		t.Errorf("start: %s", out)
+	}
+	// The daemon's credentials stay out of its agents' environment.
+	r.ok("loop", "c", "1")
+	r.waitFor("c", "its one loop", stateIs("waiting"))
+	var call script.Call
+	if err := json.Unmarshal([]byte(strings.SplitN(readFile(t, script.ArgvLog(scriptC)), "\n", 2)[0]), &call); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(call.EnvNames, "RALPH_API_TOKEN") || !slices.Contains(call.EnvNames, "RALPH_DELAY") {
+		t.Errorf("the agent's environment: %v", call.EnvNames)
 	}
 }
