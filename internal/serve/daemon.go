@@ -46,6 +46,8 @@ type Options struct {
 	Describe func(loop.Event) string
 	Notifier Notifier
 	Now      func() time.Time
+	// Watch configures the watchdog of the tasks no loop works on.
+	Watch WatchOptions
 }
 
 // Daemon hosts the loops.
@@ -121,6 +123,7 @@ func Open(opts Options) (*Daemon, error) {
 	if opts.Describe == nil {
 		opts.Describe = func(ev loop.Event) string { return ev.Message }
 	}
+	opts.Watch = opts.Watch.withDefaults()
 	home := string(opts.Home)
 	for _, d := range []string{home, filepath.Join(home, "handoffs", "archive"), filepath.Join(home, "logs"), filepath.Join(home, "prompts")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -190,13 +193,20 @@ func (d *Daemon) Close() error {
 	return err
 }
 
-// Run starts the queued tasks and keeps scheduling until ctx ends; then it
-// waits for the loops to stop. Their tasks stay running in the store, so
+// Run starts the queued tasks and keeps scheduling, and the watchdog
+// watching, until ctx ends; then it waits for the loops to stop. Their tasks stay running in the store, so
 // the next daemon resumes them.
 func (d *Daemon) Run(ctx context.Context) {
 	d.mu.Lock()
 	d.ctx = ctx
 	d.mu.Unlock()
+	if d.opts.Watch.Interval > 0 {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.watchLoop(ctx)
+		}()
+	}
 	d.schedule()
 	<-ctx.Done()
 	// A schedule that began before the end has added its workers once it

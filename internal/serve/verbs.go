@@ -31,7 +31,8 @@ type TaskView struct {
 	PRURL          string        `json:"pr_url"`
 	TaskFile       string        `json:"task_file"`
 	// Activity is what the loop does now, while it runs ("executing",
-	// "waiting: usage_limit") and until when it waits.
+	// "waiting: usage_limit") and until when it waits; for a waiting task
+	// the watchdog follows, the tmux target it reads.
 	Activity  string    `json:"activity,omitempty"`
 	WaitUntil time.Time `json:"wait_until,omitzero"`
 	CreatedAt time.Time `json:"created_at"`
@@ -92,6 +93,9 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 		if a.Wait != nil {
 			v.WaitUntil = a.Wait.Until
 		}
+	}
+	if w, ok := d.watch.get(t.Session); ok && t.State == fleet.Waiting && w.Active && w.TaskID == t.ID {
+		v.Activity = "watched: tmux " + w.Target
 	}
 	return v, nil
 }
@@ -154,7 +158,7 @@ func (d *Daemon) Status(session string) (TaskView, error) {
 }
 
 // Start creates a task on a free session and its task file. It waits for
-// `loop` (or, later, a watchdog) to work on it.
+// `loop`; meanwhile the watchdog follows an interactive agent on it.
 func (d *Daemon) Start(ctx context.Context, session, title, origin string) (TaskView, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
