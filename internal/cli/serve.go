@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -40,15 +41,27 @@ any other KEY is a default for that environment variable (TELEGRAM_BOT_TOKEN,
 RALPH_MAX_CALLS_PER_HOUR, …). Flags win over the file, the environment over
 its defaults. A file holding a credential must be mode 0600.
 
+A task started without ` + "`ralph task loop`" + ` is left to an interactive agent
+in tmux: the watchdog reads the pane of the tmux session --tmux-target
+names (default claude-{session}) every --watch-interval, records each
+RALPH_STATUS block the agent prints as an iteration (history, breaker, the
+task file's status), and ends the task on EXIT_SIGNAL: true or a fully
+ticked checklist. It only reads (tmux capture-pane), never types, and
+leaves a session alone while a loop works on it. ` + "`ralph task watchdog`" + `
+shows what it reads.
+
 A restart resumes the tasks that were running from their last finished
 iteration. Exit codes: 0 stopped by a signal, 1 start-up error.`
 
 type serveOptions struct {
-	Home        string
-	Config      string
-	Listen      string
-	Sessions    []string
-	MaxParallel int
+	Home          string
+	Config        string
+	Listen        string
+	Sessions      []string
+	MaxParallel   int
+	TmuxTarget    string
+	TmuxSocket    string
+	WatchInterval time.Duration
 
 	confSessions []serve.Session // from the config file
 }
@@ -70,10 +83,23 @@ func newServeCmd(ios IO) *cobra.Command {
 	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
 	f.StringArrayVar(&o.Sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
+	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
+	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
+	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
 	return cmd
 }
 
 func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet) error {
+	if !strings.Contains(o.TmuxTarget, "{session}") {
+		return usageError{fmt.Errorf("--tmux-target %q: want {session} in it, e.g. claude-{session}", o.TmuxTarget)}
+	}
+	if o.WatchInterval < 0 {
+		return usageError{fmt.Errorf("--watch-interval %s: want a duration, or 0 to turn the watchdog off", o.WatchInterval)}
+	}
+	watch := serve.WatchOptions{Target: o.TmuxTarget, Socket: o.TmuxSocket, Interval: o.WatchInterval}
+	if o.WatchInterval == 0 {
+		watch.Interval = -1
+	}
 	home, err := filepath.Abs(o.Home)
 	if o.Home == "" {
 		home, err = serve.DefaultHome()
@@ -101,7 +127,7 @@ func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet
 		sessions = append(sessions, ss)
 	}
 	d, err := serve.Open(serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel,
-		Build: buildLoop, Log: ios.Err, Describe: describe})
+		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch})
 	if err != nil {
 		return err
 	}

@@ -119,3 +119,23 @@ func TestServeFromConfigFile(t *testing.T) {
 		t.Errorf("the agent's environment: %v", call.EnvNames)
 	}
 }
+
+// The watchdog's flags are checked before anything starts.
+func TestServeWatchFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tmux-target", "claude"}, "want {session} in it"},
+		{[]string{"--watch-interval", "-1s"}, "--watch-interval -1s"},
+	} {
+		var out strings.Builder
+		root := NewRoot(IO{Out: &out, Err: &out})
+		root.SetArgs(append([]string{"serve", "--home", t.TempDir()}, tc.args...))
+		root.SetOut(&out)
+		root.SetErr(&out)
+		if err := root.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v", tc.args, err)
+		}
+	}
+}

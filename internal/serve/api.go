@@ -145,6 +145,9 @@ func (d *Daemon) Handler(token string) http.Handler {
 		}
 		reply(w, v, err)
 	})
+	mux.HandleFunc("GET /api/watchdog", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, d.Watchdog(), nil)
+	})
 	mux.HandleFunc("GET /api/events", d.events)
 	return auth(token, mux)
 }
