@@ -224,8 +224,10 @@ func lastBlock(seg segment) *Block {
 	}
 	want := full.StatusBlock
 	n := len(lines)
-	// The block starts at the last line from which the rest of the
-	// segment still holds it; it ends at the first line that completes it.
+	// The analyzer says which block, not where. As it is the last one,
+	// every rest of the segment that begins at or before its first line
+	// still holds a block and none that begins after it does: a binary
+	// search finds the start, another the first line that completes it.
 	start := sort.Search(n, func(s int) bool { return !holds(read(lines[s+1:]), nil) })
 	start = min(start, n-1)
 	end := start + 1 + sort.Search(n-start, func(k int) bool { return holds(read(lines[start:start+k+1]), want) })
