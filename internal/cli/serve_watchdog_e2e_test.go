@@ -33,7 +33,7 @@ func TestServeWatchdogEndToEnd(t *testing.T) {
 	r.start(1)
 	t.Cleanup(func() { exec.Command(tmux, "-S", r.tmuxSocket(), "kill-server").Run() })
 
-	v := r.status5(r.ok("start", "5", "Implement", "user", "auth", "--json"))
+	v := r.decodeTask(r.ok("start", "5", "Implement", "user", "auth", "--json"))
 	if v.State != "waiting" {
 		t.Fatalf("started: %+v", v)
 	}
@@ -109,7 +109,7 @@ sleep 600`
 	}
 }
 
-func (r *fleetRig) status5(out string) serve.TaskView {
+func (r *fleetRig) decodeTask(out string) serve.TaskView {
 	r.t.Helper()
 	var v serve.TaskView
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
