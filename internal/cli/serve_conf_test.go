@@ -92,7 +92,7 @@ func TestServeFromConfigFile(t *testing.T) {
 	conf := fmt.Sprintf("# the fleet\nLISTEN=%s\nMAX_PARALLEL=1\nSESSION=c=%s\n", r.addr, dir)
 	os.WriteFile(filepath.Join(r.home, "serve.conf"), []byte(conf), 0o600)
 	r.sessions = nil
-	r.daemon = exec.Command(r.ralph, "serve", "--home", r.home)
+	r.daemon = exec.Command(r.ralph, "serve", "--home", r.home, "--tmux-socket", r.tmuxSocket())
 	r.daemon.Env, r.daemon.Stdout, r.daemon.Stderr = r.env, r.log, r.log
 	if err := r.daemon.Start(); err != nil {
 		t.Fatal(err)

@@ -102,8 +102,9 @@ func TestServeTwoSessionsWithClaude(t *testing.T) {
 	env = append(env, "RALPH_SERVER=http://"+addr)
 
 	var log lockedLog
+	// The watchdog off: its tmux sessions would be the user's.
 	daemon := exec.Command(ralphBin, "serve", "--home", home, "--listen", addr, "--max-parallel", "1",
-		"--session", "a="+dirs["a"], "--session", "b="+dirs["b"])
+		"--session", "a="+dirs["a"], "--session", "b="+dirs["b"], "--watch-interval", "0")
 	daemon.Env, daemon.Stdout, daemon.Stderr = env, &log, &log
 	if err := daemon.Start(); err != nil {
 		t.Fatal(err)
