@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ralph/internal/agent"
 	"ralph/internal/config"
@@ -24,8 +26,8 @@ import (
 
 const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
 
-A session is a named git workspace (--session NAME=DIR, repeatable, or one
-NAME=DIR per line in RALPH_HOME/sessions.conf); it runs one task at a time.
+A session is a named git workspace (--session NAME=DIR, repeatable, or
+SESSION=NAME=DIR lines in the config file); it runs one task at a time.
 Its .ralphrc and RALPH_<KEY> environment configure its loops exactly as for
 ` + "`ralph run`" + `. At most --max-parallel loops run at once; the rest queue.
 
@@ -33,6 +35,21 @@ State lives in RALPH_HOME (--home, $RALPH_HOME, else $XDG_STATE_HOME/ralph,
 else ~/.local/state/ralph): ralph.db (SQLite), handoffs/ (task files),
 logs/<session>/, api-token. The API needs "Authorization: Bearer TOKEN":
 $RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600).
+
+The config file (--config, else RALPH_HOME/serve.conf when it exists) holds
+KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, SESSION (repeatable);
+any other KEY is a default for that environment variable (TELEGRAM_BOT_TOKEN,
+RALPH_MAX_CALLS_PER_HOUR, …). Flags win over the file, the environment over
+its defaults. A file holding a credential must be mode 0600.
+
+A task started without ` + "`ralph task loop`" + ` is left to an interactive agent
+in tmux: the watchdog reads the pane of the tmux session --tmux-target
+names (default claude-{session}) every --watch-interval, records each
+RALPH_STATUS block the agent prints as an iteration (history, breaker, the
+task file's status), and ends the task on EXIT_SIGNAL: true or a fully
+ticked checklist. It only reads (tmux capture-pane), never types, and
+leaves a session alone while a loop works on it. ` + "`ralph task watchdog`" + `
+shows what it reads.
 
 A restart resumes the tasks that were running from their last finished
 iteration. Exit codes: 0 stopped by a signal, 1 start-up error.
@@ -44,10 +61,16 @@ another Bot API; TELEGRAM_WEBHOOK_SECRET (and TELEGRAM_WEBHOOK_URL) take
 updates on POST /webhooks/telegram instead of long polling.`
 
 type serveOptions struct {
-	Home        string
-	Listen      string
-	Sessions    []string
-	MaxParallel int
+	Home          string
+	Config        string
+	Listen        string
+	Sessions      []string
+	MaxParallel   int
+	TmuxTarget    string
+	TmuxSocket    string
+	WatchInterval time.Duration
+
+	confSessions []serve.Session // from the config file
 }
 
 func newServeCmd(ios IO) *cobra.Command {
@@ -57,19 +80,32 @@ func newServeCmd(ios IO) *cobra.Command {
 		Short: "Run many loops in one daemon with an HTTP API (driven by `ralph task`)",
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), ios, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), ios, o, cmd.Flags())
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Home, "home", "", "RALPH_HOME: the daemon's state directory")
+	f.StringVar(&o.Config, "config", "", "the daemon's config file (default RALPH_HOME/serve.conf when it exists)")
 	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
 	f.StringArrayVar(&o.Sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
+	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
+	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
+	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
 	return cmd
 }
 
-func runServe(ctx context.Context, ios IO, o *serveOptions) error {
-	if o.MaxParallel < 1 {
-		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
+func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet) error {
+	if !strings.Contains(o.TmuxTarget, "{session}") {
+		return usageError{fmt.Errorf("--tmux-target %q: want {session} in it, e.g. claude-{session}", o.TmuxTarget)}
+	}
+	if o.WatchInterval < 0 {
+		return usageError{fmt.Errorf("--watch-interval %s: want a duration, or 0 to turn the watchdog off", o.WatchInterval)}
+	}
+	watch := serve.WatchOptions{Target: o.TmuxTarget, Socket: o.TmuxSocket, Interval: o.WatchInterval}
+	if o.WatchInterval == 0 {
+		watch.Interval = -1
 	}
 	home, err := filepath.Abs(o.Home)
 	if o.Home == "" {
@@ -78,10 +114,18 @@ func runServe(ctx context.Context, ios IO, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := applyServeConf(o, flags, serve.Home(home)); err != nil {
+		return err
+	}
+	agent.Withhold(serve.DaemonSecrets...)
+	if o.MaxParallel < 1 {
+		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
+	}
 	sessions, err := sessionsConf(serve.Home(home).SessionsFile())
 	if err != nil {
 		return err
 	}
+	sessions = append(sessions, o.confSessions...)
 	for _, s := range o.Sessions {
 		ss, err := serve.ParseSession(s)
 		if err != nil {
@@ -94,7 +138,7 @@ func runServe(ctx context.Context, ios IO, o *serveOptions) error {
 		return err
 	}
 	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel,
-		Build: buildLoop, Log: ios.Err, Describe: describe}
+		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch}
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
 	}
@@ -147,16 +191,13 @@ func runServe(ctx context.Context, ios IO, o *serveOptions) error {
 }
 
 // newTelegram builds the Telegram bot when TELEGRAM_BOT_TOKEN is set (nil
-// otherwise). A token without an allow-list stops the daemon: a
-// configuration mistake should be loud. The settings leave the process's
-// environment once read, so no agent the daemon starts inherits the token.
+// otherwise), from the environment and the config file's defaults. A token
+// without an allow-list stops the daemon: a configuration mistake should
+// be loud. (No agent sees the token: it is one of serve.DaemonSecrets.)
 func newTelegram(log io.Writer) (*telegram.Bot, error) {
 	cfg, on, err := telegram.FromEnv(os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("telegram: %w", err)
-	}
-	for _, k := range telegram.Env {
-		os.Unsetenv(k)
 	}
 	if !on {
 		return nil, nil

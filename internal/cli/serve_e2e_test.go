@@ -253,7 +253,7 @@ func TestServeKillNineResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	h, err := db.History(c.ID, 100)
+	h, err := db.History(c.Session, c.ID, 100)
 	if err != nil || len(h) != 6 {
 		t.Fatalf("stored iterations of c: %v %d", err, len(h))
 	}

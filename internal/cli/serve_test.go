@@ -34,6 +34,7 @@ type fleetRig struct {
 	sessions []string // NAME=DIR
 	daemon   *exec.Cmd
 	log      *lockedBuffer
+	extra    []string // more flags for `ralph serve`
 }
 
 type lockedBuffer struct {
@@ -132,6 +133,8 @@ func (r *fleetRig) start(maxParallel int) {
 	for _, s := range r.sessions {
 		args = append(args, "--session", s)
 	}
+	// The watchdog reads a private tmux server, never the user's.
+	args = append(append(args, "--tmux-socket", r.tmuxSocket()), r.extra...)
 	r.daemon = exec.Command(r.ralph, args...)
 	r.daemon.Env, r.daemon.Stdout, r.daemon.Stderr = r.env, r.log, r.log
 	if err := r.daemon.Start(); err != nil {
@@ -147,6 +150,8 @@ func (r *fleetRig) start(maxParallel int) {
 	}
 	r.t.Fatalf("ralph serve did not listen on %s", r.addr)
 }
+
+func (r *fleetRig) tmuxSocket() string { return filepath.Join(r.work, "tmux.sock") }
 
 func (r *fleetRig) kill() {
 	if r.daemon != nil && r.daemon.Process != nil {

@@ -96,6 +96,18 @@ func newTaskCmd(ios IO) *cobra.Command {
 			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
 				return c.Verb(ctx, a[0], "answer", serve.AnswerRequest{Text: strings.Join(a[1:], " ")})
 			}),
+		&cobra.Command{Use: "watchdog", Short: "Show what the watchdog reads: each session's tmux target and what it last saw", Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				c, err := o.client()
+				if err != nil {
+					return err
+				}
+				raw, err := c.Watchdog(cmd.Context())
+				if err != nil {
+					return err
+				}
+				return printWatchdog(ios.Out, raw, o.JSON)
+			}},
 	)
 	return cmd
 }
@@ -191,4 +203,35 @@ func taskLine(t serve.TaskView) string {
 		s += "  (" + t.ExitReason + ")"
 	}
 	return s
+}
+
+// printWatchdog prints the watchdog's board, as JSON or a line a session.
+func printWatchdog(w io.Writer, raw json.RawMessage, asJSON bool) error {
+	if asJSON {
+		_, err := fmt.Fprintf(w, "%s\n", strings.TrimSpace(string(raw)))
+		return err
+	}
+	var list []serve.WatchStatus
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(w, "the watchdog has looked at no session yet (or ralph serve runs with --watch-interval 0)")
+	}
+	for _, s := range list {
+		line := fmt.Sprintf("%-8s %-12s", s.Session, s.Target)
+		if s.Active {
+			line += fmt.Sprintf(" reading, task %s", s.TaskID)
+			if s.Status != "" {
+				line += ", last STATUS " + s.Status
+			}
+			if !s.Seen.IsZero() {
+				line += ", changed " + s.Seen.Local().Format(time.DateTime)
+			}
+		} else {
+			line += " idle: " + s.Message
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
 }

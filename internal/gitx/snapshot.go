@@ -87,7 +87,9 @@ func SnapshotAfter(ctx context.Context, dir string, before Snap) (Snap, error) {
 		return Snap{}, err
 	}
 	since := &Since{Base: before.Head}
-	if s.Head != "" {
+	// The same HEAD means nothing was committed (or what was is gone
+	// again): two git processes saved on most iterations.
+	if s.Head != "" && s.Head != before.Head {
 		if since.Commits, err = countCommits(ctx, loc.root, before.Head); err != nil {
 			return Snap{}, err
 		}

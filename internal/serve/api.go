@@ -24,6 +24,12 @@ import (
 // RALPH_HOME that local clients read.
 const EnvToken = "RALPH_API_TOKEN"
 
+// DaemonSecrets are the daemon's own credentials: no agent's environment
+// gets them (an agent reads other people's text; what it never sees it
+// cannot be talked into leaking).
+var DaemonSecrets = []string{"RALPH_API_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "GITHUB_TOKEN",
+	"GITHUB_WEBHOOK_SECRET", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"}
+
 // Token returns the API token: $RALPH_API_TOKEN, else the one in home,
 // created (mode 0600) when create is set and there is none.
 func Token(home Home, create bool) (string, error) {
@@ -138,6 +144,9 @@ func (d *Daemon) Handler(token string) http.Handler {
 			return
 		}
 		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/watchdog", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, d.Watchdog(), nil)
 	})
 	mux.HandleFunc("GET /api/events", d.events)
 	if len(d.opts.Routes) == 0 {

@@ -133,3 +133,10 @@ func (c *Client) Verb(ctx context.Context, session, verb string, body any) (json
 	err := c.do(ctx, http.MethodPost, "/api/tasks/"+url.PathEscape(session)+"/"+verb, body, &raw)
 	return raw, err
 }
+
+// Watchdog returns what the watchdog watches, raw (`ralph task watchdog --json`).
+func (c *Client) Watchdog(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/api/watchdog", nil, &raw)
+	return raw, err
+}

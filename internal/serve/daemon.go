@@ -52,6 +52,8 @@ type Options struct {
 	// listener: webhooks, which their own signatures authenticate.
 	Routes map[string]http.Handler
 	Now    func() time.Time
+	// Watch configures the watchdog of the tasks no loop works on.
+	Watch WatchOptions
 }
 
 // Daemon hosts the loops.
@@ -131,6 +133,7 @@ func Open(opts Options) (*Daemon, error) {
 	if opts.Describe == nil {
 		opts.Describe = func(ev loop.Event) string { return ev.Message }
 	}
+	opts.Watch = opts.Watch.withDefaults()
 	home := string(opts.Home)
 	for _, d := range []string{home, filepath.Join(home, "handoffs", "archive"), filepath.Join(home, "logs"), filepath.Join(home, "prompts")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -202,13 +205,20 @@ func (d *Daemon) Close() error {
 	return err
 }
 
-// Run starts the queued tasks and keeps scheduling until ctx ends; then it
-// waits for the loops to stop. Their tasks stay running in the store, so
+// Run starts the queued tasks and keeps scheduling, and the watchdog
+// watching, until ctx ends; then it waits for the loops to stop. Their tasks stay running in the store, so
 // the next daemon resumes them.
 func (d *Daemon) Run(ctx context.Context) {
 	d.mu.Lock()
 	d.ctx = ctx
 	d.mu.Unlock()
+	if d.opts.Watch.Interval > 0 {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.watchLoop(ctx)
+		}()
+	}
 	d.schedule()
 	<-ctx.Done()
 	// A schedule that began before the end has added its workers once it
@@ -442,8 +452,11 @@ func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []str
 func (d *Daemon) notice(t Task) Notice {
 	n := Notice{Session: t.Session, TaskID: t.ID, Title: t.Title, Origin: t.Origin, ReplyTo: t.ReplyTo,
 		Reason: t.ExitReason, Loops: t.Loops, MaxLoops: t.MaxLoops}
-	if h, err := d.db.History(t.ID, historyKeep); err == nil {
-		n.Summary, n.CostUSD = summaryAndCost(h)
+	if h, err := d.db.recentHistory(t.Session, t.ID); err == nil {
+		n.Summary = lastSummary(h)
+	}
+	if p, err := d.db.progress(t.Session); err == nil {
+		n.CostUSD = taskCost(p, t)
 	}
 	return n
 }

@@ -17,9 +17,18 @@ import (
 
 // DB is the daemon's store: sessions (with their loop state and agent
 // session), tasks and the recent iterations, in one SQLite file in WAL mode.
-// One connection: SQLite has one writer anyway, and a single connection
-// makes every call a serialised transaction without busy retries.
-type DB struct{ db *sql.DB }
+// DB is the daemon's store. Writes go through one connection: SQLite has
+// one writer anyway, and a single connection makes every write a
+// serialised transaction without busy retries. Reads have their own pool:
+// in WAL mode they see every committed write without waiting for the
+// writer, so status requests stay fast while many loops save iterations.
+type DB struct {
+	db, ro *sql.DB
+	cache  viewCache
+}
+
+// readers is the size of the read pool.
+const readers = 4
 
 // historyKeep is how many iterations a session keeps in the store.
 const historyKeep = 50
@@ -48,7 +57,8 @@ CREATE TABLE IF NOT EXISTS tasks (
 	file        TEXT NOT NULL,
 	created_at  TEXT NOT NULL,
 	updated_at  TEXT NOT NULL,
-	reply_to    TEXT NOT NULL DEFAULT ''
+	reply_to    TEXT NOT NULL DEFAULT '',
+	first_cost  REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS tasks_session ON tasks(session, seq);
 CREATE TABLE IF NOT EXISTS agents (
@@ -84,13 +94,21 @@ func OpenDB(path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &DB{db: db}, nil
+	ro, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	ro.SetMaxOpenConns(readers)
+	ro.SetMaxIdleConns(readers)
+	return &DB{db: db, ro: ro}, nil
 }
 
 // laterColumns are columns added after a store may have been created:
 // CREATE TABLE IF NOT EXISTS leaves an older table as it was.
 var laterColumns = []struct{ table, column, decl string }{
 	{"tasks", "reply_to", `TEXT NOT NULL DEFAULT ''`},
+	{"tasks", "first_cost", `REAL NOT NULL DEFAULT 0`},
 }
 
 // addColumns brings an older store up to the schema.
@@ -110,7 +128,7 @@ func addColumns(db *sql.DB) error {
 }
 
 // Close closes the store.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error { return errors.Join(d.ro.Close(), d.db.Close()) }
 
 // Session is a registered workspace.
 type Session struct {
@@ -126,7 +144,7 @@ func (d *DB) PutSession(s Session) error {
 
 // Sessions lists the registered sessions by name.
 func (d *DB) Sessions() ([]Session, error) {
-	rows, err := d.db.Query(`SELECT name, dir FROM sessions ORDER BY name`)
+	rows, err := d.ro.Query(`SELECT name, dir FROM sessions ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +164,7 @@ func (d *DB) Sessions() ([]Session, error) {
 // loop).
 func (d *DB) LoadState(session string) (loop.State, bool, error) {
 	var doc string
-	err := d.db.QueryRow(`SELECT state FROM sessions WHERE name = ?`, session).Scan(&doc)
+	err := d.ro.QueryRow(`SELECT state FROM sessions WHERE name = ?`, session).Scan(&doc)
 	if err != nil {
 		return loop.State{}, false, fmt.Errorf("session %s: %w", session, err)
 	}
@@ -196,13 +214,47 @@ func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics)
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	d.cache.saved(session, taskID, st, rec)
+	return nil
+}
+
+// progress is a session's loop number and breaker, from memory once read.
+func (d *DB) progress(session string) (progress, error) {
+	p, ok, gen := d.cache.getProgress(session)
+	if ok {
+		return p, nil
+	}
+	st, found, err := d.LoadState(session)
+	if err != nil {
+		return progress{}, err
+	}
+	p = progressOf(st, found)
+	d.cache.setProgress(session, p, gen)
+	return p, nil
+}
+
+// recentHistory is History(session, taskID, historyShown), from memory
+// once read.
+func (d *DB) recentHistory(session, taskID string) ([]loop.Metrics, error) {
+	h, ok, gen := d.cache.getHistory(session, taskID)
+	if ok {
+		return h, nil
+	}
+	h, err := d.History(session, taskID, historyShown)
+	if err != nil {
+		return nil, err
+	}
+	d.cache.setHistory(session, taskID, h, gen)
+	return h, nil
 }
 
 // AgentSession is the agent's session id kept for a session ("" none).
 func (d *DB) AgentSession(session string) (string, error) {
 	var id string
-	err := d.db.QueryRow(`SELECT agent_session FROM sessions WHERE name = ?`, session).Scan(&id)
+	err := d.ro.QueryRow(`SELECT agent_session FROM sessions WHERE name = ?`, session).Scan(&id)
 	return id, err
 }
 
@@ -212,9 +264,11 @@ func (d *DB) SetAgentSession(session, id string) error {
 	return err
 }
 
-// History returns a task's last n iterations, oldest first.
-func (d *DB) History(taskID string, n int) ([]loop.Metrics, error) {
-	rows, err := d.db.Query(`SELECT record FROM iterations WHERE task_id = ? ORDER BY loop DESC LIMIT ?`, taskID, n)
+// History returns the last n iterations of a task on session, oldest
+// first. The session lets the query walk the primary key backwards instead
+// of scanning every session's iterations.
+func (d *DB) History(session, taskID string, n int) ([]loop.Metrics, error) {
+	rows, err := d.ro.Query(`SELECT record FROM iterations WHERE session = ? AND task_id = ? ORDER BY loop DESC LIMIT ?`, session, taskID, n)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +314,9 @@ type Task struct {
 	// ReplyTo is where the task's origin hears of it (a Telegram chat id
 	// for origin telegram); "" for none. Never shown by the API.
 	ReplyTo string
+	// FirstCost is the session's total cost when the task was created, as
+	// FirstLoop is its loop count.
+	FirstCost float64
 }
 
 func (t Task) fleet() fleet.Task {
@@ -282,10 +339,10 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 	t.ID = fmt.Sprintf("t%d", t.Seq)
 	t.UpdatedAt = t.CreatedAt
 	q, _ := json.Marshal(nonNil(t.Questions))
-	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Seq, t.Session, t.Title, t.Origin, string(t.State), t.MaxLoops, t.FirstLoop, t.ExitReason, t.Message,
-		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo); err != nil {
+		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo, t.FirstCost); err != nil {
 		return t, err
 	}
 	return t, tx.Commit()
@@ -306,13 +363,13 @@ func nonNil(s []string) []string {
 	return s
 }
 
-const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to`
+const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost`
 
 func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var state, q, created, updated string
 	if err := row.Scan(&t.ID, &t.Seq, &t.Session, &t.Title, &t.Origin, &state, &t.MaxLoops, &t.FirstLoop, &t.Loops, &t.ExitReason,
-		&t.Message, &q, &t.PRURL, &t.File, &created, &updated, &t.ReplyTo); err != nil {
+		&t.Message, &q, &t.PRURL, &t.File, &created, &updated, &t.ReplyTo, &t.FirstCost); err != nil {
 		return t, err
 	}
 	t.State = fleet.State(state)
@@ -341,7 +398,7 @@ func (d *DB) CurrentTasks() ([]Task, error) {
 }
 
 func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
-	rows, err := d.db.Query(q, args...)
+	rows, err := d.ro.Query(q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -359,12 +416,12 @@ func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
 
 // Task returns a task by id.
 func (d *DB) Task(id string) (Task, error) {
-	return scanTask(d.db.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
+	return scanTask(d.ro.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
 }
 
 // CurrentTask returns a session's latest task (ErrNoTask: none yet).
 func (d *DB) CurrentTask(session string) (Task, error) {
-	t, err := scanTask(d.db.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE session = ? ORDER BY seq DESC LIMIT 1`, session))
+	t, err := scanTask(d.ro.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE session = ? ORDER BY seq DESC LIMIT 1`, session))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, ErrNoTask
 	}
@@ -401,7 +458,7 @@ func (d *DB) SetAgentGroup(session string, pgid int, start uint64) error {
 
 // AgentGroups lists the recorded agent process groups.
 func (d *DB) AgentGroups() ([]AgentGroup, error) {
-	rows, err := d.db.Query(`SELECT session, pgid, start FROM agents`)
+	rows, err := d.ro.Query(`SELECT session, pgid, start FROM agents`)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestDBStateAndRecordTogether(t *testing.T) {
 	if err != nil || !found || st.Loop != 3 {
 		t.Fatalf("reopened: %v %v loop %d", err, found, st.Loop)
 	}
-	h, err := db.History(tk.ID, 5)
+	h, err := db.History(tk.Session, tk.ID, 5)
 	if err != nil || len(h) != 3 || h[0].Loop != 1 || h[2].Loop != 3 || h[0].StatusBlock["STATUS"] != "IN_PROGRESS" {
 		t.Fatalf("history %v %+v", err, h)
 	}
@@ -68,7 +69,7 @@ func TestDBStateAndRecordTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if h, _ := db.History(tk.ID, 1000); len(h) != historyKeep {
+	if h, _ := db.History(tk.Session, tk.ID, 1000); len(h) != historyKeep {
 		t.Errorf("kept %d records, want %d", len(h), historyKeep)
 	}
 }
@@ -117,4 +118,70 @@ func TestDBTasks(t *testing.T) {
 	if len(sess) != 2 || sess[0].Name != "a" {
 		t.Errorf("sessions %+v", sess)
 	}
+}
+
+// The in-memory view of a session's progress and recent history is what
+// the store holds after every kind of save: new iterations, a record saved
+// twice, a state without a record, a new task, a cold cache.
+func TestDBViewCacheMatchesTheStore(t *testing.T) {
+	db := openTestDB(t, t.TempDir())
+	if err := db.PutSession(Session{Name: "5", Dir: "/src/five"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step, taskID string) {
+		t.Helper()
+		cached, err := db.recentHistory("5", taskID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := db.History("5", taskID, historyShown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cached) != len(stored) {
+			t.Fatalf("%s: cached %d iterations, stored %d", step, len(cached), len(stored))
+		}
+		for i := range stored {
+			if cached[i].Loop != stored[i].Loop || cached[i].FilesChanged != stored[i].FilesChanged {
+				t.Errorf("%s: iteration %d cached %+v, stored %+v", step, i, cached[i], stored[i])
+			}
+		}
+		p, err := db.progress("5")
+		st, found, _ := db.LoadState("5")
+		if err != nil || p != progressOf(st, found) {
+			t.Errorf("%s: cached progress %+v, stored %+v", step, p, progressOf(st, found))
+		}
+	}
+	save := func(taskID string, n, files int, withRec bool) {
+		t.Helper()
+		st := loop.State{Version: loop.StateVersion, Loop: n, Breaker: breaker.New(t0)}
+		st.Breaker.NoProgress = n
+		var rec *loop.Metrics
+		if withRec {
+			rec = &loop.Metrics{Loop: n, FilesChanged: files}
+		}
+		if err := db.SaveState("5", taskID, st, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("before any loop", "t1")
+	for n := 1; n <= 7; n++ {
+		save("t1", n, n, true)
+		check(fmt.Sprintf("after loop %d", n), "t1")
+	}
+	save("t1", 7, 70, true)
+	check("loop 7 saved again", "t1")
+	save("t1", 7, 0, false)
+	check("state without a record", "t1")
+	save("t2", 8, 8, true)
+	check("first loop of the next task", "t2")
+	check("the earlier task", "t1")
+	save("t2", 9, 9, true)
+	check("second loop of the next task", "t2")
+
+	// A read that began before a save must not put back the older value.
+	old, _, gen := db.cache.getProgress("5")
+	save("t2", 10, 10, true)
+	db.cache.setProgress("5", old, gen)
+	check("after a stale read", "t2")
 }

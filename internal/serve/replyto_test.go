@@ -21,7 +21,7 @@ func TestDBAddsReplyTo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldSchema := strings.Replace(schema, ",\n\treply_to    TEXT NOT NULL DEFAULT ''", "", 1)
+	oldSchema := strings.Replace(schema, ",\n\treply_to    TEXT NOT NULL DEFAULT '',\n\tfirst_cost  REAL NOT NULL DEFAULT 0", "", 1)
 	if oldSchema == schema {
 		t.Fatal("the test no longer makes an old schema")
 	}
@@ -38,28 +38,42 @@ func TestDBAddsReplyTo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := db.Task("t1"); err != nil || got.Title != "old" || got.ReplyTo != "" {
+		if got, err := db.Task("t1"); err != nil || got.Title != "old" || got.ReplyTo != "" || got.FirstCost != 0 {
 			t.Fatalf("old task: %v %+v", err, got)
 		}
 		db.Close()
 	}
 	db := openTestDB(t, filepath.Dir(path))
-	tk, err := db.CreateTask(context.Background(), Task{Session: "a", Title: "new", Origin: "telegram", State: fleet.Waiting, File: "g", CreatedAt: t0, ReplyTo: "-100200"})
+	tk, err := db.CreateTask(context.Background(), Task{Session: "a", Title: "new", Origin: "telegram", State: fleet.Waiting, File: "g", CreatedAt: t0,
+		ReplyTo: "-100200", FirstCost: 1.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.Task(tk.ID); got.ReplyTo != "-100200" || got.Origin != "telegram" {
+	if got, _ := db.Task(tk.ID); got.ReplyTo != "-100200" || got.Origin != "telegram" || got.FirstCost != 1.5 {
 		t.Errorf("new task: %+v", got)
 	}
 }
 
 func TestSummaryAndCost(t *testing.T) {
-	s, c := summaryAndCost([]loop.Metrics{{Summary: "first", CostUSD: 0.25}, {Summary: "used key sk-ant-abcdefghijklmnop", CostUSD: 0.5}, {CostUSD: 0.25}})
-	if c != 1 || strings.Contains(s, "sk-ant") || !strings.HasPrefix(s, "used key") {
-		t.Errorf("%q %v", s, c)
+	s := lastSummary([]loop.Metrics{{Summary: "first"}, {Summary: "used key sk-ant-abcdefghijklmnop"}, {Summary: "  "}})
+	if strings.Contains(s, "sk-ant") || !strings.HasPrefix(s, "used key") {
+		t.Errorf("summary %q", s)
 	}
-	if s, c := summaryAndCost(nil); s != "" || c != 0 {
-		t.Errorf("none: %q %v", s, c)
+	if s := lastSummary(nil); s != "" {
+		t.Errorf("none: %q", s)
+	}
+	for _, c := range []struct {
+		p    progress
+		t    Task
+		want float64
+	}{
+		{progress{found: true, cost: 3.5}, Task{FirstCost: 1}, 2.5},
+		{progress{found: true, cost: 1}, Task{FirstCost: 1}, 0},
+		{progress{}, Task{}, 0},
+	} {
+		if got := taskCost(c.p, c.t); got != c.want {
+			t.Errorf("taskCost(%+v, %v) = %v", c.p, c.t.FirstCost, got)
+		}
 	}
 }
 

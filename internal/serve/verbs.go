@@ -32,12 +32,12 @@ type TaskView struct {
 	PRURL          string        `json:"pr_url"`
 	TaskFile       string        `json:"task_file"`
 	// Activity is what the loop does now, while it runs ("executing",
-	// "waiting: usage_limit") and until when it waits.
+	// "waiting: usage_limit") and until when it waits; for a waiting task
+	// the watchdog follows, the tmux target it reads.
 	Activity  string    `json:"activity,omitempty"`
 	WaitUntil time.Time `json:"wait_until,omitzero"`
 	// Summary is what the agent said of its last iteration (masked);
-	// CostUSD what the task's iterations the store keeps cost (the last
-	// 50 of the session: all but the longest tasks').
+	// CostUSD what the task's iterations cost.
 	Summary   string    `json:"summary,omitempty"`
 	CostUSD   float64   `json:"cost_usd,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
@@ -70,27 +70,21 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 	v := TaskView{ID: t.ID, Session: t.Session, Title: t.Title, Origin: t.Origin, State: t.State, MaxLoops: t.MaxLoops,
 		ExitReason: t.ExitReason, Message: t.Message, Questions: nonNil(t.Questions), PRURL: t.PRURL, TaskFile: t.File,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, History: []HistoryItem{}}
-	st, found, err := d.db.LoadState(t.Session)
+	p, err := d.db.progress(t.Session)
 	if err != nil {
 		return v, err
 	}
 	v.LoopCount = t.Loops
-	if found && !t.State.Finished() {
-		v.LoopCount = max(st.Loop-t.FirstLoop, 0)
+	if p.found && !t.State.Finished() {
+		v.LoopCount = max(p.loop-t.FirstLoop, 0)
 	}
-	if found {
-		b := st.Breaker
-		v.CircuitBreaker = BreakerView{State: string(b.Status), ConsecutiveNoProgress: b.NoProgress, ConsecutiveSameError: b.SameError,
-			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop}
-	} else {
-		v.CircuitBreaker.State = "CLOSED"
-	}
-	h, err := d.db.History(t.ID, historyKeep)
+	v.CircuitBreaker = p.breaker
+	v.CostUSD = taskCost(p, t)
+	h, err := d.db.recentHistory(t.Session, t.ID)
 	if err != nil {
 		return v, err
 	}
-	v.Summary, v.CostUSD = summaryAndCost(h)
-	h = h[max(len(h)-historyShown, 0):]
+	v.Summary = lastSummary(h)
 	for _, m := range h {
 		sb := m.StatusBlock
 		if sb == nil {
@@ -107,21 +101,29 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 			v.WaitUntil = a.Wait.Until
 		}
 	}
+	if w, ok := d.watch.get(t.Session); ok && t.State == fleet.Waiting && w.Active && w.TaskID == t.ID {
+		v.Activity = "watched: tmux " + w.Target
+	}
 	return v, nil
 }
 
-// summaryAndCost reads a task's iterations: the last summary the agent
-// gave, masked, and their cost.
-func summaryAndCost(h []loop.Metrics) (string, float64) {
-	var summary string
-	var cost float64
-	for _, m := range h {
-		cost += m.CostUSD
-		if strings.TrimSpace(m.Summary) != "" {
-			summary = m.Summary
+// lastSummary is the last summary the agent gave in h, masked.
+func lastSummary(h []loop.Metrics) string {
+	for i := len(h) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(h[i].Summary); s != "" {
+			return store.Redact(s)
 		}
 	}
-	return store.Redact(strings.TrimSpace(summary)), cost
+	return ""
+}
+
+// taskCost is what the session's iterations cost since t began: a view is
+// only ever of a session's latest task, so everything since is its.
+func taskCost(p progress, t Task) float64 {
+	if !p.found {
+		return 0
+	}
+	return max(p.cost-t.FirstCost, 0)
 }
 
 // List returns each session's latest task.
@@ -171,10 +173,9 @@ func (d *Daemon) current(verb fleet.Verb, session string) (*Task, error) {
 	return cur, nil
 }
 
-// Status returns the session's latest task.
+// Status returns the session's latest task. It only reads, so it does not
+// wait for a verb or the scheduler holding the daemon's lock.
 func (d *Daemon) Status(session string) (TaskView, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	t, err := d.current(fleet.Status, session)
 	if err != nil {
 		return TaskView{}, err
@@ -183,7 +184,7 @@ func (d *Daemon) Status(session string) (TaskView, error) {
 }
 
 // Start creates a task on a free session and its task file. It waits for
-// `loop` (or, later, a watchdog) to work on it.
+// `loop`; meanwhile the watchdog follows an interactive agent on it.
 func (d *Daemon) Start(ctx context.Context, session, title, origin string) (TaskView, error) {
 	return d.StartFrom(ctx, session, title, origin, "")
 }
@@ -222,7 +223,7 @@ func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo 
 		return TaskView{}, err
 	}
 	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
-		State: fleet.Waiting, FirstLoop: st.Loop, File: path, CreatedAt: now, ReplyTo: replyTo})
+		State: fleet.Waiting, FirstLoop: st.Loop, FirstCost: st.CostUSD, File: path, CreatedAt: now, ReplyTo: replyTo})
 	if err != nil {
 		return TaskView{}, err
 	}

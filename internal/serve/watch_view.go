@@ -34,6 +34,13 @@ func (b *watchBoard) set(w WatchStatus) {
 	b.by[w.Session] = w
 }
 
+func (b *watchBoard) get(session string) (WatchStatus, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w, ok := b.by[session]
+	return w, ok
+}
+
 func (b *watchBoard) all() []WatchStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -46,5 +53,6 @@ func (b *watchBoard) all() []WatchStatus {
 }
 
 // Watchdog reports what the watchdog watches, one entry per session it
-// has looked at, by session name.
+// has looked at, by session name (an empty list before its first look or
+// when it is off).
 func (d *Daemon) Watchdog() []WatchStatus { return d.watch.all() }

@@ -25,6 +25,7 @@ func (h Home) DB() string           { return filepath.Join(string(h), "ralph.db"
 func (h Home) TokenFile() string    { return filepath.Join(string(h), "api-token") }
 func (h Home) LockFile() string     { return filepath.Join(string(h), "serve.lock") }
 func (h Home) SessionsFile() string { return filepath.Join(string(h), "sessions.conf") }
+func (h Home) ConfFile() string     { return filepath.Join(string(h), "serve.conf") }
 func (h Home) TaskFile(session string) string {
 	return filepath.Join(string(h), "handoffs", session+"-task.md")
 }

@@ -20,10 +20,6 @@ const (
 	EnvWebhookURL    = "TELEGRAM_WEBHOOK_URL"
 )
 
-// Env lists the variables above: the daemon drops them from its
-// environment once read, so no agent it starts inherits the token.
-var Env = []string{EnvToken, EnvAllowedChats, EnvAllowedUsers, EnvAPIURL, EnvWebhookSecret, EnvWebhookURL}
-
 // WebhookPath is the daemon's route for Telegram's webhook.
 const WebhookPath = "/webhooks/telegram"
 

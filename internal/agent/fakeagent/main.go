@@ -137,7 +137,12 @@ func nextCall(path string) (int, error) {
 		logPath = script.ArgvLog(path)
 	}
 	cwd, _ := os.Getwd()
-	rec, _ := json.Marshal(script.Call{Call: n, Args: os.Args[1:], Dir: cwd})
+	var names []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	rec, _ := json.Marshal(script.Call{Call: n, Args: os.Args[1:], Dir: cwd, EnvNames: names})
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return 0, err

@@ -97,6 +97,8 @@ type Call struct {
 	Call int      `json:"call"` // 1-based
 	Args []string `json:"args"` // os.Args[1:]
 	Dir  string   `json:"dir"`
+	// EnvNames are the names (never the values) of its environment.
+	EnvNames []string `json:"env_names"`
 }
 
 // Duration reads from JSON as a Go duration string ("1.5s") or a number of

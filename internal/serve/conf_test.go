@@ -1,0 +1,81 @@
+package serve
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseConf(t *testing.T) {
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	for _, tc := range []struct {
+		name, in string
+		want     Conf
+		err      string
+	}{
+		{name: "empty", in: "", want: Conf{}},
+		{name: "comments and blanks", in: "# ralph serve\n\n   # indented\n", want: Conf{}},
+		{name: "everything", in: "LISTEN=127.0.0.1:8080\nMAX_PARALLEL=3\nSESSION=api=/src/api\nSESSION=web=/src/web\nRALPH_MAX_CALLS_PER_HOUR=60\n",
+			want: Conf{Listen: "127.0.0.1:8080", MaxParallel: 3, Sessions: []Session{{Name: "api", Dir: "/src/api"}, {Name: "web", Dir: "/src/web"}},
+				Env: []EnvSetting{{Key: "RALPH_MAX_CALLS_PER_HOUR", Value: "60", Line: 5}}}},
+		{name: "quotes, comments, export, CRLF", in: "export LISTEN = \"127.0.0.1:7777\"  # local\r\nTITLE_PREFIX='a # b'\nNOTE=x #y\n",
+			want: Conf{Listen: "127.0.0.1:7777", Env: []EnvSetting{{Key: "TITLE_PREFIX", Value: "a # b", Line: 2}, {Key: "NOTE", Value: "x", Line: 3}}}},
+		{name: "nothing is expanded", in: "GREETING=$(rm -rf /) ${HOME} `id`\n",
+			want: Conf{Env: []EnvSetting{{Key: "GREETING", Value: "$(rm -rf /) ${HOME} `id`", Line: 1}}}},
+		{name: "a secret marks the file", in: "TELEGRAM_BOT_TOKEN=123:abc\n",
+			want: Conf{Secret: true, Env: []EnvSetting{{Key: "TELEGRAM_BOT_TOKEN", Value: "123:abc", Line: 1}}}},
+		{name: "relative session dir", in: "SESSION=x=rel/dir\n", want: Conf{Sessions: []Session{{Name: "x", Dir: abs("rel/dir")}}}},
+		{name: "not an assignment", in: "# ok\nlisten 127.0.0.1\n", err: "serve.conf:2: want KEY=VALUE"},
+		{name: "lower-case key", in: "listen=1\n", err: "serve.conf:1: want KEY=VALUE"},
+		{name: "bad max", in: "MAX_PARALLEL=zero\n", err: `serve.conf:1: MAX_PARALLEL="zero": want a whole number`},
+		{name: "zero max", in: "MAX_PARALLEL=0\n", err: "want a whole number, 1 or more"},
+		{name: "bad session", in: "SESSION=../x=/a\n", err: "serve.conf:1: SESSION: session \"../x\": a name is letters"},
+		{name: "session without dir", in: "SESSION=x\n", err: "want NAME=DIR"},
+		{name: "session twice", in: "SESSION=x=/a\nSESSION=x=/b\n", err: `serve.conf:2: session "x" is registered twice`},
+		{name: "key twice", in: "LISTEN=a:1\n\nLISTEN=b:2\n", err: "serve.conf:3: LISTEN is set again (first on line 1)"},
+		{name: "unterminated quote", in: "A=\"x\n", err: "serve.conf:1: A: unterminated \" quote"},
+		{name: "text after quote", in: "A='x' y\n", err: "text after the closing quote"},
+		{name: "empty listen", in: "LISTEN=\n", err: "LISTEN: want an address"},
+		{name: "NUL", in: "A=1\nB=\x00\n", err: "serve.conf:2: NUL byte"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseConf("serve.conf", []byte(tc.in))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzParseConf(f *testing.F) {
+	for _, s := range []string{"LISTEN=127.0.0.1:7777\n", "SESSION=a=/b\nSESSION=c=/d\n", "A='x' # c\n", "A=\"", "export B = 1\r\n", "\xef\xbb\xbfMAX_PARALLEL=2"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseConf("f", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") {
+				t.Fatalf("error without the file and line: %v", err)
+			}
+			return
+		}
+		if c.MaxParallel < 0 {
+			t.Fatalf("negative MAX_PARALLEL %d", c.MaxParallel)
+		}
+		for _, e := range c.Env {
+			if !confKey.MatchString(e.Key) || e.Line < 1 {
+				t.Fatalf("bad setting %+v", e)
+			}
+		}
+	})
+}

@@ -1,0 +1,436 @@
+// Command serveload puts `ralph serve` under the load the README quotes:
+// many sessions, each looping a task with the scripted fake agent (1–3 s
+// per call) to done, while a client polls the API. It measures, on the
+// same machine in the same run, a single `ralph run` with the same agent
+// as the yardstick, and prints:
+//
+//   - the daemon's own CPU per iteration against `ralph run`'s;
+//   - its resident memory: with the sessions registered, with a waiting
+//     task on each, and at its peak with every loop running;
+//   - API latency (p50, p99, max) of `GET /api/tasks` and
+//     `GET /api/tasks/{session}` during the load;
+//   - how long a restart takes to serve again with every task in the store.
+//
+// Linux only (/proc). Run from the repository root:
+//
+//	go run ./scripts/serveload -loops 200
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/serve"
+)
+
+var (
+	loops      = flag.Int("loops", 200, "sessions, each looping one task")
+	iterations = flag.Int("iterations", 5, "agent calls per task (the last one finishes it)")
+	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
+	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
+	keep       = flag.Bool("keep", false, "keep the work directory")
+)
+
+const token = "load-test-token"
+
+// unknownRoute is a request the daemon answers without any work (404): its
+// latency is what the machine's load alone costs a request.
+const unknownRoute = "an unknown route (404, no work)"
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "serveload:", err)
+		os.Exit(1)
+	}
+}
+
+type rig struct {
+	work, home, ralph, fake, addr string
+	env                           []string
+	rnd                           *rand.Rand
+}
+
+func run() error {
+	work, err := os.MkdirTemp("", "ralph-serveload-")
+	if err != nil {
+		return err
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+	r := &rig{work: work, home: filepath.Join(work, "home"), rnd: rand.New(rand.NewPCG(1, 2))}
+	bin := filepath.Join(work, "bin")
+	r.ralph = filepath.Join(bin, "ralph")
+	if out, err := exec.Command("go", "build", "-o", r.ralph, "ralph/cmd/ralph").CombinedOutput(); err != nil {
+		return fmt.Errorf("build ralph: %v\n%s", err, out)
+	}
+	if r.fake, err = script.Build(bin); err != nil {
+		return err
+	}
+	r.env = append(os.Environ(), "HOME="+work, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=load", "GIT_AUTHOR_EMAIL=load@example.com",
+		"GIT_COMMITTER_NAME=load", "GIT_COMMITTER_EMAIL=load@example.com", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
+		"RALPH_HOME="+r.home, "RALPH_API_TOKEN="+token)
+
+	solo, err := r.soloRun()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ralph run, %d iterations: %.2f ms own CPU per iteration\n", *iterations, solo)
+
+	fmt.Printf("making %d sessions…\n", *loops)
+	if err := os.MkdirAll(r.home, 0o700); err != nil {
+		return err
+	}
+	var conf strings.Builder
+	for i := range *loops {
+		name := fmt.Sprintf("s%03d", i)
+		dir, err := r.project(name, false)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&conf, "%s=%s\n", name, dir)
+	}
+	if err := os.WriteFile(filepath.Join(r.home, "sessions.conf"), []byte(conf.String()), 0o600); err != nil {
+		return err
+	}
+
+	d, err := r.startDaemon()
+	if err != nil {
+		return err
+	}
+	rssSessions := rss(d.Process.Pid)
+	for i := range *loops {
+		if _, err := r.api("POST", "/api/tasks", fmt.Sprintf(`{"session":"s%03d","title":"Load task %d"}`, i, i)); err != nil {
+			return err
+		}
+	}
+	time.Sleep(time.Second)
+	rssTasks := rss(d.Process.Pid)
+	cpu0 := cpuTime(d.Process.Pid)
+
+	lat := &latencies{}
+	stopPoll := make(chan struct{})
+	var pollWG sync.WaitGroup
+	pollWG.Add(1)
+	go func() {
+		defer pollWG.Done()
+		r.poll(lat, stopPoll)
+	}()
+	began := time.Now()
+	for i := range *loops {
+		if _, err := r.api("POST", fmt.Sprintf("/api/tasks/s%03d/loop", i), fmt.Sprintf(`{"max_loops":%d}`, *iterations+5)); err != nil {
+			return err
+		}
+	}
+	var peak int64
+	var tasks []serve.TaskView
+	for {
+		peak = max(peak, rss(d.Process.Pid))
+		body, err := r.api("GET", "/api/tasks", "")
+		if err != nil {
+			return err
+		}
+		tasks = nil
+		if err := json.Unmarshal(body, &tasks); err != nil {
+			return err
+		}
+		finished := 0
+		for _, t := range tasks {
+			if t.State != "running" && t.State != "queued" {
+				finished++
+			}
+		}
+		if finished == len(tasks) {
+			break
+		}
+		if time.Since(began) > 20*time.Minute {
+			return fmt.Errorf("%d of %d tasks finished after 20 minutes", finished, len(tasks))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	took := time.Since(began)
+	cpu := cpuTime(d.Process.Pid) - cpu0
+	close(stopPoll)
+	pollWG.Wait()
+	iters, done := 0, 0
+	for _, t := range tasks {
+		iters += t.LoopCount
+		if t.State == "done" {
+			done++
+		}
+	}
+	perIter := float64(cpu.Microseconds()) / 1000 / float64(iters)
+	fmt.Printf("ralph serve, %d loops: %d/%d tasks done, %d iterations in %s\n", *loops, done, len(tasks), iters, took.Round(time.Second))
+	fmt.Printf("  own CPU %.2f ms per iteration (%.2f× ralph run's)\n", perIter, perIter/solo)
+	fmt.Printf("  resident memory: %.1f MB with %d sessions, %.1f MB with a waiting task on each, %.1f MB at the peak of the load\n",
+		mb(rssSessions), *loops, mb(rssTasks), mb(peak))
+	fmt.Printf("  per loop: %.0f KB for a waiting task, %.0f KB for a running loop\n",
+		float64(rssTasks-rssSessions)/1024/float64(*loops), float64(peak-rssSessions)/1024/float64(*loops))
+	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}", unknownRoute} {
+		p50, p99, worst, n := lat.summary(name)
+		fmt.Printf("  %s during the load: p50 %s, p99 %s, max %s (%d requests)\n", name, p50, p99, worst, n)
+	}
+
+	// Restart with every task in the store.
+	d.Process.Signal(syscall.SIGKILL)
+	d.Wait()
+	start := time.Now()
+	d, err = r.startDaemon()
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := r.api("GET", "/api/tasks", ""); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	fmt.Printf("  restart after kill -9 with %d tasks: serving again in %s\n", len(tasks), time.Since(start).Round(time.Millisecond))
+	d.Process.Signal(syscall.SIGTERM)
+	d.Wait()
+	if done != len(tasks) {
+		return fmt.Errorf("%d of %d tasks ended done", done, len(tasks))
+	}
+	return nil
+}
+
+// agentScript is a task of *iterations calls of 1–3 s each; the last one
+// says it is complete. With plan set it also ticks the project's plan (the
+// `ralph run` yardstick reads fix_plan.md; the daemon reads the exit signal).
+func (r *rig) agentScript(plan bool) script.Script {
+	var s script.Script
+	for i := range *iterations {
+		last := i == *iterations-1
+		block := fmt.Sprintf("Step %d.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: %d\n---END_RALPH_STATUS---", i+1, *iterations-i-1)
+		if last {
+			block = "All done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---"
+		}
+		text, _ := json.Marshal(block)
+		it := script.Iteration{
+			Sleep: script.Duration(*minCall + time.Duration(r.rnd.Int64N(int64(*maxCall-*minCall)+1))),
+			Files: map[string]string{fmt.Sprintf("work-%d.txt", i+1): "done\n"},
+			StdoutLines: []json.RawMessage{json.RawMessage(fmt.Sprintf(
+				`{"type":"result","subtype":"success","is_error":false,"session_id":"load","result":%s,"usage":{"input_tokens":1000,"output_tokens":200}}`, text))},
+		}
+		if plan && last {
+			it.Files[".ralph/fix_plan.md"] = "# Plan\n\n- [x] Do it\n"
+		}
+		s.Iterations = append(s.Iterations, it)
+	}
+	return s
+}
+
+// project makes a trusted git repository whose agent is the fake.
+func (r *rig) project(name string, plan bool) (string, error) {
+	dir := filepath.Join(r.work, "src", name)
+	scriptPath := filepath.Join(r.work, "scripts", name+".json")
+	for _, d := range []string{dir, filepath.Dir(scriptPath)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+	}
+	if err := r.agentScript(plan).Write(scriptPath); err != nil {
+		return "", err
+	}
+	files := map[string]string{
+		".ralphrc":  fmt.Sprintf("CLAUDE_CODE_CMD=\"env %s=%s %s\"\nMAX_CALLS_PER_HOUR=10000\n", script.EnvScript, scriptPath, r.fake),
+		"README.md": "# " + name + "\n",
+	}
+	if plan {
+		files[".ralph/PROMPT.md"] = "Do the plan.\n"
+		files[".ralph/fix_plan.md"] = "# Plan\n\n- [ ] Do it\n"
+		files[".ralph/AGENT.md"] = "No build.\n"
+	}
+	for f, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
+			return "", err
+		}
+	}
+	cmds := [][]string{{r.ralph, "trust", "-C", dir}, {"git", "init", "-q"}, {"git", "add", "-A"}, {"git", "commit", "-qm", "init"}}
+	for _, c := range cmds {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir, cmd.Env = dir, r.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%v: %v\n%s", c, err, out)
+		}
+	}
+	return dir, nil
+}
+
+// soloRun is the yardstick: `ralph run` on one project with the same agent,
+// its own CPU (not its children's) per iteration.
+func (r *rig) soloRun() (float64, error) {
+	dir, err := r.project("solo", true)
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(r.ralph, "run", "-C", dir)
+	cmd.Env = r.env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var last time.Duration
+	for {
+		select {
+		case err := <-exited:
+			if err != nil {
+				return 0, fmt.Errorf("ralph run: %v\n%s", err, out.String())
+			}
+			return float64(last.Microseconds()) / 1000 / float64(*iterations), nil
+		case <-time.After(20 * time.Millisecond):
+			if c := cpuTime(cmd.Process.Pid); c > 0 {
+				last = c
+			}
+		}
+	}
+}
+
+func (r *rig) startDaemon() (*exec.Cmd, error) {
+	if r.addr == "" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		r.addr = ln.Addr().String()
+		ln.Close()
+	}
+	log, err := os.OpenFile(filepath.Join(r.work, "serve.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	d := exec.Command(r.ralph, "serve", "--home", r.home, "--listen", r.addr, "--max-parallel", strconv.Itoa(*loops))
+	d.Env, d.Stdout, d.Stderr = r.env, log, log
+	if err := d.Start(); err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := r.api("GET", "/api/sessions", ""); err == nil {
+			return d, nil
+		}
+	}
+	return nil, fmt.Errorf("the daemon did not come up; see %s", log.Name())
+}
+
+var client = &http.Client{Timeout: 30 * time.Second}
+
+func (r *rig) api(method, path, body string) ([]byte, error) {
+	req, err := http.NewRequest(method, "http://"+r.addr+path, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
+	}
+	return b, err
+}
+
+// poll asks what a dashboard and a person with `ralph task status` would:
+// the whole list and one session, ten times a second each.
+func (r *rig) poll(lat *latencies, stop <-chan struct{}) {
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		for _, p := range []struct{ name, path string }{
+			{"GET /api/tasks", "/api/tasks"},
+			{"GET /api/tasks/{session}", fmt.Sprintf("/api/tasks/s%03d", i%*loops)},
+			{unknownRoute, "/api/none"},
+		} {
+			t0 := time.Now()
+			if _, err := r.api("GET", p.path, ""); err == nil || p.name == unknownRoute {
+				lat.add(p.name, time.Since(t0))
+			}
+		}
+	}
+}
+
+type latencies struct {
+	mu sync.Mutex
+	by map[string][]time.Duration
+}
+
+func (l *latencies) add(name string, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[string][]time.Duration{}
+	}
+	l.by[name] = append(l.by[name], d)
+}
+
+func (l *latencies) summary(name string) (p50, p99, worst time.Duration, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ds := slices.Clone(l.by[name])
+	if len(ds) == 0 {
+		return 0, 0, 0, 0
+	}
+	slices.Sort(ds)
+	at := func(q float64) time.Duration {
+		return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond)
+	}
+	return at(0.5), at(0.99), ds[len(ds)-1].Round(100 * time.Microsecond), len(ds)
+}
+
+// cpuTime is the process's own user+system CPU, without its children's.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	// Fields after the command: state is 0, utime 11, stime 12 (in ticks;
+	// 100 per second on Linux).
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	sy, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+sy) * 10 * time.Millisecond
+}
+
+// rss is the process's resident memory in bytes.
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func mb(b int64) float64 { return float64(b) / (1 << 20) }
