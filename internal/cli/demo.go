@@ -102,7 +102,7 @@ func newDemoAgentCmd(ios IO) *cobra.Command {
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if code := demo.RunAgent(cmd.Context(), args, os.Getenv, ios.In, ios.Out, ios.Err); code != 0 {
-				return &ExitError{Code: code}
+				return &ExitError{Code: code} // the agent has said why, as any agent would
 			}
 			return nil
 		},
@@ -303,10 +303,7 @@ func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
 		agent: ag.title, result: res, totals: status.Totals, files: changedFiles(before, projectFiles(dir)),
 		dir: dir, kept: keep, interrupted: ctx.Err() != nil,
 	})
-	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
-	}
-	return nil
+	return loopResult(res.Reason)
 }
 
 // projectFiles hashes the project's files, leaving out git's and the

@@ -74,7 +74,7 @@ func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
 		return err
 	}
 	if report.Blocking {
-		return &ExitError{Code: 1} // the report has said why
+		return errSilent
 	}
 	return nil
 }

@@ -120,7 +120,7 @@ func newImportCmd(ios IO) *cobra.Command {
 		}
 		return runImport(cmd.Context(), ios, o)
 	}
-	return cmd
+	return exitTable(cmd, importTable)
 }
 
 // setArgs sorts the positional arguments and checks flag values.
@@ -191,7 +191,7 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	if o.github() {
 		f, err := fetchGitHub(ctx, ios, o, cfgDir)
 		if err != nil {
-			return importExit(err)
+			return err
 		}
 		found, doc = &f, f.Doc
 	} else if doc, err = readDocument(ios, o.File); err != nil {
@@ -238,7 +238,7 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 		if res.Result.StdoutPath != "" {
 			fmt.Fprintf(ios.Err, "ralph: the agent's output is in %s\n", res.Result.StdoutPath)
 		}
-		return importExit(err)
+		return err
 	}
 	if created {
 		fmt.Fprintf(out, "created %s\n", dir)
@@ -252,24 +252,6 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 		fmt.Fprintln(out, "next: `ralph run`")
 	}
 	return nil
-}
-
-// importExit maps an import's failures to its exit codes.
-func importExit(err error) error {
-	var ie *importer.IncompleteError
-	var nm *importer.NoMatchError
-	var rl *github.RateLimitError
-	switch {
-	case errors.As(err, &ie):
-		return &ExitError{Code: 2, Err: err}
-	case errors.As(err, &nm):
-		return &ExitError{Code: 3, Err: err}
-	case errors.As(err, &rl):
-		return &ExitError{Code: 4, Err: err}
-	case errors.Is(err, context.Canceled):
-		return &ExitError{Code: 130, Err: errors.New("interrupted")}
-	}
-	return err
 }
 
 func readDocument(ios IO, name string) (importer.Document, error) {

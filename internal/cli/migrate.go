@@ -50,8 +50,7 @@ have checked the result. Files already in .ralph/ are not replaced without
 	f.BoolVar(&opts.Force, "force", false, "replace files already in .ralph/ (they are backed up first)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "show what would be moved; change nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as one JSON object")
-	badArgs(cmd)
-	return cmd
+	return exitTable(cmd, lifecycleTable)
 }
 
 func runMigrate(ctx context.Context, opts *migrateOptions) error {
@@ -65,10 +64,10 @@ func runMigrate(ctx context.Context, opts *migrateOptions) error {
 		printMigrate(opts.IO, res)
 	}
 	if err != nil {
-		return lifecycleExit(err)
+		return err
 	}
 	if res.AlreadyMigrated {
-		return &ExitError{Code: exitAlreadyDone}
+		return errAlreadyDone
 	}
 	return nil
 }

@@ -35,8 +35,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	root := NewRoot(IO{In: stdin, Out: stdout, Err: stderr})
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitCode(cmd, err, stderr)
 }
 
 // NewRoot builds the command tree.
@@ -102,6 +102,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newServeCmd(ios),
 		newTaskCmd(ios),
 	)
+	usageArgs(root)
 	return root
 }
 
@@ -161,45 +162,4 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 		close(done)
 		cancel()
 	}
-}
-
-// ExitError carries a specific exit code out of a command.
-type ExitError struct {
-	Code int
-	Err  error // may be nil: the command already reported what happened
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-// exitCode is the one place where errors become exit codes.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			fmt.Fprintln(stderr, "ralph:", safeText(ee.Err.Error()))
-		}
-		return ee.Code
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
-		fmt.Fprintln(stderr, "Run 'ralph --help' for usage.")
-		return 1
-	}
-	fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
-	return 1
 }

@@ -201,10 +201,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if cfg.Notify {
 		notify(fmt.Sprintf("ralph stopped: %s", res.Reason), res.Message)
 	}
-	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
-	}
-	return nil
+	return loopResult(res.Reason)
 }
 
 // traceFile appends the loop's decisions to path as JSON lines

@@ -41,8 +41,7 @@ is a git repository nothing is committed. For an existing project, use
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "write into a directory that is not empty (a README is never replaced)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as one JSON object")
-	badArgs(cmd)
-	return cmd
+	return exitTable(cmd, lifecycleTable)
 }
 
 func runSetup(ctx context.Context, opts *setupOptions) error {
@@ -55,7 +54,7 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 	} else if err == nil || res.Created {
 		printSetup(opts.IO, res)
 	}
-	return lifecycleExit(err)
+	return err
 }
 
 func printSetup(ios IO, res *scaffold.SetupResult) {
