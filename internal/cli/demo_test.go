@@ -29,14 +29,17 @@ func TestDemoFlags(t *testing.T) {
 		{[]string{"extra"}, demoOptions{}, "unknown command"},
 	} {
 		var got *demoOptions
-		cmd := newDemoCmd(IO{Out: io.Discard, Err: io.Discard}, func(_ context.Context, o demoOptions) error {
-			got = &o
+		cmd := newDemoCmd(IO{Out: io.Discard, Err: io.Discard}, func(_ context.Context, o *demoOptions) error {
+			got = o
 			return nil
 		})
 		cmd.SetArgs(c.args)
 		cmd.SetOut(io.Discard)
 		cmd.SetErr(io.Discard)
 		err := cmd.Execute()
+		if got != nil {
+			got.IO = IO{}
+		}
 		switch {
 		case c.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) || got != nil {
@@ -86,7 +89,8 @@ func TestDemoAgentEnvHidesTheUsersEnvironment(t *testing.T) {
 func demoRun(t *testing.T, o demoOptions, view demoView) (string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := runDemo(context.Background(), IO{Out: &out, Err: &errb}, o, view)
+	o.IO = IO{Out: &out, Err: &errb}
+	err := runDemo(context.Background(), &o, view)
 	if errb.Len() > 0 {
 		t.Errorf("stderr: %s", errb.String())
 	}

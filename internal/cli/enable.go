@@ -30,7 +30,8 @@ type enableOptions struct {
 	JSON           bool
 }
 
-func newEnableCmd(ios IO) *cobra.Command {
+// newEnableCmd builds `ralph enable`; runF replaces runEnable in flag tests.
+func newEnableCmd(ios IO, runF func(context.Context, *enableOptions) error) *cobra.Command {
 	opts := &enableOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "enable",
@@ -59,7 +60,7 @@ skip it.
   ralph enable --json --from-checklist TODO.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runEnable(cmd.Context(), opts)
+			return orDefault(runF, runEnable)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()

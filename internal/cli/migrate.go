@@ -19,7 +19,9 @@ type migrateOptions struct {
 	Now    func() time.Time
 }
 
-func newMigrateCmd(ios IO) *cobra.Command {
+// newMigrateCmd builds `ralph migrate`; runF replaces runMigrate in flag
+// tests.
+func newMigrateCmd(ios IO, runF func(context.Context, *migrateOptions) error) *cobra.Command {
 	opts := &migrateOptions{IO: ios, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "migrate",
@@ -42,7 +44,7 @@ have checked the result. Files already in .ralph/ are not replaced without
   ralph migrate --json -C path/to/project`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMigrate(cmd.Context(), opts)
+			return orDefault(runF, runMigrate)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()

@@ -25,8 +25,15 @@ import (
 	"ralph/internal/store"
 )
 
-func newMonitorCmd(ios IO) *cobra.Command {
-	var p projectFlags
+type monitorOptions struct {
+	IO      IO
+	Project projectFlags
+}
+
+// newMonitorCmd builds `ralph monitor`; runF replaces runMonitor in flag
+// tests.
+func newMonitorCmd(ios IO, runF func(context.Context, *monitorOptions) error) *cobra.Command {
+	opts := &monitorOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "monitor",
 		Short: "Watch a loop running in another terminal (keys: p pause, s stop, r reset breaker, l log, ? help, q quit)",
@@ -36,27 +43,31 @@ and the loop keeps running; p and s pause and stop it after its current
 iteration, as ralph pause and ralph stop do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, cfg, err := p.open(ios)
-			if err != nil {
-				return err
-			}
-			if !isTerminal(ios.Out) {
-				return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
-			}
-			err = monitor.Run(cmd.Context(), monitorOptions(st, specFrom(cfg, st, nil), cfg.AgentProvider))
-			if errors.Is(err, monitor.ErrInterrupted) {
-				return nil // ctrl+c leaves the view; the loop is another process's
-			}
-			return err
+			return orDefault(runF, runMonitor)(cmd.Context(), opts)
 		},
 	}
-	p.add(cmd, false)
+	opts.Project.add(cmd, false)
 	return cmd
 }
 
-// monitorOptions are the dashboard's view of a project, shared by `ralph
+func runMonitor(ctx context.Context, opts *monitorOptions) error {
+	st, cfg, err := opts.Project.open(opts.IO)
+	if err != nil {
+		return err
+	}
+	if !isTerminal(opts.IO.Out) {
+		return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
+	}
+	err = monitor.Run(ctx, dashboardOptions(st, specFrom(cfg, st, nil), cfg.AgentProvider))
+	if errors.Is(err, monitor.ErrInterrupted) {
+		return nil // ctrl+c leaves the view; the loop is another process's
+	}
+	return err
+}
+
+// dashboardOptions are the dashboard's view of a project, shared by `ralph
 // monitor` and `ralph run --monitor`.
-func monitorOptions(st *store.Store, spec loop.Spec, provider string) monitor.Options {
+func dashboardOptions(st *store.Store, spec loop.Spec, provider string) monitor.Options {
 	ctl := control.Open(st.RalphDir())
 	return monitor.Options{
 		Source: monitor.Source{

@@ -191,7 +191,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	}
 	var res engine.Result
 	if monitorOn {
-		res, err = runWithMonitor(ctx, ios, monitorOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
+		res, err = runWithMonitor(ctx, ios, dashboardOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
 	} else {
 		res, err = runEngine(ctx, spec, deps, obs.emit)
 	}
