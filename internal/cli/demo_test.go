@@ -16,41 +16,6 @@ import (
 	"ralph/internal/loop"
 )
 
-func TestDemoFlags(t *testing.T) {
-	for _, c := range []struct {
-		args    []string
-		want    demoOptions
-		wantErr string
-	}{
-		{nil, demoOptions{Agent: "auto"}, ""},
-		{[]string{"--keep", "--agent", "builtin", "--dir", "x"}, demoOptions{Keep: true, Agent: "builtin", Dir: "x"}, ""},
-		{[]string{"--agent", "claude"}, demoOptions{Agent: "claude"}, ""},
-		{[]string{"--agent", "codex"}, demoOptions{}, `--agent "codex"`},
-		{[]string{"extra"}, demoOptions{}, "unknown command"},
-	} {
-		var got *demoOptions
-		cmd := newDemoCmd(IO{Out: io.Discard, Err: io.Discard}, func(_ context.Context, o *demoOptions) error {
-			got = o
-			return nil
-		})
-		cmd.SetArgs(c.args)
-		cmd.SetOut(io.Discard)
-		cmd.SetErr(io.Discard)
-		err := cmd.Execute()
-		if got != nil {
-			got.IO = IO{}
-		}
-		switch {
-		case c.wantErr != "":
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) || got != nil {
-				t.Errorf("%v: err %v, ran %v; want an error saying %q", c.args, err, got != nil, c.wantErr)
-			}
-		case err != nil || got == nil || *got != c.want:
-			t.Errorf("%v: %+v %v, want %+v", c.args, got, err, c.want)
-		}
-	}
-}
-
 // effectiveEnv is what a process started with parent plus extra sees:
 // the last assignment of a name wins, as in os/exec.
 func effectiveEnv(parent, extra []string) map[string]string {
