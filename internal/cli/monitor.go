@@ -186,7 +186,7 @@ func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *obse
 // bash tool's --monitor did: the loop in one pane (its own plain output) and
 // `ralph monitor` in the other. Inside tmux it splits the current window;
 // outside, it makes a session and attaches to it.
-func runInTmux(ios IO, dir string, args []string) error {
+func runInTmux(ios IO, dir string, loopFlags []string) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		return errors.New("--tmux needs tmux on PATH; `ralph run --monitor` shows the same dashboard without it")
@@ -201,7 +201,8 @@ func runInTmux(ios IO, dir string, args []string) error {
 	if err != nil {
 		return err
 	}
-	loopCmd := append([]string{self, "run"}, withoutTmuxFlag(args)...)
+	// The directory is absolute: outside tmux the loop's pane starts in it.
+	loopCmd := append([]string{self, "run", "--dir", dir}, loopFlags...)
 	monCmd := []string{self, "monitor", "-C", dir}
 	tm := func(a ...string) error {
 		c := exec.Command(tmux, a...)
@@ -234,20 +235,6 @@ func runInTmux(ios IO, dir string, args []string) error {
 // (kept before any other command can replace $?) and a prompt to close.
 func tmuxPaneShell(loopCmd []string) string {
 	return shellJoin(loopCmd) + `; code=$?; echo; echo "ralph exited with $code; press Enter to close"; read _`
-}
-
-func withoutTmuxFlag(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--tmux" || a == "--tmux=true" {
-			continue
-		}
-		if i == 0 && a == "run" {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 func sanitizeSession(s string) string {

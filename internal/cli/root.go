@@ -61,7 +61,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		return usageError{withFlagSuggestion(cmd, err)}
 	})
 	// Bare `ralph` with run's flags runs the loop, as the bash tool did.
-	rf := addRunFlags(root.Flags())
+	bindRun(root, ios, nil)
 	root.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return nil
@@ -78,9 +78,8 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		}
 		return usageError{errors.New(msg)}
 	}
-	root.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
 	root.AddCommand(
-		newRunCmd(ios),
+		newRunCmd(ios, nil),
 		newSetupCmd(ios, nil),
 		newEnableCmd(ios, nil),
 		newImportCmd(ios, nil),
