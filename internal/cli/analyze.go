@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,15 +24,15 @@ type analyzeOptions struct {
 	JSON         bool
 	ExitCode     int
 	AllowedTools string
-	Now          string
+	Now          time.Time // zero: the current time
 	StderrPath   string
-	Clock        func() time.Time
 }
 
-// newAnalyzeCmd builds `ralph analyze`. runF replaces the run function in
-// flag tests.
-func newAnalyzeCmd(ios IO, runF func(*analyzeOptions) error) *cobra.Command {
-	opts := &analyzeOptions{IO: ios, Clock: time.Now}
+// newAnalyzeCmd builds `ralph analyze`; runF replaces runAnalyze in flag
+// tests.
+func newAnalyzeCmd(ios IO, runF func(context.Context, *analyzeOptions) error) *cobra.Command {
+	opts := &analyzeOptions{IO: ios}
+	var now string
 	cmd := &cobra.Command{
 		Use:   "analyze [FILE|-]",
 		Short: "Explain how ralph reads one agent output (the \"why did it decide that?\" tool)",
@@ -51,29 +52,29 @@ object whose fields are a stable contract for scripts.`,
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
+			if now != "" {
+				t, err := time.Parse(time.RFC3339, now)
+				if err != nil {
+					return usageError{fmt.Errorf("--now %q: want an RFC3339 time such as 2026-11-20T20:00:00Z", now)}
+				}
+				opts.Now = t
 			}
-			return runAnalyze(opts)
+			return orDefault(runF, runAnalyze)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the analysis as one JSON object")
 	f.IntVar(&opts.ExitCode, "exit-code", -1, "the agent process's exit status (-1: unknown)")
 	f.StringVar(&opts.AllowedTools, "allowed-tools", "", "the agent's allowed tools, e.g. \"Write,Read,Bash(git diff *)\"")
-	f.StringVar(&opts.Now, "now", "", "RFC3339 instant to resolve reset times against (default: the current time)")
+	f.StringVar(&now, "now", "", "RFC3339 instant to resolve reset times against (default: the current time)")
 	f.StringVar(&opts.StderrPath, "stderr", "", "the agent's standard error, read for usage limits and errors")
 	return cmd
 }
 
-func runAnalyze(opts *analyzeOptions) error {
-	now := opts.Clock()
-	if opts.Now != "" {
-		t, err := time.Parse(time.RFC3339, opts.Now)
-		if err != nil {
-			return usageError{fmt.Errorf("--now %q: want an RFC3339 time such as 2026-11-20T20:00:00Z", opts.Now)}
-		}
-		now = t
+func runAnalyze(_ context.Context, opts *analyzeOptions) error {
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
 	}
 	var in io.Reader = opts.IO.In
 	name := "standard input"

@@ -53,47 +53,56 @@ const (
 )
 
 type demoOptions struct {
+	IO        IO
 	Keep      bool
 	Agent     string
 	Dir       string
 	NoMonitor bool
 }
 
-// newDemoCmd builds `ralph demo`; run replaces the command's work in tests
-// of its flags (nil: the real one).
-func newDemoCmd(ios IO, run func(context.Context, demoOptions) error) *cobra.Command {
-	o := demoOptions{}
+// newDemoCmd builds `ralph demo`; runF replaces runDemoCmd in flag tests.
+func newDemoCmd(ios IO, runF func(context.Context, *demoOptions) error) *cobra.Command {
+	o := &demoOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "See ralph at work: a short real loop on a throwaway project, with a scripted model",
 		Long:  demoLong,
 		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch o.Agent {
+			case demoAuto, demoClaude, demoBuiltin:
+			default:
+				return usageError{fmt.Errorf("--agent %q: want auto, claude or builtin", o.Agent)}
+			}
+			return orDefault(runF, runDemoCmd)(cmd.Context(), o)
+		},
 	}
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the demo project afterwards, to look around in it")
 	cmd.Flags().StringVar(&o.Agent, "agent", demoAuto, "agent to run: claude (Claude Code), builtin, or auto (claude when installed)")
 	cmd.Flags().StringVar(&o.Dir, "dir", "", "create the project in `DIR` (missing or empty) and keep it")
 	cmd.Flags().BoolVar(&o.NoMonitor, "no-monitor", false, "print the loop's lines instead of showing the dashboard")
-	if run == nil {
-		run = func(ctx context.Context, o demoOptions) error {
-			view := plainDemoView
-			if !o.NoMonitor && isTerminal(ios.Out) {
-				view = monitorDemoView
-			}
-			return runDemo(ctx, ios, o, view)
-		}
-	}
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		switch o.Agent {
-		case demoAuto, demoClaude, demoBuiltin:
-		default:
-			return usageError{fmt.Errorf("--agent %q: want auto, claude or builtin", o.Agent)}
-		}
-		return run(cmd.Context(), o)
-	}
 	return cmd
 }
 
-func newDemoAgentCmd(ios IO) *cobra.Command {
+// runDemoCmd shows the demo under the dashboard on a terminal, as plain
+// lines elsewhere.
+func runDemoCmd(ctx context.Context, o *demoOptions) error {
+	view := plainDemoView
+	if !o.NoMonitor && isTerminal(o.IO.Out) {
+		view = monitorDemoView
+	}
+	return runDemo(ctx, o, view)
+}
+
+type demoAgentOptions struct {
+	IO   IO
+	Args []string // Claude Code's command line, as the loop passes it
+}
+
+// newDemoAgentCmd builds the hidden demo agent command; runF replaces
+// runDemoAgent in flag tests.
+func newDemoAgentCmd(ios IO, runF func(context.Context, *demoAgentOptions) error) *cobra.Command {
+	opts := &demoAgentOptions{IO: ios}
 	return &cobra.Command{
 		Use:    demoAgentCmd,
 		Short:  "The built-in demo agent (started by ralph demo)",
@@ -101,12 +110,18 @@ func newDemoAgentCmd(ios IO) *cobra.Command {
 		// The agent reads Claude Code's command line itself.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := demo.RunAgent(cmd.Context(), args, os.Getenv, ios.In, ios.Out, ios.Err); code != 0 {
-				return &ExitError{Code: code}
-			}
-			return nil
+			opts.Args = args
+			return orDefault(runF, runDemoAgent)(cmd.Context(), opts)
 		},
 	}
+}
+
+func runDemoAgent(ctx context.Context, opts *demoAgentOptions) error {
+	ios := opts.IO
+	if code := demo.RunAgent(ctx, opts.Args, os.Getenv, ios.In, ios.Out, ios.Err); code != 0 {
+		return &ExitError{Code: code} // the agent has said why, as any agent would
+	}
+	return nil
 }
 
 // demoView runs the engine built from spec and deps and shows the run. It
@@ -127,7 +142,7 @@ func plainDemoView(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, d
 // summary follows.
 func monitorDemoView(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, deps engine.Deps) (engine.Result, error) {
 	obs := &observers{human: ios.Out, log: log, tty: isTerminal(ios.Out), live: true}
-	opts := monitorOptions(deps.Store.(*store.Store), spec, spec.Agents[0].Name)
+	opts := dashboardOptions(deps.Store.(*store.Store), spec, spec.Agents[0].Name)
 	opts.Title = "ralph demo"
 	return runWithMonitor(ctx, ios, opts, obs, 4*time.Second, spec, deps)
 }
@@ -215,7 +230,8 @@ func demoLayer() config.Layer {
 	return l
 }
 
-func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
+func runDemo(ctx context.Context, o *demoOptions, view demoView) error {
+	ios := o.IO
 	home, err := os.MkdirTemp("", "ralph-demo-agent-")
 	if err != nil {
 		return err
@@ -303,10 +319,7 @@ func runDemo(ctx context.Context, ios IO, o demoOptions, view demoView) error {
 		agent: ag.title, result: res, totals: status.Totals, files: changedFiles(before, projectFiles(dir)),
 		dir: dir, kept: keep, interrupted: ctx.Err() != nil,
 	})
-	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
-	}
-	return nil
+	return loopResult(res.Reason)
 }
 
 // projectFiles hashes the project's files, leaving out git's and the

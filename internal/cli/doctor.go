@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -28,29 +29,32 @@ is set or the output is not a terminal they are the words ok, warn and FAIL.
 Exit codes: 0 when nothing blocks a run (warnings alone included), 1 when a
 check failed (or the directory cannot be examined at all).`
 
-type doctorFlags struct {
-	dir  string
-	json bool
+type doctorOptions struct {
+	IO   IO
+	Dir  string
+	JSON bool
 }
 
-func newDoctorCmd(ios IO) *cobra.Command {
-	var f doctorFlags
+// newDoctorCmd builds `ralph doctor`; runF replaces runDoctor in flag tests.
+func newDoctorCmd(ios IO, runF func(context.Context, *doctorOptions) error) *cobra.Command {
+	opts := &doctorOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the agent, credentials, git, .ralph/, configuration and disk before a run",
 		Long:  doctorLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDoctor(cmd, ios, f)
+			return orDefault(runF, runDoctor)(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&f.dir, "dir", "C", ".", "project directory")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the report as JSON")
+	cmd.Flags().StringVarP(&opts.Dir, "dir", "C", ".", "project directory")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
 	return cmd
 }
 
-func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
-	dir, err := filepath.Abs(f.dir)
+func runDoctor(ctx context.Context, opts *doctorOptions) error {
+	ios := opts.IO
+	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return err
 	}
@@ -60,12 +64,12 @@ func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
 	p := doctorProject(dir)
-	report := doctor.Run(cmd.Context(), p, doctor.System())
+	report := doctor.Run(ctx, p, doctor.System())
 	out, flush := redactedWriter(ios.Out)
 	defer flush()
 	fancy := fancyOutput(ios)
 	ios.Out = out
-	if f.json {
+	if opts.JSON {
 		err = doctor.WriteJSON(ios.Out, report)
 	} else {
 		err = doctor.WriteText(ios.Out, report, doctor.Style{Fancy: fancy})
@@ -74,7 +78,7 @@ func runDoctor(cmd *cobra.Command, ios IO, f doctorFlags) error {
 		return err
 	}
 	if report.Blocking {
-		return &ExitError{Code: 1} // the report has said why
+		return errSilent
 	}
 	return nil
 }

@@ -15,56 +15,6 @@ import (
 	"ralph/internal/scaffold"
 )
 
-// Exit codes of setup, enable and migrate. They sit apart from `ralph
-// run`'s 2–7 so a script chaining commands never mistakes a refusal for a
-// circuit breaker; 1 stays the general error, as everywhere in ralph.
-const (
-	exitAlreadyDone = 10 // already enabled / already migrated: nothing to do
-	exitBadArgs     = 11 // invalid or conflicting flags and arguments
-	exitNotFound    = 12 // a file or directory named on the command line does not exist
-	exitMissingDep  = 13 // git is not installed
-	exitRefused     = 14 // would overwrite existing files: --force allows it
-)
-
-const lifecycleExitCodes = `Exit codes: 0 done, 1 other error, 10 already done (nothing replaced),
-11 bad arguments, 12 file or directory not found, 13 git not installed,
-14 refused to overwrite (use --force).`
-
-// lifecycleExit turns a scaffold error into its exit code.
-func lifecycleExit(err error) error {
-	if err == nil {
-		return nil
-	}
-	code := 1
-	switch scaffold.KindOf(err) {
-	case scaffold.KindBadInput:
-		code = exitBadArgs
-	case scaffold.KindNotFound:
-		code = exitNotFound
-	case scaffold.KindMissingDependency:
-		code = exitMissingDep
-	case scaffold.KindRefused:
-		code = exitRefused
-	}
-	return &ExitError{Code: code, Err: err}
-}
-
-// badArgs makes flag and argument errors of the lifecycle commands exit
-// with exitBadArgs instead of the root's general 1.
-func badArgs(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: exitBadArgs, Err: fmt.Errorf("%w\nRun 'ralph %s --help' for usage", err, c.Name())}
-	})
-	if args := cmd.Args; args != nil {
-		cmd.Args = func(c *cobra.Command, a []string) error {
-			if err := args(c, a); err != nil {
-				return &ExitError{Code: exitBadArgs, Err: fmt.Errorf("%w\nRun 'ralph %s --help' for usage", err, c.Name())}
-			}
-			return nil
-		}
-	}
-}
-
 type enableOptions struct {
 	IO             IO
 	Dir            string
@@ -80,7 +30,8 @@ type enableOptions struct {
 	JSON           bool
 }
 
-func newEnableCmd(ios IO) *cobra.Command {
+// newEnableCmd builds `ralph enable`; runF replaces runEnable in flag tests.
+func newEnableCmd(ios IO, runF func(context.Context, *enableOptions) error) *cobra.Command {
 	opts := &enableOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "enable",
@@ -109,7 +60,7 @@ skip it.
   ralph enable --json --from-checklist TODO.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runEnable(cmd.Context(), opts)
+			return orDefault(runF, runEnable)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -124,8 +75,7 @@ skip it.
 	f.BoolVar(&opts.Force, "force", false, "replace ralph's files that already exist")
 	f.BoolVar(&opts.NonInteractive, "non-interactive", false, "never ask; use flags and detected values")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as one JSON object (implies --non-interactive)")
-	badArgs(cmd)
-	return cmd
+	return exitTable(cmd, lifecycleTable)
 }
 
 func runEnable(ctx context.Context, opts *enableOptions) error {
@@ -135,7 +85,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 			res.Error = err.Error()
 			printJSON(opts.IO.Out, res)
 		}
-		return lifecycleExit(err)
+		return err
 	}
 	if opts.PRD != "" && opts.Checklist != "" {
 		return fail(&scaffold.Error{Kind: scaffold.KindBadInput, Msg: "--from-prd and --from-checklist cannot be combined; import one, then edit the plan"})
@@ -176,7 +126,7 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 		printEnable(opts.IO, res)
 	}
 	if res.AlreadyEnabled && !res.Enabled {
-		return &ExitError{Code: exitAlreadyDone}
+		return errAlreadyDone
 	}
 	return nil
 }

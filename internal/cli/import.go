@@ -52,6 +52,7 @@ Exit codes: 0 imported, 1 usage, configuration, input or GitHub error,
 
 // importOptions are `ralph import`'s flags and arguments.
 type importOptions struct {
+	IO         IO
 	File, Name string
 	Issue      string
 	Labels     []string
@@ -67,17 +68,18 @@ type importOptions struct {
 	DryRun     bool
 	Force      bool
 	APIURL     string
-	// layer holds the flags that are configuration keys (--agent-cmd,
+	// Config holds the flags that are configuration keys (--agent-cmd,
 	// --timeout, --model), so .ralphrc and the environment apply too.
-	layer config.Layer
+	Config config.Layer
 }
 
 func (o *importOptions) github() bool {
 	return o.Issue != "" || len(o.Labels) > 0 || o.Search != "" || o.Milestone != "" || o.Assignee != ""
 }
 
-func newImportCmd(ios IO) *cobra.Command {
-	o := &importOptions{}
+// newImportCmd builds `ralph import`; runF replaces runImport in flag tests.
+func newImportCmd(ios IO, runF func(context.Context, *importOptions) error) *cobra.Command {
+	o := &importOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "import [FILE] [NAME]",
 		Short: "Turn a PRD file or a GitHub issue into PROMPT.md, fix_plan.md and specs/requirements.md",
@@ -109,18 +111,18 @@ func newImportCmd(ios IO) *cobra.Command {
 	f.String("timeout", "", "minutes before the agent call is killed (default 15)")
 	f.String("model", "", "model passed to the agent")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.layer = config.Layer{}
+		o.Config = config.Layer{}
 		for name, key := range keyed {
 			if fl := f.Lookup(name); fl.Changed {
-				o.layer.SetFlag(key, "--"+name, fl.Value.String())
+				o.Config.SetFlag(key, "--"+name, fl.Value.String())
 			}
 		}
 		if err := o.setArgs(args); err != nil {
 			return usageError{err}
 		}
-		return runImport(cmd.Context(), ios, o)
+		return orDefault(runF, runImport)(cmd.Context(), o)
 	}
-	return cmd
+	return exitTable(cmd, importTable)
 }
 
 // setArgs sorts the positional arguments and checks flag values.
@@ -156,7 +158,8 @@ func (o *importOptions) setArgs(args []string) error {
 	return nil
 }
 
-func runImport(ctx context.Context, ios IO, o *importOptions) error {
+func runImport(ctx context.Context, o *importOptions) error {
+	ios := o.IO
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -172,7 +175,7 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	if _, err := os.Stat(dir); err != nil {
 		cfgDir = cwd
 	}
-	cfg, skipped, err := readConfig(cfgDir, o.layer, ios.Err)
+	cfg, skipped, err := readConfig(cfgDir, o.Config, ios.Err)
 	if err == nil {
 		err = unreadable(skipped)
 	}
@@ -191,7 +194,7 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 	if o.github() {
 		f, err := fetchGitHub(ctx, ios, o, cfgDir)
 		if err != nil {
-			return importExit(err)
+			return err
 		}
 		found, doc = &f, f.Doc
 	} else if doc, err = readDocument(ios, o.File); err != nil {
@@ -238,7 +241,7 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 		if res.Result.StdoutPath != "" {
 			fmt.Fprintf(ios.Err, "ralph: the agent's output is in %s\n", res.Result.StdoutPath)
 		}
-		return importExit(err)
+		return err
 	}
 	if created {
 		fmt.Fprintf(out, "created %s\n", dir)
@@ -252,24 +255,6 @@ func runImport(ctx context.Context, ios IO, o *importOptions) error {
 		fmt.Fprintln(out, "next: `ralph run`")
 	}
 	return nil
-}
-
-// importExit maps an import's failures to its exit codes.
-func importExit(err error) error {
-	var ie *importer.IncompleteError
-	var nm *importer.NoMatchError
-	var rl *github.RateLimitError
-	switch {
-	case errors.As(err, &ie):
-		return &ExitError{Code: 2, Err: err}
-	case errors.As(err, &nm):
-		return &ExitError{Code: 3, Err: err}
-	case errors.As(err, &rl):
-		return &ExitError{Code: 4, Err: err}
-	case errors.Is(err, context.Canceled):
-		return &ExitError{Code: 130, Err: errors.New("interrupted")}
-	}
-	return err
 }
 
 func readDocument(ios IO, name string) (importer.Document, error) {

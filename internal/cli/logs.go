@@ -38,8 +38,7 @@ type logsOptions struct {
 	Poll      time.Duration
 }
 
-// newLogsCmd builds `ralph logs`. runF replaces the run function in flag
-// tests.
+// newLogsCmd builds `ralph logs`; runF replaces runLogs in flag tests.
 func newLogsCmd(ios IO, runF func(context.Context, *logsOptions) error) *cobra.Command {
 	opts := &logsOptions{IO: ios, Poll: pollInterval}
 	cmd := &cobra.Command{
@@ -65,13 +64,15 @@ follows the log while the iteration runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.LinesSet = cmd.Flags().Changed("lines")
-			if cmd.Flags().Changed("iteration") && opts.Iteration < 1 {
+			switch {
+			case cmd.Flags().Changed("iteration") && opts.Iteration < 1:
 				return usageError{fmt.Errorf("--iteration %d: iterations are numbered from 1", opts.Iteration)}
+			case opts.Lines < 0:
+				return usageError{fmt.Errorf("-n %d: want 0 or more lines", opts.Lines)}
+			case opts.Iteration == 0 && (opts.Raw || opts.Stderr):
+				return usageError{errors.New("--raw and --stderr go with --iteration N")}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runLogs(cmd.Context(), opts)
+			return orDefault(runF, runLogs)(cmd.Context(), opts)
 		},
 	}
 	opts.Project.add(cmd, false)
@@ -85,12 +86,6 @@ follows the log while the iteration runs.`,
 }
 
 func runLogs(ctx context.Context, opts *logsOptions) error {
-	switch {
-	case opts.Lines < 0:
-		return usageError{fmt.Errorf("-n %d: want 0 or more lines", opts.Lines)}
-	case opts.Iteration == 0 && (opts.Raw || opts.Stderr):
-		return usageError{errors.New("--raw and --stderr go with --iteration N")}
-	}
 	st, _, err := opts.Project.open(opts.IO)
 	if err != nil {
 		return err

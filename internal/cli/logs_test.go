@@ -184,23 +184,3 @@ func TestFindIteration(t *testing.T) {
 		t.Errorf("iteration 5: %q, %v (%s), %v", path, numbers, ranges(numbers), err)
 	}
 }
-
-func TestLogsFlags(t *testing.T) {
-	var got *logsOptions
-	cmd := newLogsCmd(IO{}, func(_ context.Context, o *logsOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"-f", "--iteration", "3", "--raw", "--stderr", "-n", "7", "--dir", "p"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if !got.Follow || got.Iteration != 3 || !got.Raw || !got.Stderr || got.Lines != 7 || !got.LinesSet || got.Project.dir != "p" || got.Poll != pollInterval {
-		t.Errorf("options %+v", got)
-	}
-	cmd = newLogsCmd(IO{}, func(_ context.Context, o *logsOptions) error { got = o; return nil })
-	cmd.SetArgs(nil)
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got.Follow || got.Iteration != 0 || got.Lines != 50 || got.LinesSet || got.Project.dir != "." {
-		t.Errorf("defaults %+v", got)
-	}
-}

@@ -19,7 +19,9 @@ type migrateOptions struct {
 	Now    func() time.Time
 }
 
-func newMigrateCmd(ios IO) *cobra.Command {
+// newMigrateCmd builds `ralph migrate`; runF replaces runMigrate in flag
+// tests.
+func newMigrateCmd(ios IO, runF func(context.Context, *migrateOptions) error) *cobra.Command {
 	opts := &migrateOptions{IO: ios, Now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "migrate",
@@ -42,7 +44,7 @@ have checked the result. Files already in .ralph/ are not replaced without
   ralph migrate --json -C path/to/project`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMigrate(cmd.Context(), opts)
+			return orDefault(runF, runMigrate)(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -50,8 +52,7 @@ have checked the result. Files already in .ralph/ are not replaced without
 	f.BoolVar(&opts.Force, "force", false, "replace files already in .ralph/ (they are backed up first)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "show what would be moved; change nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as one JSON object")
-	badArgs(cmd)
-	return cmd
+	return exitTable(cmd, lifecycleTable)
 }
 
 func runMigrate(ctx context.Context, opts *migrateOptions) error {
@@ -65,10 +66,10 @@ func runMigrate(ctx context.Context, opts *migrateOptions) error {
 		printMigrate(opts.IO, res)
 	}
 	if err != nil {
-		return lifecycleExit(err)
+		return err
 	}
 	if res.AlreadyMigrated {
-		return &ExitError{Code: exitAlreadyDone}
+		return errAlreadyDone
 	}
 	return nil
 }

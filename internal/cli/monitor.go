@@ -25,8 +25,15 @@ import (
 	"ralph/internal/store"
 )
 
-func newMonitorCmd(ios IO) *cobra.Command {
-	var p projectFlags
+type monitorOptions struct {
+	IO      IO
+	Project projectFlags
+}
+
+// newMonitorCmd builds `ralph monitor`; runF replaces runMonitor in flag
+// tests.
+func newMonitorCmd(ios IO, runF func(context.Context, *monitorOptions) error) *cobra.Command {
+	opts := &monitorOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "monitor",
 		Short: "Watch a loop running in another terminal (keys: p pause, s stop, r reset breaker, l log, ? help, q quit)",
@@ -36,27 +43,31 @@ and the loop keeps running; p and s pause and stop it after its current
 iteration, as ralph pause and ralph stop do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, cfg, err := p.open(ios)
-			if err != nil {
-				return err
-			}
-			if !isTerminal(ios.Out) {
-				return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
-			}
-			err = monitor.Run(cmd.Context(), monitorOptions(st, specFrom(cfg, st, nil), cfg.AgentProvider))
-			if errors.Is(err, monitor.ErrInterrupted) {
-				return nil // ctrl+c leaves the view; the loop is another process's
-			}
-			return err
+			return orDefault(runF, runMonitor)(cmd.Context(), opts)
 		},
 	}
-	p.add(cmd, false)
+	opts.Project.add(cmd, false)
 	return cmd
 }
 
-// monitorOptions are the dashboard's view of a project, shared by `ralph
+func runMonitor(ctx context.Context, opts *monitorOptions) error {
+	st, cfg, err := opts.Project.open(opts.IO)
+	if err != nil {
+		return err
+	}
+	if !isTerminal(opts.IO.Out) {
+		return errors.New("ralph monitor needs a terminal; use `ralph status` or `ralph logs -f` in scripts")
+	}
+	err = monitor.Run(ctx, dashboardOptions(st, specFrom(cfg, st, nil), cfg.AgentProvider))
+	if errors.Is(err, monitor.ErrInterrupted) {
+		return nil // ctrl+c leaves the view; the loop is another process's
+	}
+	return err
+}
+
+// dashboardOptions are the dashboard's view of a project, shared by `ralph
 // monitor` and `ralph run --monitor`.
-func monitorOptions(st *store.Store, spec loop.Spec, provider string) monitor.Options {
+func dashboardOptions(st *store.Store, spec loop.Spec, provider string) monitor.Options {
 	ctl := control.Open(st.RalphDir())
 	return monitor.Options{
 		Source: monitor.Source{
@@ -175,7 +186,7 @@ func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *obse
 // bash tool's --monitor did: the loop in one pane (its own plain output) and
 // `ralph monitor` in the other. Inside tmux it splits the current window;
 // outside, it makes a session and attaches to it.
-func runInTmux(ios IO, dir string, args []string) error {
+func runInTmux(ios IO, dir string, loopFlags []string) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		return errors.New("--tmux needs tmux on PATH; `ralph run --monitor` shows the same dashboard without it")
@@ -190,7 +201,8 @@ func runInTmux(ios IO, dir string, args []string) error {
 	if err != nil {
 		return err
 	}
-	loopCmd := append([]string{self, "run"}, withoutTmuxFlag(args)...)
+	// The directory is absolute: outside tmux the loop's pane starts in it.
+	loopCmd := append([]string{self, "run", "--dir", dir}, loopFlags...)
 	monCmd := []string{self, "monitor", "-C", dir}
 	tm := func(a ...string) error {
 		c := exec.Command(tmux, a...)
@@ -223,20 +235,6 @@ func runInTmux(ios IO, dir string, args []string) error {
 // (kept before any other command can replace $?) and a prompt to close.
 func tmuxPaneShell(loopCmd []string) string {
 	return shellJoin(loopCmd) + `; code=$?; echo; echo "ralph exited with $code; press Enter to close"; read _`
-}
-
-func withoutTmuxFlag(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--tmux" || a == "--tmux=true" {
-			continue
-		}
-		if i == 0 && a == "run" {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 func sanitizeSession(s string) string {

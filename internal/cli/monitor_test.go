@@ -2,24 +2,9 @@ package cli
 
 import (
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 )
-
-func TestWithoutTmuxFlag(t *testing.T) {
-	tests := []struct{ in, want []string }{
-		{[]string{"run", "--tmux", "-C", "proj"}, []string{"-C", "proj"}},
-		{[]string{"--tmux", "--max-loops", "3"}, []string{"--max-loops", "3"}},
-		{[]string{"run", "--tmux=true", "--live"}, []string{"--live"}},
-		{[]string{"-C", "run"}, []string{"-C", "run"}}, // a directory named run stays
-	}
-	for _, tt := range tests {
-		if got := withoutTmuxFlag(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("withoutTmuxFlag(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestShellJoinRoundTrips(t *testing.T) {
 	argv := []string{"/opt/my ralph/ralph", "run", "--prompt", "it's $HOME `x`"}

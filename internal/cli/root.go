@@ -35,8 +35,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	root := NewRoot(IO{In: stdin, Out: stdout, Err: stderr})
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitCode(cmd, err, stderr)
 }
 
 // NewRoot builds the command tree.
@@ -61,7 +61,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		return usageError{withFlagSuggestion(cmd, err)}
 	})
 	// Bare `ralph` with run's flags runs the loop, as the bash tool did.
-	rf := addRunFlags(root.Flags())
+	bindRun(root, ios, nil)
 	root.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return nil
@@ -78,30 +78,30 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		}
 		return usageError{errors.New(msg)}
 	}
-	root.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
 	root.AddCommand(
-		newRunCmd(ios),
-		newSetupCmd(ios),
-		newEnableCmd(ios),
-		newImportCmd(ios),
-		newMigrateCmd(ios),
-		newDoctorCmd(ios),
-		newStatusCmd(ios),
+		newRunCmd(ios, nil),
+		newSetupCmd(ios, nil),
+		newEnableCmd(ios, nil),
+		newImportCmd(ios, nil),
+		newMigrateCmd(ios, nil),
+		newDoctorCmd(ios, nil),
+		newStatusCmd(ios, nil),
 		newLogsCmd(ios, nil),
 		newStatsCmd(ios, nil),
 		newCircuitCmd(ios),
 		newSessionCmd(ios),
-		newPauseCmd(ios),
-		newResumeCmd(ios),
-		newStopCmd(ios),
-		newMonitorCmd(ios),
+		newPauseCmd(ios, nil),
+		newResumeCmd(ios, nil),
+		newStopCmd(ios, nil),
+		newMonitorCmd(ios, nil),
 		newAnalyzeCmd(ios, nil),
-		newVersionCmd(ios),
-		newTrustCmd(ios),
-		newDemoCmd(ios, nil), newDemoAgentCmd(ios),
+		newVersionCmd(ios, nil),
+		newTrustCmd(ios, nil),
+		newDemoCmd(ios, nil), newDemoAgentCmd(ios, nil),
 		newServeCmd(ios),
 		newTaskCmd(ios),
 	)
+	usageArgs(root)
 	return root
 }
 
@@ -161,45 +161,4 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 		close(done)
 		cancel()
 	}
-}
-
-// ExitError carries a specific exit code out of a command.
-type ExitError struct {
-	Code int
-	Err  error // may be nil: the command already reported what happened
-}
-
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-// exitCode is the one place where errors become exit codes.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			fmt.Fprintln(stderr, "ralph:", safeText(ee.Err.Error()))
-		}
-		return ee.Code
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
-		fmt.Fprintln(stderr, "Run 'ralph --help' for usage.")
-		return 1
-	}
-	fmt.Fprintln(stderr, "ralph:", safeText(err.Error()))
-	return 1
 }

@@ -43,15 +43,15 @@ exit), 5 budget reached (max_loops, max_runtime, max_cost), 6 needs
 clarification, 7 integrity failure, 8 agent setup failure (not logged in,
 a rejected key, an unknown model or flag), 130 interrupted.`
 
-func newRunCmd(ios IO) *cobra.Command {
+// newRunCmd builds `ralph run`; runF replaces runRun in flag tests.
+func newRunCmd(ios IO, runF func(context.Context, *runOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Loop the agent over the project until the work is done (ralph's main job)",
 		Long:  runLong,
 		Args:  cobra.NoArgs,
 	}
-	rf := addRunFlags(cmd.Flags())
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runRun(cmd.Context(), ios, rf) }
+	bindRun(cmd, ios, runF)
 	return cmd
 }
 
@@ -120,12 +120,15 @@ func openProject(dir string, cfg config.Config) (*store.Store, error) {
 	return st, nil
 }
 
-func runRun(ctx context.Context, ios IO, rf *runFlags) error {
-	dir, err := filepath.Abs(rf.Dir)
+// runRun does what the command line asks: one of the bash tool's actions
+// that act once and exit, or the loop.
+func runRun(ctx context.Context, opts *runOptions) error {
+	ios := opts.IO
+	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return err
 	}
-	cfg, skipped, err := readConfig(dir, rf.layer(), ios.Err)
+	cfg, skipped, err := readConfig(dir, opts.Config, ios.Err)
 	if err != nil {
 		return err
 	}
@@ -133,33 +136,41 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case rf.Status:
-		return printStatus(ios, st, rf.JSON)
-	case rf.CircuitStatus:
-		return circuitStatus(ios, st, cfg, rf.JSON)
-	case rf.ResetCircuit:
+	switch opts.Action {
+	case actionStatus:
+		return printStatus(ios, st, opts.JSON)
+	case actionCircuitStatus:
+		return circuitStatus(ios, st, cfg, opts.JSON)
+	case actionResetCircuit:
 		return circuitReset(ios, st, "reset by hand (--reset-circuit)")
-	case rf.ResetSession:
+	case actionResetSession:
 		return sessionReset(ios, st, "reset by hand (--reset-session)")
-	case rf.Rollback:
+	case actionRollback:
 		return rollback(ctx, ios, dir)
 	}
+	// Only the loop needs settings that were all read, and trusted.
 	if err := unreadable(skipped); err != nil {
 		return err
 	}
 	if err := requireTrust(dir, cfg); err != nil {
 		return err
 	}
-	if rf.Tmux {
-		return runInTmux(ios, dir, os.Args[1:])
+	if opts.Tmux {
+		return runInTmux(ios, dir, opts.LoopFlags)
 	}
+	return runLoop(ctx, opts, st, cfg)
+}
+
+// runLoop runs the loop in this process, shown as plain lines, JSON lines
+// or the dashboard.
+func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.Config) error {
+	ios := opts.IO
 	specs, ads, err := runAgents(cfg)
 	if err != nil {
 		return err
 	}
 	human := ios.Out
-	if rf.JSON {
+	if opts.JSON {
 		human = ios.Err
 	}
 	logw, release, err := startRun(st)
@@ -173,7 +184,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		return dryRun(ios, st, cfg, spec, ads)
 	}
 	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human), live: cfg.Live}
-	if rf.JSON {
+	if opts.JSON {
 		obs.json = json.NewEncoder(jsonLines(ios.Out))
 	}
 	deps := engine.Deps{Agents: ads, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir())}
@@ -185,13 +196,13 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 		defer closeTrace()
 		deps.Trace = trace
 	}
-	monitorOn := rf.Monitor && !rf.JSON && isTerminal(ios.Out)
-	if rf.Monitor && !monitorOn {
+	monitorOn := opts.Monitor && !opts.JSON && isTerminal(ios.Out)
+	if opts.Monitor && !monitorOn {
 		fmt.Fprintln(ios.Err, "ralph: warning: --monitor needs a terminal on stdout (and no --json); showing plain output")
 	}
 	var res engine.Result
 	if monitorOn {
-		res, err = runWithMonitor(ctx, ios, monitorOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
+		res, err = runWithMonitor(ctx, ios, dashboardOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
 	} else {
 		res, err = runEngine(ctx, spec, deps, obs.emit)
 	}
@@ -201,10 +212,7 @@ func runRun(ctx context.Context, ios IO, rf *runFlags) error {
 	if cfg.Notify {
 		notify(fmt.Sprintf("ralph stopped: %s", res.Reason), res.Message)
 	}
-	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
-	}
-	return nil
+	return loopResult(res.Reason)
 }
 
 // traceFile appends the loop's decisions to path as JSON lines

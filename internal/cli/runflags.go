@@ -1,32 +1,79 @@
 package cli
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"ralph/internal/config"
 )
 
-// runFlags are `ralph run`'s flags. Those backed by a configuration key are
-// kept as text and handed to the config layer only when the user set them, so
-// precedence (flags > env > .ralphrc > defaults) is decided in one place.
+// runOptions are `ralph run`'s command line, parsed.
+type runOptions struct {
+	IO  IO
+	Dir string
+	// Config holds the flags backed by a configuration key that the user
+	// gave, as text: the config layer parses and validates them, so
+	// precedence (flags > env > .ralphrc > defaults) is decided in one place.
+	Config  config.Layer
+	Action  runAction // "": run the loop
+	JSON    bool
+	Monitor bool
+	Tmux    bool
+	// LoopFlags, with --tmux, are the flags given but --tmux and --dir, as
+	// --name=value: the command line of the loop in its own pane.
+	LoopFlags []string
+}
+
+// runAction is what an invocation does: run the loop, or one of the bash
+// tool's switches that act once and exit.
+type runAction string
+
+const (
+	actionStatus        runAction = "status"
+	actionCircuitStatus runAction = "circuit-status"
+	actionResetCircuit  runAction = "reset-circuit"
+	actionResetSession  runAction = "reset-session"
+	actionRollback      runAction = "rollback"
+)
+
+// runActions are the switches (flags of the same names); when several are
+// given, the first of this list wins, as in the bash tool.
+var runActions = []struct {
+	action      runAction
+	short, help string
+}{
+	{actionStatus, "s", "print the loop's status and exit"},
+	{actionCircuitStatus, "", "print the circuit breaker's state and exit"},
+	{actionResetCircuit, "", "close the circuit breaker and exit"},
+	{actionResetSession, "", "forget the agent session and exit"},
+	{actionRollback, "", "restore the working tree from the newest --backup snapshot and exit"},
+}
+
+// bindRun gives cmd run's flags and action: `ralph run` has them, and so
+// has a bare `ralph`, as the bash tool was called. runF replaces runRun in
+// flag tests.
+func bindRun(cmd *cobra.Command, ios IO, runF func(context.Context, *runOptions) error) {
+	rf := addRunFlags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return orDefault(runF, runRun)(cmd.Context(), rf.options(ios))
+	}
+}
+
+// runFlags binds run's flags to a flag set until they are parsed into
+// runOptions.
 type runFlags struct {
 	fs       *pflag.FlagSet
 	keyed    map[string]string // flag name → config key
 	boolKeys map[string]bool   // flag is a bool switch
 	invert   map[string]bool   // the switch sets its key to false
+	actions  map[runAction]*bool
 
-	JSON          bool
-	ResetCircuit  bool
-	ResetSession  bool
-	Status        bool
-	CircuitStatus bool
-	Rollback      bool
-	Monitor       bool
-	Tmux          bool
-	Dir           string
+	json, monitor, tmux bool
+	dir                 string
 }
 
 // keyedFlags: name, shorthand, config key, help. Names and short forms are
@@ -67,7 +114,7 @@ var boolFlags = []struct {
 }
 
 func addRunFlags(fs *pflag.FlagSet) *runFlags {
-	rf := &runFlags{fs: fs, keyed: map[string]string{}, boolKeys: map[string]bool{}, invert: map[string]bool{}}
+	rf := &runFlags{fs: fs, keyed: map[string]string{}, boolKeys: map[string]bool{}, invert: map[string]bool{}, actions: map[runAction]*bool{}}
 	for _, f := range keyedFlags {
 		v := &keyedValue{typ: "string"}
 		help := f.help
@@ -91,16 +138,31 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 		rf.boolKeys[f.name] = true
 		rf.invert[f.name] = f.invert
 	}
-	fs.BoolVar(&rf.JSON, "json", false, "print one JSON event per line on stdout (human output goes to stderr)")
-	fs.BoolVar(&rf.ResetCircuit, "reset-circuit", false, "close the circuit breaker and exit")
-	fs.BoolVar(&rf.ResetSession, "reset-session", false, "forget the agent session and exit")
-	fs.BoolVarP(&rf.Status, "status", "s", false, "print the loop's status and exit")
-	fs.BoolVar(&rf.CircuitStatus, "circuit-status", false, "print the circuit breaker's state and exit")
-	fs.BoolVar(&rf.Rollback, "rollback", false, "restore the working tree from the newest --backup snapshot and exit")
-	fs.BoolVar(&rf.Monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
-	fs.BoolVar(&rf.Tmux, "tmux", false, "run the loop and the dashboard (ralph monitor) side by side in tmux panes")
-	fs.StringVarP(&rf.Dir, "dir", "C", ".", "project directory")
+	for _, a := range runActions {
+		rf.actions[a.action] = fs.BoolP(string(a.action), a.short, false, a.help)
+	}
+	fs.BoolVar(&rf.json, "json", false, "print one JSON event per line on stdout (human output goes to stderr)")
+	fs.BoolVar(&rf.monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
+	fs.BoolVar(&rf.tmux, "tmux", false, "run the loop and the dashboard (ralph monitor) side by side in tmux panes")
+	fs.StringVarP(&rf.dir, "dir", "C", ".", "project directory")
 	return rf
+}
+
+// options are the parsed flags.
+func (rf *runFlags) options(ios IO) *runOptions {
+	o := &runOptions{IO: ios, Dir: rf.dir, Config: rf.layer(), JSON: rf.json, Monitor: rf.monitor, Tmux: rf.tmux}
+	for _, a := range runActions {
+		if *rf.actions[a.action] {
+			o.Action = a.action
+			break
+		}
+	}
+	rf.fs.Visit(func(f *pflag.Flag) {
+		if o.Tmux && f.Name != "tmux" && f.Name != "dir" {
+			o.LoopFlags = append(o.LoopFlags, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return o
 }
 
 // keyedValue is a flag backed by a configuration key: kept as text (the

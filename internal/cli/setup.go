@@ -16,7 +16,8 @@ type setupOptions struct {
 	JSON  bool
 }
 
-func newSetupCmd(ios IO) *cobra.Command {
+// newSetupCmd builds `ralph setup`; runF replaces runSetup in flag tests.
+func newSetupCmd(ios IO, runF func(context.Context, *setupOptions) error) *cobra.Command {
 	opts := &setupOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "setup NAME",
@@ -36,13 +37,12 @@ is a git repository nothing is committed. For an existing project, use
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
-			return runSetup(cmd.Context(), opts)
+			return orDefault(runF, runSetup)(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "write into a directory that is not empty (a README is never replaced)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as one JSON object")
-	badArgs(cmd)
-	return cmd
+	return exitTable(cmd, lifecycleTable)
 }
 
 func runSetup(ctx context.Context, opts *setupOptions) error {
@@ -55,7 +55,7 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 	} else if err == nil || res.Created {
 		printSetup(opts.IO, res)
 	}
-	return lifecycleExit(err)
+	return err
 }
 
 func printSetup(ios IO, res *scaffold.SetupResult) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,14 +20,14 @@ import (
 type statsOptions struct {
 	IO      IO
 	Project projectFlags
-	Since   string
+	Since   time.Time // zero: count every iteration
 	Loc     *time.Location
 }
 
-// newStatsCmd builds `ralph stats`. runF replaces the run function in flag
-// tests.
-func newStatsCmd(ios IO, runF func(*statsOptions) error) *cobra.Command {
+// newStatsCmd builds `ralph stats`; runF replaces runStats in flag tests.
+func newStatsCmd(ios IO, runF func(context.Context, *statsOptions) error) *cobra.Command {
 	opts := &statsOptions{IO: ios, Loc: time.Local}
+	var since string
 	cmd := &cobra.Command{
 		Use:   "stats",
 		Short: "Sum up the iterations: success rate, durations, tokens and cost by day, exits by reason",
@@ -41,15 +42,16 @@ contract for scripts (see the README).`,
 		Example: `  ralph stats
   ralph stats --since 2026-11-01 --json | jq .totals.cost_usd`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.Since, err = parseSince(since, opts.Loc); err != nil {
+				return err
 			}
-			return runStats(opts)
+			return orDefault(runF, runStats)(cmd.Context(), opts)
 		},
 	}
 	opts.Project.add(cmd, true)
-	cmd.Flags().StringVar(&opts.Since, "since", "", "count only iterations from this day (YYYY-MM-DD, local time) or instant (RFC3339) on")
+	cmd.Flags().StringVar(&since, "since", "", "count only iterations from this day (YYYY-MM-DD, local time) or instant (RFC3339) on")
 	return cmd
 }
 
@@ -67,11 +69,8 @@ func parseSince(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, usageError{fmt.Errorf("--since %q: want a day such as 2026-11-20 or an RFC3339 time", s)}
 }
 
-func runStats(opts *statsOptions) error {
-	since, err := parseSince(opts.Since, opts.Loc)
-	if err != nil {
-		return err
-	}
+func runStats(_ context.Context, opts *statsOptions) error {
+	since := opts.Since
 	st, _, err := opts.Project.open(opts.IO)
 	if err != nil {
 		return err

@@ -8,18 +8,6 @@ import (
 	"ralph/internal/stats"
 )
 
-func TestStatsFlags(t *testing.T) {
-	var got *statsOptions
-	cmd := newStatsCmd(IO{}, func(o *statsOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"--json", "--since", "2026-11-01", "-C", "p"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if !got.Project.json || got.Since != "2026-11-01" || got.Project.dir != "p" || got.Loc != time.Local {
-		t.Errorf("options %+v", got)
-	}
-}
-
 func TestParseSince(t *testing.T) {
 	tokyo := time.FixedZone("JST", 9*3600)
 	tests := []struct {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -84,11 +85,16 @@ func requireTrust(dir string, cfg config.Config) error {
 	return &UntrustedError{Dir: dir, Settings: need, Changed: changed}
 }
 
-func newTrustCmd(ios IO) *cobra.Command {
-	var (
-		p            projectFlags
-		revoke, list bool
-	)
+type trustOptions struct {
+	IO      IO
+	Project projectFlags
+	Revoke  bool
+	List    bool
+}
+
+// newTrustCmd builds `ralph trust`; runF replaces runTrust in flag tests.
+func newTrustCmd(ios IO, runF func(context.Context, *trustOptions) error) *cobra.Command {
+	opts := &trustOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "trust",
 		Short: "Allow this project's .ralphrc to choose the programs ralph runs (AGENT_CMD, *_ARGS…)",
@@ -98,40 +104,47 @@ wider agent sandbox. ralph runs none of that until you trust the file:
 asking (scripts and CI can call it). A changed .ralphrc needs trust again.
 Settings from your environment or flags need no trust.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			dir, err := filepath.Abs(p.dir)
-			if err != nil {
-				return err
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Revoke && opts.List {
+				return usageError{errors.New("--revoke and --list cannot be combined")}
 			}
-			ts, err := trust.Default()
-			if err != nil {
-				return err
-			}
-			out, flush := safeWriter(ios.Out)
-			defer flush()
-			switch {
-			case list:
-				return listTrusted(out, ts)
-			case revoke:
-				removed, err := ts.Revoke(filepath.Join(dir, ".ralphrc"))
-				if err != nil {
-					return err
-				}
-				if !removed {
-					fmt.Fprintf(out, "%s was not trusted\n", filepath.Join(dir, ".ralphrc"))
-					return nil
-				}
-				fmt.Fprintf(out, "no longer trusted: %s\n", filepath.Join(dir, ".ralphrc"))
-				return nil
-			}
-			return trustProject(out, ios.Err, ts, dir)
+			return orDefault(runF, runTrust)(cmd.Context(), opts)
 		},
 	}
-	p.add(cmd, false)
-	cmd.Flags().BoolVar(&revoke, "revoke", false, "forget the trust given to this project's .ralphrc")
-	cmd.Flags().BoolVar(&list, "list", false, "list the trusted .ralphrc files")
-	cmd.MarkFlagsMutuallyExclusive("revoke", "list")
+	opts.Project.add(cmd, false)
+	cmd.Flags().BoolVar(&opts.Revoke, "revoke", false, "forget the trust given to this project's .ralphrc")
+	cmd.Flags().BoolVar(&opts.List, "list", false, "list the trusted .ralphrc files")
 	return cmd
+}
+
+func runTrust(_ context.Context, opts *trustOptions) error {
+	dir, err := filepath.Abs(opts.Project.dir)
+	if err != nil {
+		return err
+	}
+	ts, err := trust.Default()
+	if err != nil {
+		return err
+	}
+	out, flush := safeWriter(opts.IO.Out)
+	defer flush()
+	rc := filepath.Join(dir, ".ralphrc")
+	switch {
+	case opts.List:
+		return listTrusted(out, ts)
+	case opts.Revoke:
+		removed, err := ts.Revoke(rc)
+		if err != nil {
+			return err
+		}
+		if !removed {
+			fmt.Fprintf(out, "%s was not trusted\n", rc)
+			return nil
+		}
+		fmt.Fprintf(out, "no longer trusted: %s\n", rc)
+		return nil
+	}
+	return trustProject(out, opts.IO.Err, ts, dir)
 }
 
 func trustProject(out, errw io.Writer, ts trust.Store, dir string) error {

@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"ralph/internal/config"
+	"ralph/internal/github"
+	"ralph/internal/importer"
+)
+
+// The command lines of each command's flag test. A case with want nil is
+// refused before the command runs.
+
+func setupFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newSetupCmd, []flagCase[setupOptions]{
+		{argv: "setup my-app", want: &setupOptions{Dir: "my-app"}},
+		{argv: "setup --force --json my-app", want: &setupOptions{Dir: "my-app", Force: true, JSON: true}},
+		{argv: "setup", code: exitBadArgs, says: "accepts 1 arg(s), received 0"},
+		{argv: "setup a b", code: exitBadArgs, says: "Run 'ralph setup --help' for usage."},
+		{argv: "setup x --bogus", code: exitBadArgs, says: "unknown flag: --bogus"},
+		{argv: "setup x --forse", code: exitBadArgs, says: "did you mean --force?"},
+	})
+}
+
+func enableFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newEnableCmd, []flagCase[enableOptions]{
+		{argv: "enable", want: &enableOptions{Dir: ".", GitHubLimit: 30}},
+		{argv: "enable -C proj --name shop --from-prd docs/prd.md --force --non-interactive --json",
+			want: &enableOptions{Dir: "proj", Name: "shop", PRD: "docs/prd.md", GitHubLimit: 30, Force: true, NonInteractive: true, JSON: true}},
+		{argv: "enable --from-checklist TODO.md", want: &enableOptions{Dir: ".", Checklist: "TODO.md", GitHubLimit: 30}},
+		{argv: "enable --from-github-label ralph --github-limit 5 --github-repo o/r --github-api https://ghe.example.com/api/v3",
+			want: &enableOptions{Dir: ".", GitHubLabel: "ralph", GitHubLimit: 5, GitHubRepo: "o/r", GitHubAPI: "https://ghe.example.com/api/v3"}},
+		{argv: "enable extra-arg", code: exitBadArgs, says: `unknown command "extra-arg"`},
+		{argv: "enable --nope", code: exitBadArgs, says: "Run 'ralph enable --help' for usage."},
+		{argv: "enable --github-limit many", code: exitBadArgs, says: "invalid argument"},
+	})
+}
+
+func importFlagTest(t *testing.T, path string) {
+	defaults := func(o importOptions) *importOptions {
+		o.State, o.Select, o.Limit, o.MinScore = "open", importer.SelectFirst, github.DefaultLimit, importer.DefaultThreshold
+		if o.Config == nil {
+			o.Config = config.Layer{}
+		}
+		return &o
+	}
+	checkFlags(t, path, newImportCmd, []flagCase[importOptions]{
+		{argv: "import prd.md", want: defaults(importOptions{File: "prd.md"})},
+		{argv: "import - my-app --force --dry-run", want: defaults(importOptions{File: "-", Name: "my-app", Force: true, DryRun: true})},
+		// The flags that are configuration keys go to the config layer, as text.
+		{argv: "import prd.md --agent-cmd 'npx claude' --timeout 90s --model opus",
+			want: defaults(importOptions{File: "prd.md", Config: flagLayer(
+				"AGENT_CMD", "--agent-cmd", "npx claude", "CLAUDE_TIMEOUT_MINUTES", "--timeout", "90s", "CLAUDE_MODEL", "--model", "opus")})},
+		{argv: "import --github-issue 42 proj", want: defaults(importOptions{Issue: "42", Name: "proj"})},
+		{argv: "import --github-label a,b --github-label c --exclude-label blocked --select priority --limit 5 --min-score 0 --github-state all --github-repo o/r --github-api http://127.0.0.1:1",
+			want: &importOptions{Labels: []string{"a", "b", "c"}, Exclude: []string{"blocked"}, Select: "priority", Limit: 5, MinScore: 0,
+				State: "all", Repo: "o/r", APIURL: "http://127.0.0.1:1", Config: config.Layer{}}},
+		{argv: "import --github-search 'is:open login' --github-milestone v1 --github-assignee dev1",
+			want: defaults(importOptions{Search: "is:open login", Milestone: "v1", Assignee: "dev1"})},
+		{argv: "import", code: 1, says: "nothing to import"},
+		{argv: "import a b c", code: 1, says: "Run 'ralph --help' for usage."},
+		{argv: "import --github-issue 1 a b", code: 1, says: "not both"},
+		{argv: "import --select newest prd.md", code: 1, says: `--select "newest": want first or priority`},
+		{argv: "import --github-state merged prd.md", code: 1, says: "want open, closed or all"},
+		{argv: "import --limit 0 prd.md", code: 1, says: "--limit 0"},
+		{argv: "import --min-score 101 prd.md", code: 1, says: "--min-score 101"},
+		{argv: "import --github-issue 1 --github-label x", code: 1, says: "does not combine"},
+	})
+}
+
+func migrateFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newMigrateCmd, []flagCase[migrateOptions]{
+		{argv: "migrate", want: &migrateOptions{Dir: "."}},
+		{argv: "migrate --dry-run --force --json -C old", want: &migrateOptions{Dir: "old", Force: true, DryRun: true, JSON: true}},
+		{argv: "migrate old", code: exitBadArgs, says: `unknown command "old"`},
+		{argv: "migrate --bogus", code: exitBadArgs, says: "Run 'ralph migrate --help' for usage."},
+	})
+}
+
+func doctorFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newDoctorCmd, []flagCase[doctorOptions]{
+		{argv: "doctor", want: &doctorOptions{Dir: "."}},
+		{argv: "doctor -C proj --json", want: &doctorOptions{Dir: "proj", JSON: true}},
+		{argv: "doctor --dir=proj", want: &doctorOptions{Dir: "proj"}},
+		{argv: "doctor proj", code: 1, says: "Run 'ralph --help' for usage."},
+		{argv: "doctor --jsonn", code: 1, says: "did you mean --json?"},
+	})
+}
+
+func statusFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newStatusCmd, []flagCase[statusOptions]{
+		{argv: "status", want: &statusOptions{Project: projectFlags{dir: "."}}},
+		{argv: "status -C proj --json", want: &statusOptions{Project: projectFlags{dir: "proj", json: true}}},
+		{argv: "status proj", code: 1, says: "Run 'ralph --help' for usage."},
+		{argv: "status --follow", code: 1, says: "unknown flag: --follow"},
+	})
+}
+
+func logsFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newLogsCmd, []flagCase[logsOptions]{
+		{argv: "logs", want: &logsOptions{Project: projectFlags{dir: "."}, Lines: 50, Poll: pollInterval}},
+		{argv: "logs -f -n 7 --dir p", want: &logsOptions{Project: projectFlags{dir: "p"}, Follow: true, Lines: 7, LinesSet: true, Poll: pollInterval}},
+		{argv: "logs --iteration 3 --raw --stderr -f",
+			want: &logsOptions{Project: projectFlags{dir: "."}, Follow: true, Iteration: 3, Raw: true, Stderr: true, Lines: 50, Poll: pollInterval}},
+		{argv: "logs --iteration 0", code: 1, says: "iterations are numbered from 1"},
+		{argv: "logs -n -1", code: 1, says: "-n -1: want 0 or more lines"},
+		{argv: "logs --raw", code: 1, says: "--raw and --stderr go with --iteration N"},
+		{argv: "logs --stderr", code: 1, says: "Run 'ralph --help' for usage."},
+		{argv: "logs --folow", code: 1, says: "did you mean --follow?"},
+		{argv: "logs 7", code: 1, says: `unknown command "7"`},
+	})
+}
+
+func statsFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newStatsCmd, []flagCase[statsOptions]{
+		{argv: "stats", want: &statsOptions{Project: projectFlags{dir: "."}, Loc: time.Local}},
+		{argv: "stats --json --since 2026-11-01 -C p",
+			want: &statsOptions{Project: projectFlags{dir: "p", json: true}, Since: time.Date(2026, 11, 1, 0, 0, 0, 0, time.Local), Loc: time.Local}},
+		{argv: "stats --since 2026-11-20T10:00:00Z",
+			want: &statsOptions{Project: projectFlags{dir: "."}, Since: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC), Loc: time.Local}},
+		{argv: "stats --since yesterday", code: 1, says: `--since "yesterday"`},
+		{argv: "stats extra", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func circuitStatusFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newCircuitStatusCmd, []flagCase[circuitStatusOptions]{
+		{argv: "circuit status", want: &circuitStatusOptions{Project: projectFlags{dir: "."}}},
+		{argv: "circuit status -C p --json", want: &circuitStatusOptions{Project: projectFlags{dir: "p", json: true}}},
+		{argv: "circuit status p", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func circuitResetFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newCircuitResetCmd, []flagCase[circuitResetOptions]{
+		{argv: "circuit reset", want: &circuitResetOptions{Project: projectFlags{dir: "."}}},
+		{argv: "circuit reset -C p", want: &circuitResetOptions{Project: projectFlags{dir: "p"}}},
+		{argv: "circuit reset --json", code: 1, says: "unknown flag: --json"},
+	})
+}
+
+func sessionResetFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newSessionResetCmd, []flagCase[sessionResetOptions]{
+		{argv: "session reset", want: &sessionResetOptions{Project: projectFlags{dir: "."}}},
+		{argv: "session reset --dir p", want: &sessionResetOptions{Project: projectFlags{dir: "p"}}},
+		{argv: "session reset now", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func pauseFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newPauseCmd, []flagCase[pauseOptions]{
+		{argv: "pause", want: &pauseOptions{Project: projectFlags{dir: "."}}},
+		{argv: "pause -C p", want: &pauseOptions{Project: projectFlags{dir: "p"}}},
+		{argv: "pause 5m", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func resumeFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newResumeCmd, []flagCase[resumeOptions]{
+		{argv: "resume", want: &resumeOptions{Project: projectFlags{dir: "."}}},
+		{argv: "resume -C p", want: &resumeOptions{Project: projectFlags{dir: "p"}}},
+		{argv: "resume --json", code: 1, says: "unknown flag: --json"},
+	})
+}
+
+func stopFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newStopCmd, []flagCase[stopOptions]{
+		{argv: "stop", want: &stopOptions{Project: projectFlags{dir: "."}}},
+		{argv: "stop --wait 20m -C p", want: &stopOptions{Project: projectFlags{dir: "p"}, Wait: 20 * time.Minute}},
+		{argv: "stop --wait 1h30m", want: &stopOptions{Project: projectFlags{dir: "."}, Wait: 90 * time.Minute}},
+		{argv: "stop --wait=90s", want: &stopOptions{Project: projectFlags{dir: "."}, Wait: 90 * time.Second}},
+		{argv: "stop --wait 20", code: 1, says: "missing unit in duration"},
+		{argv: "stop now", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func monitorFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newMonitorCmd, []flagCase[monitorOptions]{
+		{argv: "monitor", want: &monitorOptions{Project: projectFlags{dir: "."}}},
+		{argv: "monitor -C p", want: &monitorOptions{Project: projectFlags{dir: "p"}}},
+		{argv: "monitor --json", code: 1, says: "unknown flag: --json"},
+	})
+}
+
+func analyzeFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newAnalyzeCmd, []flagCase[analyzeOptions]{
+		{argv: "analyze", want: &analyzeOptions{ExitCode: -1}},
+		{argv: "analyze -", want: &analyzeOptions{Path: "-", ExitCode: -1}},
+		{argv: "analyze --json --exit-code 1 --now 2026-11-20T20:00:00Z --allowed-tools 'Write,Bash(git diff *)' --stderr err.log out.json",
+			want: &analyzeOptions{Path: "out.json", JSON: true, ExitCode: 1, AllowedTools: "Write,Bash(git diff *)",
+				Now: time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC), StderrPath: "err.log"}},
+		{argv: "analyze --now yesterday out.json", code: 1, says: "want an RFC3339 time"},
+		{argv: "analyze --exit-code x out.json", code: 1, says: "Run 'ralph --help' for usage."},
+		{argv: "analyze a b", code: 1, says: "accepts at most 1 arg(s)"},
+	})
+}
+
+func versionFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newVersionCmd, []flagCase[versionOptions]{
+		{argv: "version", want: &versionOptions{}},
+		{argv: "version --short", want: &versionOptions{Short: true}},
+		{argv: "version 2", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func trustFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newTrustCmd, []flagCase[trustOptions]{
+		{argv: "trust", want: &trustOptions{Project: projectFlags{dir: "."}}},
+		{argv: "trust --revoke -C p", want: &trustOptions{Project: projectFlags{dir: "p"}, Revoke: true}},
+		{argv: "trust --list", want: &trustOptions{Project: projectFlags{dir: "."}, List: true}},
+		{argv: "trust --revoke --list", code: 1, says: "--revoke and --list cannot be combined"},
+		{argv: "trust p", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+func demoFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newDemoCmd, []flagCase[demoOptions]{
+		{argv: "demo", want: &demoOptions{Agent: "auto"}},
+		{argv: "demo --keep --agent builtin --dir x --no-monitor", want: &demoOptions{Keep: true, Agent: "builtin", Dir: "x", NoMonitor: true}},
+		{argv: "demo --agent claude", want: &demoOptions{Agent: "claude"}},
+		{argv: "demo --agent codex", code: 1, says: `--agent "codex": want auto, claude or builtin`},
+		{argv: "demo extra", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
+// The demo agent reads Claude Code's command line itself: ralph passes it
+// on untouched.
+func demoAgentFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newDemoAgentCmd, []flagCase[demoAgentOptions]{
+		{argv: demoAgentCmd, want: &demoAgentOptions{Args: []string{}}},
+		{argv: demoAgentCmd + " -p --output-format stream-json --verbose 'do it'",
+			want: &demoAgentOptions{Args: []string{"-p", "--output-format", "stream-json", "--verbose", "do it"}}},
+	})
+}
