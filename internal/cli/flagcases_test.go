@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
 	"ralph/internal/config"
 	"ralph/internal/github"
 	"ralph/internal/importer"
+	"ralph/internal/serve"
 )
 
 // The command lines of each command's flag test. A case with want nil is
@@ -232,4 +234,92 @@ func demoAgentFlagTest(t *testing.T, path string) {
 		{argv: demoAgentCmd + " -p --output-format stream-json --verbose 'do it'",
 			want: &demoAgentOptions{Args: []string{"-p", "--output-format", "stream-json", "--verbose", "do it"}}},
 	})
+}
+
+func serveFlagTest(t *testing.T, path string) {
+	defaults := func(o serveOptions) *serveOptions {
+		if o.Listen == "" {
+			o.Listen = serve.DefaultListen
+		}
+		if o.MaxParallel == 0 {
+			o.MaxParallel = 4
+		}
+		if o.TmuxTarget == "" {
+			o.TmuxTarget = serve.DefaultWatchTarget
+		}
+		if o.WatchInterval == 0 {
+			o.WatchInterval = serve.DefaultWatchInterval
+		}
+		return &o
+	}
+	abs, _ := filepath.Abs("src/web")
+	checkFlags(t, path, newServeCmd, []flagCase[serveOptions]{
+		{argv: "serve", want: defaults(serveOptions{})},
+		{argv: "serve --home h --config c.conf --listen 127.0.0.1:9 --max-parallel 2 --session api=/src/api --session web=src/web",
+			want: defaults(serveOptions{Home: "h", Config: "c.conf", Listen: "127.0.0.1:9", MaxParallel: 2,
+				Sessions: []serve.Session{{Name: "api", Dir: "/src/api"}, {Name: "web", Dir: abs}},
+				Given:    []string{"config", "home", "listen", "max-parallel", "session"}})},
+		{argv: "serve --tmux-target 'agent-{session}' --tmux-socket /run/t.sock --watch-interval 500ms",
+			want: defaults(serveOptions{TmuxTarget: "agent-{session}", TmuxSocket: "/run/t.sock", WatchInterval: 500 * time.Millisecond,
+				Given: []string{"tmux-socket", "tmux-target", "watch-interval"}})},
+		{argv: "serve --watch-interval 0", want: &serveOptions{Listen: serve.DefaultListen, MaxParallel: 4, TmuxTarget: serve.DefaultWatchTarget, Given: []string{"watch-interval"}}},
+		{argv: "serve --max-parallel 0", code: 1, says: "--max-parallel 0: want 1 or more"},
+		{argv: "serve --tmux-target claude", code: 1, says: "want {session} in it"},
+		{argv: "serve --watch-interval -1s", code: 1, says: "--watch-interval -1s"},
+		{argv: "serve --session ../x=/a", code: 1, says: "--session: session \"../x\""},
+		{argv: "serve --session x", code: 1, says: "want NAME=DIR"},
+		{argv: "serve extra", code: 1, says: `unknown command "extra"`},
+		{argv: "serve --max-paralel 2", code: 1, says: "did you mean --max-parallel?"},
+	})
+}
+
+// taskFlagTest covers one verb of `ralph task`; the whole task command is
+// rebuilt, as its flags are its parent's.
+func taskFlagTest(cases []flagCase[taskOptions]) func(*testing.T, string) {
+	return func(t *testing.T, _ string) { checkFlags(t, "task", newTaskCmd, cases) }
+}
+
+var taskFlagCases = map[string][]flagCase[taskOptions]{
+	"task start": {
+		{argv: "task start 5 Add the login page", want: &taskOptions{Verb: "start", Session: "5", Title: "Add the login page"}},
+		{argv: "task --server http://127.0.0.1:9 start --json --home h api 'Fix it'",
+			want: &taskOptions{Server: "http://127.0.0.1:9", Home: "h", JSON: true, Verb: "start", Session: "api", Title: "Fix it"}},
+		{argv: "task start 5", code: 1, says: "requires at least 2 arg(s)"},
+	},
+	"task loop": {
+		{argv: "task loop 5", want: &taskOptions{Verb: "loop", Session: "5"}},
+		{argv: "task loop 5 30 --json", want: &taskOptions{Verb: "loop", Session: "5", MaxLoops: 30, JSON: true}},
+		{argv: "task loop 5 ten", code: 1, says: `MAX "ten": want a whole number`},
+		{argv: "task loop 5 0", code: 1, says: "1 or more"},
+		{argv: "task loop 5 1 2", code: 1, says: "accepts between 1 and 2 arg(s)"},
+	},
+	"task status": {
+		{argv: "task status", want: &taskOptions{Verb: "status"}},
+		{argv: "task status 5 --json", want: &taskOptions{Verb: "status", Session: "5", JSON: true}},
+		{argv: "task status 5 6", code: 1, says: "accepts at most 1 arg(s)"},
+	},
+	"task list": {
+		{argv: "task list --json", want: &taskOptions{Verb: "list", JSON: true}},
+		{argv: "task list 5", code: 1, says: `unknown command "5"`},
+	},
+	"task stop": {
+		{argv: "task stop 5", want: &taskOptions{Verb: "stop", Session: "5"}},
+		{argv: "task stop", code: 1, says: "accepts 1 arg(s), received 0"},
+	},
+	"task cancel": {
+		{argv: "task cancel web --json", want: &taskOptions{Verb: "cancel", Session: "web", JSON: true}},
+		{argv: "task cancel", code: 1, says: "accepts 1 arg(s)"},
+	},
+	"task reset": {
+		{argv: "task reset 5", want: &taskOptions{Verb: "reset", Session: "5"}},
+		{argv: "task reset --jsn 5", code: 1, says: "unknown flag: --jsn"},
+	},
+	"task answer": {
+		{argv: "task answer 5 Use SQLite, it is simpler", want: &taskOptions{Verb: "answer", Session: "5", Text: "Use SQLite, it is simpler"}},
+		{argv: "task answer 5", code: 1, says: "requires at least 2 arg(s)"},
+	},
+	"task watchdog": {
+		{argv: "task watchdog --json", want: &taskOptions{Verb: "watchdog", JSON: true}},
+		{argv: "task watchdog 5", code: 1, says: `unknown command "5"`},
+	},
 }

@@ -98,8 +98,8 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newVersionCmd(ios, nil),
 		newTrustCmd(ios, nil),
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios, nil),
-		newServeCmd(ios),
-		newTaskCmd(ios),
+		newServeCmd(ios, nil),
+		newTaskCmd(ios, nil),
 	)
 	usageArgs(root)
 	return root

@@ -61,34 +61,57 @@ another Bot API; TELEGRAM_WEBHOOK_SECRET (and TELEGRAM_WEBHOOK_URL) take
 updates on POST /webhooks/telegram instead of long polling.`
 
 type serveOptions struct {
+	IO            IO
 	Home          string
 	Config        string
 	Listen        string
-	Sessions      []string
+	Sessions      []serve.Session
 	MaxParallel   int
 	TmuxTarget    string
 	TmuxSocket    string
 	WatchInterval time.Duration
+	// Given names the flags on the command line, which win over the
+	// config file.
+	Given []string
 
 	confSessions []serve.Session // from the config file
 }
 
-func newServeCmd(ios IO) *cobra.Command {
-	o := &serveOptions{}
+// newServeCmd builds `ralph serve`; runF replaces runServe in flag tests.
+func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra.Command {
+	o := &serveOptions{IO: ios}
+	var sessions []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run many loops in one daemon with an HTTP API (driven by `ralph task`)",
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), ios, o, cmd.Flags())
+			if !strings.Contains(o.TmuxTarget, "{session}") {
+				return usageError{fmt.Errorf("--tmux-target %q: want {session} in it, e.g. claude-{session}", o.TmuxTarget)}
+			}
+			if o.WatchInterval < 0 {
+				return usageError{fmt.Errorf("--watch-interval %s: want a duration, or 0 to turn the watchdog off", o.WatchInterval)}
+			}
+			if o.MaxParallel < 1 {
+				return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
+			}
+			for _, s := range sessions {
+				ss, err := serve.ParseSession(s)
+				if err != nil {
+					return usageError{fmt.Errorf("--session: %w", err)}
+				}
+				o.Sessions = append(o.Sessions, ss)
+			}
+			cmd.Flags().Visit(func(f *pflag.Flag) { o.Given = append(o.Given, f.Name) })
+			return orDefault(runF, runServe)(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Home, "home", "", "RALPH_HOME: the daemon's state directory")
 	f.StringVar(&o.Config, "config", "", "the daemon's config file (default RALPH_HOME/serve.conf when it exists)")
 	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
-	f.StringArrayVar(&o.Sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
+	f.StringArrayVar(&sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
 	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
 	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
@@ -96,13 +119,8 @@ func newServeCmd(ios IO) *cobra.Command {
 	return cmd
 }
 
-func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet) error {
-	if !strings.Contains(o.TmuxTarget, "{session}") {
-		return usageError{fmt.Errorf("--tmux-target %q: want {session} in it, e.g. claude-{session}", o.TmuxTarget)}
-	}
-	if o.WatchInterval < 0 {
-		return usageError{fmt.Errorf("--watch-interval %s: want a duration, or 0 to turn the watchdog off", o.WatchInterval)}
-	}
+func runServe(ctx context.Context, o *serveOptions) error {
+	ios := o.IO
 	watch := serve.WatchOptions{Target: o.TmuxTarget, Socket: o.TmuxSocket, Interval: o.WatchInterval}
 	if o.WatchInterval == 0 {
 		watch.Interval = -1
@@ -114,25 +132,15 @@ func runServe(ctx context.Context, ios IO, o *serveOptions, flags *pflag.FlagSet
 	if err != nil {
 		return err
 	}
-	if err := applyServeConf(o, flags, serve.Home(home)); err != nil {
+	if err := applyServeConf(o, serve.Home(home)); err != nil {
 		return err
 	}
 	agent.Withhold(serve.DaemonSecrets...)
-	if o.MaxParallel < 1 {
-		return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
-	}
 	sessions, err := sessionsConf(serve.Home(home).SessionsFile())
 	if err != nil {
 		return err
 	}
-	sessions = append(sessions, o.confSessions...)
-	for _, s := range o.Sessions {
-		ss, err := serve.ParseSession(s)
-		if err != nil {
-			return usageError{fmt.Errorf("--session: %w", err)}
-		}
-		sessions = append(sessions, ss)
-	}
+	sessions = append(append(sessions, o.confSessions...), o.Sessions...)
 	tg, err := newTelegram(ios.Err)
 	if err != nil {
 		return err

@@ -43,13 +43,8 @@ func TestApplyServeConf(t *testing.T) {
 	os.Unsetenv("RALPH_TEST_CONF_A")
 	t.Cleanup(func() { os.Unsetenv("RALPH_TEST_CONF_A") })
 
-	o := &serveOptions{}
-	cmd := newServeCmd(IO{})
-	if err := cmd.Flags().Parse([]string{"--max-parallel", "7"}); err != nil {
-		t.Fatal(err)
-	}
-	o.Listen, o.MaxParallel = "127.0.0.1:7777", 7
-	if err := applyServeConf(o, cmd.Flags(), serve.Home(home)); err != nil {
+	o := &serveOptions{Listen: "127.0.0.1:7777", MaxParallel: 7, Given: []string{"max-parallel"}}
+	if err := applyServeConf(o, serve.Home(home)); err != nil {
 		t.Fatal(err)
 	}
 	if o.Listen != "127.0.0.1:7788" || o.MaxParallel != 7 || len(o.confSessions) != 1 || o.confSessions[0].Name != "api" {
@@ -61,23 +56,23 @@ func TestApplyServeConf(t *testing.T) {
 
 	// A named file must exist; the default one may not.
 	o = &serveOptions{Config: filepath.Join(home, "missing.conf")}
-	if err := applyServeConf(o, cmd.Flags(), serve.Home(home)); err == nil || !strings.Contains(err.Error(), "missing.conf") {
+	if err := applyServeConf(o, serve.Home(home)); err == nil || !strings.Contains(err.Error(), "missing.conf") {
 		t.Errorf("missing --config: %v", err)
 	}
-	if err := applyServeConf(&serveOptions{}, cmd.Flags(), serve.Home(t.TempDir())); err != nil {
+	if err := applyServeConf(&serveOptions{}, serve.Home(t.TempDir())); err != nil {
 		t.Errorf("no default file: %v", err)
 	}
 
 	// A credential in a file others may read: refused, the value unshown.
 	os.WriteFile(filepath.Join(home, "serve.conf"), []byte("SLACK_BOT_TOKEN=xoxb-123-very-secret\n"), 0o644)
 	os.Chmod(filepath.Join(home, "serve.conf"), 0o644)
-	err := applyServeConf(&serveOptions{}, cmd.Flags(), serve.Home(home))
+	err := applyServeConf(&serveOptions{}, serve.Home(home))
 	if err == nil || !strings.Contains(err.Error(), "chmod 600") || strings.Contains(err.Error(), "very-secret") {
 		t.Errorf("readable credential: %v", err)
 	}
 	// A bad line names the file and line.
 	os.WriteFile(filepath.Join(home, "serve.conf"), []byte("LISTEN=a:1\nMAX_PARALLEL=many\n"), 0o600)
-	if err := applyServeConf(&serveOptions{}, cmd.Flags(), serve.Home(home)); err == nil || !strings.Contains(err.Error(), "serve.conf:2: MAX_PARALLEL") {
+	if err := applyServeConf(&serveOptions{}, serve.Home(home)); err == nil || !strings.Contains(err.Error(), "serve.conf:2: MAX_PARALLEL") {
 		t.Errorf("bad line: %v", err)
 	}
 }

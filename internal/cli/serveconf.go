@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-
-	"github.com/spf13/pflag"
+	"slices"
 
 	"ralph/internal/redact"
 	"ralph/internal/serve"
@@ -17,7 +16,7 @@ import (
 // other settings become environment defaults (the environment wins), so
 // every integration and every session's RALPH_<KEY> reads them the same
 // way. An explicit --config must exist; the default one may not.
-func applyServeConf(o *serveOptions, flags *pflag.FlagSet, home serve.Home) error {
+func applyServeConf(o *serveOptions, home serve.Home) error {
 	path, explicit := o.Config, o.Config != ""
 	if !explicit {
 		path = home.ConfFile()
@@ -40,10 +39,10 @@ func applyServeConf(o *serveOptions, flags *pflag.FlagSet, home serve.Home) erro
 	if c.Secret && fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%s holds a credential but other users may read it (mode %04o): chmod 600 %s", path, fi.Mode().Perm(), path)
 	}
-	if c.Listen != "" && !flags.Changed("listen") {
+	if c.Listen != "" && !slices.Contains(o.Given, "listen") {
 		o.Listen = c.Listen
 	}
-	if c.MaxParallel > 0 && !flags.Changed("max-parallel") {
+	if c.MaxParallel > 0 && !slices.Contains(o.Given, "max-parallel") {
 		o.MaxParallel = c.MaxParallel
 	}
 	o.confSessions = c.Sessions

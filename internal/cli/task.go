@@ -25,13 +25,23 @@ Exit codes: 0 done, 1 any error (refused request, unreachable server; the
 reason is printed).`
 
 type taskOptions struct {
+	IO     IO
 	Server string
 	Home   string
 	JSON   bool
+	// Verb is the subcommand; Session, Title (start), MaxLoops (loop, 0
+	// the daemon's default) and Text (answer) its arguments.
+	Verb     string
+	Session  string
+	Title    string
+	MaxLoops int
+	Text     string
 }
 
-func newTaskCmd(ios IO) *cobra.Command {
-	o := &taskOptions{}
+// newTaskCmd builds `ralph task` and its verbs; runF replaces runTask in
+// flag tests.
+func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.Command {
+	o := &taskOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "task",
 		Short: "Start, loop, watch, stop and answer the tasks of `ralph serve`",
@@ -41,75 +51,84 @@ func newTaskCmd(ios IO) *cobra.Command {
 	pf.StringVar(&o.Server, "server", "", "the daemon's URL (default $RALPH_SERVER or "+serve.DefaultServer+")")
 	pf.StringVar(&o.Home, "home", "", "RALPH_HOME, to read the daemon's token")
 	pf.BoolVar(&o.JSON, "json", false, "print the task(s) as JSON")
-	verb := func(use, short string, args cobra.PositionalArgs, run func(ctx context.Context, c *serve.Client, args []string) (json.RawMessage, error)) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Args: args, RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.client()
-			if err != nil {
-				return err
+	// verb parses a subcommand's arguments into o, so that a bad one is a
+	// usage error before anything is asked of the daemon.
+	verb := func(use, short string, args cobra.PositionalArgs, parse func(a []string) error) *cobra.Command {
+		name, _, _ := strings.Cut(use, " ")
+		return &cobra.Command{Use: use, Short: short, Args: args, RunE: func(cmd *cobra.Command, a []string) error {
+			o.Verb = name
+			if len(a) > 0 {
+				o.Session = a[0]
 			}
-			raw, err := run(cmd.Context(), c, args)
-			if err != nil {
-				return err
+			if parse != nil {
+				if err := parse(a); err != nil {
+					return err
+				}
 			}
-			return printTasks(ios.Out, raw, o.JSON)
+			return orDefault(runF, runTask)(cmd.Context(), o)
 		}}
 	}
 	cmd.AddCommand(
 		verb("start SESSION TITLE…", "Create a task on a free session", cobra.MinimumNArgs(2),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				return c.Start(ctx, a[0], strings.Join(a[1:], " "))
-			}),
+			func(a []string) error { o.Title = strings.Join(a[1:], " "); return nil }),
 		verb("loop SESSION [MAX]", "Run the task's loop for up to MAX iterations (default 100)", cobra.RangeArgs(1, 2),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				n := 0
+			func(a []string) error {
 				if len(a) == 2 {
 					v, err := strconv.Atoi(a[1])
 					if err != nil || v < 1 {
-						return nil, usageError{fmt.Errorf("MAX %q: want a whole number of iterations, 1 or more", a[1])}
+						return usageError{fmt.Errorf("MAX %q: want a whole number of iterations, 1 or more", a[1])}
 					}
-					n = v
+					o.MaxLoops = v
 				}
-				return c.Verb(ctx, a[0], "loop", serve.LoopRequest{MaxLoops: n})
+				return nil
 			}),
-		verb("status [SESSION]", "Show a session's task (all tasks without SESSION)", cobra.MaximumNArgs(1),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				if len(a) == 0 {
-					return c.List(ctx)
-				}
-				return c.Status(ctx, a[0])
-			}),
-		verb("list", "List each session's current task", cobra.NoArgs,
-			func(ctx context.Context, c *serve.Client, _ []string) (json.RawMessage, error) { return c.List(ctx) }),
-		verb("stop SESSION", "Stop the task's loop after its current iteration", cobra.ExactArgs(1),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				return c.Verb(ctx, a[0], "stop", nil)
-			}),
-		verb("cancel SESSION", "Give the task up (its loop ends now, its file is archived)", cobra.ExactArgs(1),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				return c.Verb(ctx, a[0], "cancel", nil)
-			}),
-		verb("reset SESSION", "Reset the session's circuit breaker", cobra.ExactArgs(1),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				return c.Verb(ctx, a[0], "reset", nil)
-			}),
+		verb("status [SESSION]", "Show a session's task (all tasks without SESSION)", cobra.MaximumNArgs(1), nil),
+		verb("list", "List each session's current task", cobra.NoArgs, nil),
+		verb("stop SESSION", "Stop the task's loop after its current iteration", cobra.ExactArgs(1), nil),
+		verb("cancel SESSION", "Give the task up (its loop ends now, its file is archived)", cobra.ExactArgs(1), nil),
+		verb("reset SESSION", "Reset the session's circuit breaker", cobra.ExactArgs(1), nil),
 		verb("answer SESSION TEXT…", "Answer the task's question; its loop resumes", cobra.MinimumNArgs(2),
-			func(ctx context.Context, c *serve.Client, a []string) (json.RawMessage, error) {
-				return c.Verb(ctx, a[0], "answer", serve.AnswerRequest{Text: strings.Join(a[1:], " ")})
-			}),
-		&cobra.Command{Use: "watchdog", Short: "Show what the watchdog reads: each session's tmux target and what it last saw", Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := o.client()
-				if err != nil {
-					return err
-				}
-				raw, err := c.Watchdog(cmd.Context())
-				if err != nil {
-					return err
-				}
-				return printWatchdog(ios.Out, raw, o.JSON)
-			}},
+			func(a []string) error { o.Text = strings.Join(a[1:], " "); return nil }),
+		verb("watchdog", "Show what the watchdog reads: each session's tmux target and what it last saw", cobra.NoArgs, nil),
 	)
 	return cmd
+}
+
+// runTask asks the daemon and prints its answer.
+func runTask(ctx context.Context, o *taskOptions) error {
+	c, err := o.client()
+	if err != nil {
+		return err
+	}
+	var raw json.RawMessage
+	switch o.Verb {
+	case "start":
+		raw, err = c.Start(ctx, o.Session, o.Title)
+	case "loop":
+		raw, err = c.Verb(ctx, o.Session, "loop", serve.LoopRequest{MaxLoops: o.MaxLoops})
+	case "status":
+		if o.Session == "" {
+			raw, err = c.List(ctx)
+		} else {
+			raw, err = c.Status(ctx, o.Session)
+		}
+	case "list":
+		raw, err = c.List(ctx)
+	case "stop", "cancel", "reset":
+		raw, err = c.Verb(ctx, o.Session, o.Verb, nil)
+	case "answer":
+		raw, err = c.Verb(ctx, o.Session, "answer", serve.AnswerRequest{Text: o.Text})
+	case "watchdog":
+		if raw, err = c.Watchdog(ctx); err == nil {
+			return printWatchdog(o.IO.Out, raw, o.JSON)
+		}
+	default:
+		return fmt.Errorf("task: unknown verb %q", o.Verb)
+	}
+	if err != nil {
+		return err
+	}
+	return printTasks(o.IO.Out, raw, o.JSON)
 }
 
 func (o *taskOptions) client() (*serve.Client, error) {
