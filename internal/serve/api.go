@@ -70,7 +70,8 @@ func Loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Handler is the HTTP API under /api/.
+// Handler is the HTTP API under /api/, and the dashboard at / once
+// mounted (SetWeb).
 func (d *Daemon) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/tasks", func(w http.ResponseWriter, r *http.Request) {
@@ -139,14 +140,18 @@ func (d *Daemon) Handler(token string) http.Handler {
 			v, err = d.Cancel(s)
 		case "reset":
 			v, err = d.Reset(s)
+		case "pause":
+			v, err = d.Pause(s)
+		case "resume":
+			v, err = d.Resume(s)
 		default:
-			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, answer)", r.PathValue("verb")))
+			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, answer, pause, resume)", r.PathValue("verb")))
 			return
 		}
 		reply(w, v, err)
 	})
 	mux.HandleFunc("GET /api/events", d.events)
-	return auth(token, mux)
+	return d.withWeb(auth(token, mux))
 }
 
 func validOrigin(o string) bool {
