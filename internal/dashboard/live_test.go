@@ -90,7 +90,7 @@ func TestTaskStream(t *testing.T) {
 
 	f.publish(event(t, serve.Event{Type: loop.EventIterationStart, Session: "api", TaskID: "t3", Loop: 4,
 		Engine: &loop.Event{Type: loop.EventIterationStart, Loop: 4}}))
-	s.until("now", "Iteration 4 (of the session) is running")
+	s.until("now", "Loop 4 is running")
 	for _, le := range []activity.Event{{Kind: activity.Text, Text: "Reading <main.go>"}, {Kind: activity.Tool, Tool: "Bash", Target: "go test ./..."}} {
 		f.publish(event(t, serve.Event{Type: loop.EventLive, At: t0, Session: "api", TaskID: "t3", Loop: 4, Engine: &loop.Event{Type: loop.EventLive, Loop: 4, Live: &le}}))
 	}
