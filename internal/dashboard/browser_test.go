@@ -231,6 +231,11 @@ func TestBrowser(t *testing.T) {
 	time.Sleep(5 * time.Second)
 	t.Logf("daemon CPU with an idle task page open for 5s: %v", r.cpu()-before)
 
+	// The statistics of what ran.
+	b.run(chromedp.Navigate(base + "/stats"))
+	b.waitJS("the charts", `document.querySelectorAll("figure.chart rect.bar").length > 0`, 10*time.Second)
+	b.shot("dashboard-stats.png")
+
 	// A phone-sized overview.
 	b.run(chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/"))
 	b.waitJS("the overview", `!!document.querySelector("#task-alpha")`, 10*time.Second)
