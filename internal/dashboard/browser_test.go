@@ -99,6 +99,15 @@ func (b tab) waitJS(what, js string, d time.Duration) {
 	b.t.Fatalf("never %s (%s); the page shows:\n%s", what, js, html)
 }
 
+// click presses a button in one step of the page's own: a live page may
+// swap the button for a fresh copy between a lookup and a click. The
+// click comes after the evaluation returns, so its navigation cannot make
+// the evaluation fail and be tried again.
+func (b tab) click(sel string) {
+	b.t.Helper()
+	b.waitJS("a "+sel+" to press", `(() => { const e = document.querySelector(`+jsString(sel)+`); if (!e) return false; setTimeout(() => e.click(), 0); return true })()`, 10*time.Second)
+}
+
 func (b tab) text(sel string) string {
 	b.t.Helper()
 	return eval[string](b, `(document.querySelector(`+jsString(sel)+`) || {innerText: ""}).innerText`)
@@ -210,8 +219,8 @@ func TestBrowser(t *testing.T) {
 	b.run(chromedp.Navigate(base + "/task/beta"))
 	b.waitJS("the question", `document.querySelector("#question").innerText.includes("PostgreSQL or SQLite?")`, 10*time.Second)
 	b.shot("dashboard-question.png")
-	b.run(chromedp.SendKeys(chromedp.CSS("#answer"), "SQLite, please"),
-		chromedp.Click(chromedp.CSS(`#question button[type=submit]`)))
+	b.run(chromedp.SendKeys(chromedp.CSS("#answer"), "SQLite, please"))
+	b.click(`#question button[type=submit]`)
 	b.waitJS("beta done", `document.querySelector("#state").innerText.includes("done")`, 30*time.Second)
 	if s := r.state("beta"); s != "done" {
 		t.Errorf("beta after the answer: %s", s)
@@ -219,7 +228,7 @@ func TestBrowser(t *testing.T) {
 
 	// Stop, pressed in the page: the loop ends after its iteration.
 	b.run(chromedp.Navigate(base + "/task/alpha"))
-	b.run(chromedp.Click(chromedp.CSS(`form[action="/task/alpha/stop"] button`)))
+	b.click(`form[action="/task/alpha/stop"] button`)
 	b.waitJS("alpha stopped", `document.querySelector("#state").innerText.includes("waiting")`, 30*time.Second)
 	if s := r.state("alpha"); s != "waiting" {
 		t.Errorf("alpha after stop: %s", s)
