@@ -18,6 +18,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/config"
+	"ralph/internal/dashboard"
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 	"ralph/internal/store"
@@ -34,7 +35,8 @@ Its .ralphrc and RALPH_<KEY> environment configure its loops exactly as for
 State lives in RALPH_HOME (--home, $RALPH_HOME, else $XDG_STATE_HOME/ralph,
 else ~/.local/state/ralph): ralph.db (SQLite), handoffs/ (task files),
 logs/<session>/, api-token. The API needs "Authorization: Bearer TOKEN":
-$RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600).
+$RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600). The web
+dashboard is at / on the same address: open /?token=TOKEN once.
 
 The config file (--config, else RALPH_HOME/serve.conf when it exists) holds
 KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, SESSION (repeatable);
@@ -166,6 +168,10 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// The web dashboard at / (docs/dashboard.md), behind the same token.
+	web := dashboard.New(d, dashboard.Options{Token: token, Log: ios.Err})
+	defer web.Close()
+	d.SetWeb(web)
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return err

@@ -77,6 +77,7 @@ type Daemon struct {
 	limits map[string]loop.AgentLimit
 
 	watch watchBoard
+	web   http.Handler // the dashboard, mounted at / (SetWeb)
 }
 
 type worker struct {
@@ -306,6 +307,9 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	spec.Dir = sess.Dir
 	spec.Policy.Budget.MaxLoops = left
+	// The dashboard shows the agent's work as it streams, as the monitor
+	// does for `ralph run`: the engine then emits it as live events.
+	spec.Live = true
 	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: t.ID, onStatus: func(s store.Status) {
 		d.actMu.Lock()
 		d.activity[t.Session] = s
@@ -388,6 +392,9 @@ func (d *Daemon) sharedLimits() map[string]loop.AgentLimit {
 // know of it.
 func (d *Daemon) observe(t Task, ev loop.Event) {
 	if ev.Type == loop.EventLive {
+		// Streamed (the dashboard shows it), never logged: the iteration's
+		// own log keeps the agent's output.
+		d.hub.publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Loop: ev.Loop, Engine: &ev})
 		return
 	}
 	line := d.opts.Describe(ev)
