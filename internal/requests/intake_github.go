@@ -72,7 +72,7 @@ func (s *Service) intakeIssue(ctx context.Context, repo string, is *gh.Issue) er
 	}
 	ok, err := s.hub.CanWrite(ctx, repo, is.GetUser().GetLogin())
 	if err != nil || !ok {
-		if err == nil {
+		if err == nil && s.once("ignored:"+key) {
 			s.logf("%s: ignored: %s cannot write to %s", key, is.GetUser().GetLogin(), repo)
 		}
 		return err

@@ -53,6 +53,18 @@ type Service struct {
 	pending map[string]bool   // request keys to look at
 	repos   map[string]repoAt // clone URL and base, by repository
 	shown   map[string]string // the status text last written, by request
+	said    map[string]bool   // log lines said once
+}
+
+// once is true the first time it is asked about key.
+func (s *Service) once(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.said[key] {
+		return false
+	}
+	s.said[key] = true
+	return true
 }
 
 type repoAt struct{ cloneURL, base string }
@@ -71,7 +83,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, opts: opts, hub: h, ws: workspace{root: opts.Root, git: gitRepo{token: cfg.GitHubToken}},
-		wakeup: make(chan struct{}, 1), pending: map[string]bool{}, repos: map[string]repoAt{}, shown: map[string]string{}}
+		wakeup: make(chan struct{}, 1), pending: map[string]bool{}, repos: map[string]repoAt{}, shown: map[string]string{}, said: map[string]bool{}}
 	if cfg.SlackOn() {
 		if s.slack, err = newSlackSide(cfg.Slack, opts.HTTPClient); err != nil {
 			return nil, err
