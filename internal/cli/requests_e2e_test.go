@@ -193,3 +193,28 @@ func TestRequestsGitHubEndToEnd(t *testing.T) {
 		t.Error("the token in the daemon's log")
 	}
 }
+
+// A request whose loop makes no progress halts with a report of why; a
+// `/ralph retry` comment resets the breaker and resumes it to a pull
+// request.
+func TestRequestsHaltAndRetry(t *testing.T) {
+	idle := script.Iteration{StdoutLines: []json.RawMessage{clarity("IN_PROGRESS", "false", "false", "false", "", "thinking")}}
+	r := newRequestRig(t, script.Script{RepeatLast: true, Iterations: []script.Iteration{idle, idle, idle,
+		{Files: map[string]string{"done.txt": "done\n"}, StdoutLines: []json.RawMessage{clarity("COMPLETE", "true", "true", "false", "", "Done now.")}},
+	}})
+	r.env = append(r.env, "RALPH_CB_NO_PROGRESS_THRESHOLD=3")
+	r.start(1)
+	n := r.gh.AddIssue("acme/app", githubtest.Issue{Title: "Stuck work", Body: "Do it.", Labels: []string{"ralph"}, Author: "alice"})
+	halt := r.waitComment(n, "Halted")
+	if !strings.Contains(halt.Body, "/ralph retry") {
+		t.Errorf("the halt report says not how to go on: %q", halt.Body)
+	}
+	if v := r.status("gh-acme-app-1"); string(v.State) != "halted" {
+		t.Fatalf("task %s, want halted", v.State)
+	}
+	r.gh.AddComment("acme/app", n, "alice", "/ralph retry")
+	r.waitComment(n, "Pull request: ")
+	if p := r.gh.Pulls("acme/app"); len(p) != 1 {
+		t.Errorf("pull requests: %+v", p)
+	}
+}
