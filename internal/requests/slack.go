@@ -5,21 +5,19 @@ import (
 	"net/http"
 )
 
-// slackSide is the Slack end of requests (slack_*.go).
+// slackSide will be the Slack end of requests (DESIGN.md's slack row:
+// Socket Mode or the Events API, replies in the thread). Until it is
+// built, New leaves it nil and says so in the log.
 type slackSide struct{}
-
-func newSlackSide(SlackConfig, *http.Client) (*slackSide, error) { return &slackSide{}, nil }
 
 func (s *Service) socketMode(ctx context.Context) { <-ctx.Done() }
 
-func (*slackSide) Post(ctx context.Context, r Request, marker, text string) (string, error) {
-	return "", nil
-}
-func (*slackSide) Edit(ctx context.Context, r Request, ref, marker, text string) error { return nil }
+func (*slackSide) Post(context.Context, Request, string, string) (string, error) { return "", nil }
+func (*slackSide) Edit(context.Context, Request, string, string, string) error   { return nil }
 
-// SlackWebhookPath is where the Events API delivers.
+// SlackWebhookPath is where the Events API will deliver.
 const SlackWebhookPath = "/webhooks/slack"
 
-func (s *Service) slackWebhook(w http.ResponseWriter, r *http.Request) {
-	http.Error(w, "not yet", http.StatusNotImplemented)
+func (s *Service) slackWebhook(w http.ResponseWriter, _ *http.Request) {
+	http.Error(w, "Slack requests are not supported yet", http.StatusNotImplemented)
 }
