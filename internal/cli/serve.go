@@ -152,6 +152,10 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
 	}
+	rq, err := newRequests(ios.Err, home, &opts)
+	if err != nil {
+		return err
+	}
 	d, err := serve.Open(opts)
 	if err != nil {
 		return err
@@ -163,6 +167,12 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 		defer tg.Close()
+	}
+	if rq != nil {
+		if err := rq.Open(filepath.Join(home, "requests.db")); err != nil {
+			return err
+		}
+		defer rq.Close()
 	}
 	token, err := serve.Token(serve.Home(home), true)
 	if err != nil {
@@ -195,8 +205,16 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			tg.Run(ctx, d)
 		}
 	}()
+	reqs := make(chan struct{})
+	go func() {
+		defer close(reqs)
+		if rq != nil {
+			rq.Run(ctx, d)
+		}
+	}()
 	d.Run(ctx)
 	<-chat
+	<-reqs
 	if err := <-errc; err != nil {
 		return err
 	}
@@ -233,7 +251,13 @@ func orNone(s string) string {
 
 // buildLoop resolves a session directory's loop as `ralph run` does.
 func buildLoop(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
-	cfg, skipped, err := readConfig(dir, config.Layer{}, warn)
+	return buildLoopWith(dir, warn, config.Layer{})
+}
+
+// buildLoopWith is buildLoop with settings over the environment's (the
+// sandbox of requests' sessions).
+func buildLoopWith(dir string, warn io.Writer, over config.Layer) (loop.Spec, []agent.Adapter, error) {
+	cfg, skipped, err := readConfig(dir, over, warn)
 	if err == nil {
 		err = unreadable(skipped)
 	}

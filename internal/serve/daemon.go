@@ -54,6 +54,10 @@ type Options struct {
 	Now    func() time.Time
 	// Watch configures the watchdog of the tasks no loop works on.
 	Watch WatchOptions
+	// Prompt, when set, may replace the prompt of a session's task (ok
+	// true): requests from GitHub and Slack tell their agent more than a
+	// title. It is asked each time the task's loop starts.
+	Prompt func(session, title, taskFile string) (string, bool)
 }
 
 // Daemon hosts the loops.
@@ -318,7 +322,13 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err
 	}
-	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(prompt(t.Title, t.File, "")), 0o644); err != nil {
+	text := prompt(t.Title, t.File, "")
+	if d.opts.Prompt != nil {
+		if p, ok := d.opts.Prompt(t.Session, t.Title, t.File); ok {
+			text = p
+		}
+	}
+	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(text), 0o644); err != nil {
 		return engine.Result{}, nil, err
 	}
 	if err := checkTaskFile(t, d.opts.Now()); err != nil {
