@@ -110,3 +110,46 @@ func FuzzScanner(f *testing.F) {
 		}
 	})
 }
+
+// AppendString decodes as String does, after what dst held, and leaves the
+// scanner where String leaves it.
+func TestAppendStringAsString(t *testing.T) {
+	for _, in := range []string{`"plain"`, `""`, `null`, `"a\"b\\c\n\t\u00e9\ud83d\ude00"`, `"\ud800 lone"`, `"bad \x escape"`,
+		`"short \u12"`, "\"invalid \xff\xfe utf8\"", "\"esc \\n and \xc3\"", `42`, `{"a":1}`, `"unterminated`, `tru`, `"\\"`} {
+		for _, prefix := range []string{"", "kept:"} {
+			a, b := New([]byte(in+` ,`)), New([]byte(in+` ,`))
+			want, werr := a.String()
+			got, gerr := b.AppendString([]byte(prefix))
+			if string(got) != prefix+want || (werr == nil) != (gerr == nil) || a.Offset() != b.Offset() {
+				t.Errorf("%s after %q: %q %v at %d, String gives %q %v at %d", in, prefix, got, gerr, b.Offset(), want, werr, a.Offset())
+			}
+		}
+	}
+}
+
+// RawFind consumes what Raw consumes and finds a member by name at any depth,
+// never inside a string.
+func TestRawFind(t *testing.T) {
+	notFalse := func(b byte) bool { return b != 'f' }
+	for in, want := range map[string]bool{
+		`{"a":[{"k":true}]}`:            true,
+		`{"a":[{"k" :	 1}]}`:            true,
+		`{"a":[{"k":false}]}`:           false,
+		`{"a":[{"k":false},{"k":"x"}]}`: true,
+		`{"a":"{\"k\":true}"}`:          false,
+		`{"a":["k"]}`:                   false,
+		`{"k":{"b":1}}`:                 true,
+		`"k"`:                           false,
+		`[1,2]`:                         false,
+	} {
+		a, b := New([]byte(in+" x")), New([]byte(in+" x"))
+		raw, _ := a.Raw()
+		got, found, err := b.RawFind("k", notFalse)
+		if err != nil || string(got) != string(raw) || found != want || a.Offset() != b.Offset() {
+			t.Errorf("RawFind(%s) = %s %v %v, want %s %v", in, got, found, err, raw, want)
+		}
+	}
+	if _, _, err := New([]byte(`{"a":[`)).RawFind("k", notFalse); err == nil {
+		t.Error("RawFind of an unterminated value: no error")
+	}
+}
