@@ -92,7 +92,7 @@ func (p *blockParser) line(l string) {
 		return
 	}
 	if sm := promiseRE.FindStringSubmatch(m); sm != nil {
-		p.last = &StatusBlock{Dialect: DialectPromise, Fields: map[string]string{"PROMISE": sm[1]}}
+		p.last = &StatusBlock{Dialect: DialectPromise, Fields: map[string]string{"PROMISE": strings.Clone(sm[1])}}
 	}
 }
 
@@ -117,6 +117,7 @@ func (p *blockParser) set(k, v string) {
 	if len(v) > maxFieldLen {
 		v = v[:maxFieldLen]
 	}
+	k, v = strings.Clone(k), strings.Clone(v) // l may be a view of a message's text (textView)
 	p.fields[k] = v
 	p.lastKey = k
 }

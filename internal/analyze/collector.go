@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"time"
+	"unsafe"
+
+	"ralph/internal/jsonscan"
 )
 
 // maxFinalText bounds the agent's final message kept for the wording
@@ -13,8 +16,10 @@ const maxFinalText = 256 << 10
 // collector accumulates what the events of one output say. Everything it
 // keeps is bounded, whatever the input's size.
 type collector struct {
-	opts   Options
-	low    []byte // scratch for lowerBuf
+	opts Options
+	low  []byte // scratch for lowerBuf
+	// text is the scratch a message's text is decoded into (textView).
+	text   []byte
 	blocks blockParser
 	errs   errorList
 	notes  warnSet
@@ -86,6 +91,27 @@ func newCollector(opts Options) *collector {
 		seenResults:   map[string]bool{},
 		msgUsage:      map[string]Usage{},
 	}
+}
+
+// decodeText decodes the string value s is at into c.text (textView); on an
+// error c.text is empty, as String would return it.
+func (c *collector) decodeText(s *jsonscan.Scanner) error {
+	if cap(c.text) > 1<<20 {
+		c.text = nil // one long message does not stay held
+	}
+	var err error
+	c.text, err = s.AppendString(c.text[:0])
+	return err
+}
+
+// textView is c.text as a string without a copy: valid only until the next
+// message is decoded, which is why everything kept from the agent's words
+// (errors, limit messages, status block fields) is cloned where it is kept.
+func (c *collector) textView() string {
+	if len(c.text) == 0 {
+		return ""
+	}
+	return unsafe.String(&c.text[0], len(c.text))
 }
 
 // ownLine handles one line of the agent's own words. Cheap keyword checks on
@@ -198,7 +224,7 @@ func (c *collector) limitTextMask(l string, m uint32) {
 	if len(msg) > 500 {
 		msg = msg[:500] + "…"
 	}
-	c.limit.textMsg = msg
+	c.limit.textMsg = strings.Clone(msg)
 	if t, ok, note := parseReset(l, c.opts.Now); ok {
 		c.limit.textReset = t
 		c.limit.zoneNote = note

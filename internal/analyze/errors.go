@@ -195,6 +195,7 @@ func (e *errorList) add(l string) {
 	if e.seen[l] || len(e.lines) >= maxErrors {
 		return
 	}
+	l = strings.Clone(l) // l may be a view of a message's text (textView)
 	e.seen[l] = true
 	e.lines = append(e.lines, l)
 }

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"strings"
 	"time"
 
@@ -139,8 +138,8 @@ func (c *collector) claudeAssistant(o *obj) {
 			usage, _ = s.Raw()
 		case "content":
 			if s.Peek() == jsonscan.String { // older shape: plain string content
-				t, _ := s.String()
-				c.assistantText(id, t)
+				_ = c.decodeText(s)
+				c.assistantText(id, c.textView())
 				return nil
 			}
 			return s.Array(func(int) error { return c.claudeBlock(s, id) })
@@ -162,15 +161,17 @@ func (c *collector) claudeBlock(s *jsonscan.Scanner, msgID string) error {
 	if s.Peek() != jsonscan.Object {
 		return s.Skip()
 	}
-	var typ, text, name string
+	var typ []byte
+	var name string
 	var input []byte
+	c.text = c.text[:0]
 	err := s.Object(func(k []byte) error {
 		var err error
 		switch string(k) {
 		case "type":
-			typ, err = s.String()
+			typ, err = s.StringBytes()
 		case "text":
-			text, err = s.String()
+			err = c.decodeText(s)
 		case "name":
 			name, err = s.String()
 		case "input":
@@ -178,9 +179,9 @@ func (c *collector) claudeBlock(s *jsonscan.Scanner, msgID string) error {
 		}
 		return err
 	})
-	switch typ {
+	switch string(typ) {
 	case "text":
-		c.assistantText(msgID, text)
+		c.assistantText(msgID, c.textView())
 	case "tool_use", "server_tool_use":
 		cmd, path := toolTarget(input)
 		c.toolUse(name, cmd, path)
@@ -214,8 +215,12 @@ func toolTarget(input []byte) (command, path string) {
 
 // claudeUser looks only at tool results that failed: their head may hold the
 // error the agent is stuck on. Everything else in a user event is an echo.
+// Most results did not fail: reading the line found no "is_error" key with
+// a value other than false in the message (o.mayFail), and its content is
+// then not scanned again. (Inside a string a quote is escaped, so such a key
+// is a key.)
 func (c *collector) claudeUser(o *obj) {
-	if len(o.message) == 0 || !mayHoldFailure(o.message) {
+	if len(o.message) == 0 || !o.mayFail {
 		return
 	}
 	s := jsonscan.New(o.message)
@@ -248,28 +253,6 @@ func (c *collector) claudeUser(o *obj) {
 			return err
 		})
 	})
-}
-
-// mayHoldFailure reports whether a user message may hold a failed tool
-// result: an "is_error" key whose value is not false. Most results did not
-// fail, and their content is then not scanned again. (Inside a string a
-// quote is escaped, so `"is_error"` followed by a colon is a key.)
-func mayHoldFailure(msg []byte) bool {
-	key := []byte(`"is_error"`)
-	for off := 0; ; {
-		j := bytes.Index(msg[off:], key)
-		if j < 0 {
-			return false
-		}
-		off += j + len(key)
-		rest := bytes.TrimLeft(msg[off:], " \t\r\n")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue // a value, not a key
-		}
-		if rest = bytes.TrimLeft(rest[1:], " \t\r\n"); len(rest) > 0 && rest[0] != 'f' {
-			return true
-		}
-	}
 }
 
 // contentText reads a tool result's content: a string or text blocks.

@@ -17,6 +17,9 @@ type obj struct {
 	result, response, content *string
 
 	isError, hasIsError, delta, isAPIErrorMessage bool
+	// mayFail: the message has an "is_error" member whose value is not
+	// false, so a tool result in it may have failed (claudeUser).
+	mayFail                                       bool
 	cost                                          float64
 	hasCost                                       bool
 	apiErrorStatus                                int
@@ -122,7 +125,7 @@ func (o *obj) parse(b []byte) bool {
 				o.errorRaw, err = s.Raw()
 			}
 		case "message":
-			o.message, err = s.Raw()
+			o.message, o.mayFail, err = s.RawFind("is_error", notFalse)
 		case "item":
 			o.item, err = s.Raw()
 		case "rate_limit_info":
@@ -146,6 +149,9 @@ func (o *obj) parse(b []byte) bool {
 	})
 	return err == nil && s.AtEnd()
 }
+
+// notFalse accepts the first byte of any value but false.
+func notFalse(first byte) bool { return first != 'f' }
 
 func intPtr(s *jsonscan.Scanner) (*int, error) {
 	if s.Peek() == jsonscan.Null {

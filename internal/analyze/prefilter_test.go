@@ -277,8 +277,18 @@ func TestPrefilterPatternsUnchanged(t *testing.T) {
 	}
 }
 
-// mayHoldFailure skips a user message's second scan only when no tool
-// result in it can have failed.
+// mayHoldFailure is whether reading a user event found that a tool result
+// in its message may have failed (o.mayFail).
+func mayHoldFailure(msg []byte) bool {
+	var o obj
+	if !o.parse([]byte(`{"type":"user","message":` + string(msg) + `}`)) {
+		return false
+	}
+	return o.mayFail
+}
+
+// A user message is scanned again only when a tool result in it can have
+// failed.
 func TestMayHoldFailure(t *testing.T) {
 	for msg, want := range map[string]bool{
 		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error":true}]}`:                    true,
