@@ -379,6 +379,9 @@ func (s *Scanner) Number() (float64, error) {
 	switch s.Peek() {
 	case Number:
 		tok := s.token()
+		if f, ok := smallInt(tok); ok {
+			return f, nil
+		}
 		f, err := strconv.ParseFloat(string(tok), 64)
 		if err != nil {
 			return 0, s.fail()
@@ -398,6 +401,22 @@ func (s *Scanner) Number() (float64, error) {
 		return 0, s.Skip()
 	}
 	return 0, s.fail()
+}
+
+// smallInt reads a token of one to 15 digits, the common case of a count,
+// exactly as ParseFloat would (such an integer is a float64 exactly).
+func smallInt(tok []byte) (float64, bool) {
+	if len(tok) == 0 || len(tok) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return float64(n), true
 }
 
 // Bool consumes a boolean. Strings "true"/"false" (any case) are accepted;

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 )
 
@@ -151,5 +152,16 @@ func TestRawFind(t *testing.T) {
 	}
 	if _, _, err := New([]byte(`{"a":[`)).RawFind("k", notFalse); err == nil {
 		t.Error("RawFind of an unterminated value: no error")
+	}
+}
+
+// Integers read without ParseFloat read as ParseFloat reads them.
+func TestNumberIntegers(t *testing.T) {
+	for _, in := range []string{"0", "7", "42", "007", "123456789012345", "1234567890123456", "-3", "1.5", "1e3", "99999999999999999999"} {
+		got, err := New([]byte(in)).Number()
+		want, werr := strconv.ParseFloat(in, 64)
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("Number(%s) = %v %v, ParseFloat %v %v", in, got, err, want, werr)
+		}
 	}
 }
