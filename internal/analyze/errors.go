@@ -49,7 +49,9 @@ func errorLineMask(raw string, m uint32) (string, bool) {
 		}
 		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
 	}
-	l = strings.TrimLeft(l, "⎿✕✖×•* ")
+	if l != "" && (l[0] == '*' || l[0] == ' ' || l[0] >= 0x80) { // the cutset's first bytes
+		l = strings.TrimLeft(l, "⎿✕✖×•* ")
+	}
 	// Each pattern runs only when a literal it cannot match without is
 	// there: most lines of prose that say "error" match none, and a regexp
 	// over a long line costs far more than a few substring searches. The

@@ -178,19 +178,14 @@ func (w *wordSet) mask(s string) uint32 {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	i := 0
 	for ; i+8 <= len(b); i += 6 {
-		v := binary.LittleEndian.Uint64(b[i:])
+		v := binary.LittleEndian.Uint64(b[i : i+8 : i+8])
 		high |= v
 		f := v | 0x2020202020202020
-		t0, t2, t4 := uint32(f)&0xffffff, uint32(f>>16)&0xffffff, uint32(f>>32)&0xffffff
-		h0, h2, h4 := triHash(t0), triHash(t2), triHash(t4)
-		if w.filter[(h0>>6)&1023]&(1<<(h0&63))|w.filter[(h2>>6)&1023]&(1<<(h2&63))|w.filter[(h4>>6)&1023]&(1<<(h4&63)) == 0 {
-			continue
-		}
-		for j := 0; j < 6; j += 2 {
-			t := uint32(f>>(8*j)) & 0xffffff
-			if h := triHash(t); w.filter[(h>>6)&1023]&(1<<(h&63)) != 0 {
-				m = w.check(s, i+j, t, h, m)
-			}
+		h0 := triHash(uint32(f) & 0xffffff)
+		h2 := triHash(uint32(f>>16) & 0xffffff)
+		h4 := triHash(uint32(f>>32) & 0xffffff)
+		if (w.filter[h0>>6&1023]>>(h0&63)|w.filter[h2>>6&1023]>>(h2&63)|w.filter[h4>>6&1023]>>(h4&63))&1 != 0 {
+			m = w.check6(s, i, f, m)
 		}
 	}
 	if i < len(b) {
@@ -209,6 +204,18 @@ func (w *wordSet) mask(s string) uint32 {
 	}
 	if high&0x8080808080808080 != 0 {
 		m |= litNonASCII
+	}
+	return m
+}
+
+// check6 checks the three positions of f (folded s[i:i+8]) the filter may
+// have passed.
+func (w *wordSet) check6(s string, i int, f uint64, m uint32) uint32 {
+	for j := 0; j < 6; j += 2 {
+		t := uint32(f>>(8*j)) & 0xffffff
+		if h := triHash(t); w.filter[(h>>6)&1023]&(1<<(h&63)) != 0 {
+			m = w.check(s, i+j, t, h, m)
+		}
 	}
 	return m
 }
