@@ -267,12 +267,35 @@ func (c *collector) toolUse(name, command, path string) {
 
 // isEditTool tells the tools that write files, by any agent's name for them.
 func isEditTool(name string) bool {
-	switch strings.ToLower(name) {
+	var buf [32]byte
+	low := name
+	if len(name) <= len(buf) && isASCII(name) {
+		for i := 0; i < len(name); i++ { // lower-cased without allocating
+			ch := name[i]
+			if 'A' <= ch && ch <= 'Z' {
+				ch += 'a' - 'A'
+			}
+			buf[i] = ch
+		}
+		low = unsafe.String(&buf[0], len(name))
+	} else {
+		low = strings.ToLower(name)
+	}
+	switch low {
 	case "write", "edit", "multiedit", "notebookedit", "write_file", "replace", "edit_file",
 		"apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "create_file", "file_change":
 		return true
 	}
 	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *collector) addDenial(tool, command string) {

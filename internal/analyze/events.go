@@ -149,12 +149,20 @@ func (c *collector) claudeAssistant(o *obj) {
 	if id != "" && usage != nil {
 		var u Usage
 		readClaudeUsage(usage, &u)
-		if _, ok := c.msgUsage[id]; !ok && len(c.msgOrder) < 100000 {
+		// Streaming updates repeat a message: the last wins. Only the first
+		// maxMessageUsages messages are counted, and so kept.
+		if _, ok := c.msgUsage[id]; ok {
+			c.msgUsage[id] = u
+		} else if len(c.msgOrder) < maxMessageUsages {
 			c.msgOrder = append(c.msgOrder, id)
+			c.msgUsage[id] = u
 		}
-		c.msgUsage[id] = u // streaming updates repeat a message: the last wins
 	}
 }
+
+// maxMessageUsages bounds the assistant messages whose usage is summed when
+// a transcript has no result.
+const maxMessageUsages = 100000
 
 // claudeBlock reads one content block of an assistant message.
 func (c *collector) claudeBlock(s *jsonscan.Scanner, msgID string) error {

@@ -39,11 +39,11 @@ func (o *obj) parse(b []byte) bool {
 		var err error
 		switch string(key) {
 		case "type":
-			o.typ, err = s.String()
+			o.typ, err = commonString(s)
 		case "subtype":
-			o.subtype, err = s.String()
+			o.subtype, err = commonString(s)
 		case "role":
-			o.role, err = s.String()
+			o.role, err = commonString(s)
 		case "session_id", "sessionId":
 			o.sessionID, err = s.String()
 		case "thread_id":
@@ -148,6 +148,37 @@ func (o *obj) parse(b []byte) bool {
 		return err
 	})
 	return err == nil && s.AtEnd()
+}
+
+// commonString reads a string value, without allocating when it is one that
+// every few lines hold (an event's type, a role).
+func commonString(s *jsonscan.Scanner) (string, error) {
+	b, err := s.StringBytes()
+	switch string(b) {
+	case "assistant":
+		return "assistant", err
+	case "user":
+		return "user", err
+	case "result":
+		return "result", err
+	case "system":
+		return "system", err
+	case "success":
+		return "success", err
+	case "stream_event":
+		return "stream_event", err
+	case "message":
+		return "message", err
+	case "model":
+		return "model", err
+	case "tool_use":
+		return "tool_use", err
+	case "tool_result":
+		return "tool_result", err
+	case "item.completed":
+		return "item.completed", err
+	}
+	return string(b), err
 }
 
 // notFalse accepts the first byte of any value but false.
