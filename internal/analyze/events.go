@@ -15,8 +15,8 @@ func (c *collector) event(o *obj) bool {
 	}
 	switch o.typ {
 	case "system":
-		if o.sessionID != "" && c.initSessionID == "" {
-			c.initSessionID = o.sessionID
+		if len(o.sessionID) > 0 && c.initSessionID == "" {
+			c.initSessionID = string(o.sessionID)
 		}
 	case "assistant":
 		c.claudeAssistant(o)
@@ -56,8 +56,8 @@ func (c *collector) event(o *obj) bool {
 		}
 		c.errorMessage(msg)
 	case "init":
-		if o.sessionID != "" {
-			c.sessionID = o.sessionID
+		if len(o.sessionID) > 0 {
+			c.sessionID = string(o.sessionID)
 		}
 	case "message":
 		c.geminiMessage(o)
@@ -118,8 +118,8 @@ func (c *collector) errorMessage(msg string) {
 }
 
 func (c *collector) claudeAssistant(o *obj) {
-	if o.sessionID != "" && c.initSessionID == "" {
-		c.initSessionID = o.sessionID
+	if len(o.sessionID) > 0 && c.initSessionID == "" {
+		c.initSessionID = string(o.sessionID)
 	}
 	if o.apiError == "usage_limit_reached" || o.errorStr == "rate_limit" {
 		c.limit.flagged = true
@@ -289,8 +289,8 @@ func contentText(raw []byte) string {
 
 func (c *collector) claudeResult(o *obj) {
 	c.sawResult = true
-	if o.sessionID != "" {
-		c.sessionID = o.sessionID
+	if len(o.sessionID) > 0 {
+		c.sessionID = string(o.sessionID)
 	}
 	if o.isError {
 		c.isError = true
@@ -303,7 +303,7 @@ func (c *collector) claudeResult(o *obj) {
 	if o.apiErrorStatus == 429 {
 		c.limit.api429 = true
 	}
-	key := o.uuid
+	key := string(o.uuid)
 	dup := key != "" && c.seenResults[key]
 	if key != "" {
 		c.seenResults[key] = true

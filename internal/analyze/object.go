@@ -9,7 +9,7 @@ import (
 // that line is being handled: nothing here outlives one event.
 type obj struct {
 	typ, subtype, role           string
-	sessionID, threadID, uuid    string
+	threadID                     string
 	status, workType, summary    string
 	testsStatus, recommendation  string
 	apiError, toolName, errorStr string
@@ -26,6 +26,10 @@ type obj struct {
 	filesModified, tasksCompleted, tasksRemaining *int
 
 	exitSignal []byte // raw: bool or string
+
+	// sessionID and uuid are on every event of a Claude transcript and
+	// needed on few: decoded, aliasing the line when they have no escapes.
+	sessionID, uuid []byte
 
 	modelUsage                                                                                              []byte
 	usage, denials, errorRaw, message, item, rateLimit, stats, metadata, params, errors, output, contentRaw []byte
@@ -45,11 +49,11 @@ func (o *obj) parse(b []byte) bool {
 		case "role":
 			o.role, err = commonString(s)
 		case "session_id", "sessionId":
-			o.sessionID, err = s.String()
+			o.sessionID, err = s.StringBytes()
 		case "thread_id":
 			o.threadID, err = s.String()
 		case "uuid":
-			o.uuid, err = s.String()
+			o.uuid, err = s.StringBytes()
 		case "status":
 			if s.Peek() == jsonscan.String {
 				o.status, err = s.String()
