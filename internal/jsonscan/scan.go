@@ -199,24 +199,23 @@ func (s *Scanner) Array(fn func(i int) error) error {
 // rawString consumes a string token and returns its bytes between the quotes,
 // escapes untouched. s.i must be at the opening quote.
 func (s *Scanner) rawString() ([]byte, bool) {
+	b := s.b
 	start := s.i + 1
-	j := start
-	for {
-		k := bytes.IndexByte(s.b[j:], '"')
+	for j := start; ; j++ {
+		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			return nil, false
 		}
 		j += k
 		// An odd run of backslashes before the quote escapes it.
 		bs := 0
-		for p := j - 1; p >= start && s.b[p] == '\\'; p-- {
+		for p := j - 1; p >= start && b[p] == '\\'; p-- {
 			bs++
 		}
 		if bs%2 == 0 {
 			s.i = j + 1
-			return s.b[start:j], true
+			return b[start:j], true
 		}
-		j++
 	}
 }
 
