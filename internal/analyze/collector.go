@@ -124,7 +124,7 @@ func (c *collector) textView() string {
 func (c *collector) ownLine(l string, cues bool) {
 	c.blocks.line(l)
 	m := hotWords.mask(l)
-	if m&errorKw != 0 {
+	if m&errorKw != 0 && !c.errs.full() {
 		if e, ok := errorLineMask(l, m); ok {
 			c.errs.add(e)
 		}
@@ -235,6 +235,9 @@ func (c *collector) limitTextMask(l string, m uint32) {
 // failed; only its head is looked at, the rest is never held.
 func (c *collector) failedToolOutput(out string) {
 	const maxScan = 16 << 10
+	if c.errs.full() {
+		return
+	}
 	if len(out) > maxScan {
 		out = out[:maxScan]
 	}

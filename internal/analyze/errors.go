@@ -190,6 +190,9 @@ type errorList struct {
 
 const maxErrors = 20
 
+// full: no more lines are added, so none need be looked for.
+func (e *errorList) full() bool { return len(e.lines) >= maxErrors }
+
 func (e *errorList) add(l string) {
 	if e.seen == nil {
 		e.seen = map[string]bool{}
