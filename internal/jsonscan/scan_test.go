@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"testing"
@@ -162,6 +163,30 @@ func TestNumberIntegers(t *testing.T) {
 		want, werr := strconv.ParseFloat(in, 64)
 		if got != want || (err == nil) != (werr == nil) {
 			t.Errorf("Number(%s) = %v %v, ParseFloat %v %v", in, got, err, want, werr)
+		}
+	}
+}
+
+// indexQuote finds what bytes.IndexByte finds, wherever the quote is and
+// whatever surrounds it (bytes that borrow in the word arithmetic: 0x00,
+// 0x01, 0x21, 0x23, 0x80, 0xa2, 0xff).
+func TestIndexQuote(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		for _, fill := range []byte{'a', 0x00, 0x01, 0x21, 0x23, 0x80, 0xa2, 0xff} {
+			b := bytes.Repeat([]byte{fill}, n)
+			if got, want := indexQuote(b), bytes.IndexByte(b, '"'); got != want {
+				t.Fatalf("indexQuote(%x) = %d, want %d", b, got, want)
+			}
+			for q := 0; q < n; q++ {
+				for q2 := q; q2 < n; q2 += 5 {
+					c := append([]byte(nil), b...)
+					c[q2] = '"'
+					c[q] = '"'
+					if got := indexQuote(c); got != q {
+						t.Fatalf("indexQuote(%x) = %d, want %d", c, got, q)
+					}
+				}
+			}
 		}
 	}
 }
