@@ -113,6 +113,28 @@ func FuzzScanner(f *testing.F) {
 	})
 }
 
+// FuzzVariants: AppendString reads what String reads, and RawFind consumes
+// what Raw consumes, on any input.
+func FuzzVariants(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `{"k":[{"k":true}],"x":"\u00e9"}`, `{"a":"x\"k\":1"}`, "\"\xff\"", `[`, `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, b := New(in), New(in)
+		want, werr := a.String()
+		got, gerr := b.AppendString(nil)
+		if string(got) != want || (werr == nil) != (gerr == nil) || a.Offset() != b.Offset() {
+			t.Fatalf("AppendString(%q) = %q %v at %d, String %q %v at %d", in, got, gerr, b.Offset(), want, werr, a.Offset())
+		}
+		a, b = New(in), New(in)
+		raw, rerr := a.Raw()
+		fraw, _, ferr := b.RawFind("k", func(byte) bool { return true })
+		if string(raw) != string(fraw) || (rerr == nil) != (ferr == nil) || a.Offset() != b.Offset() {
+			t.Fatalf("RawFind(%q) = %q %v, Raw %q %v", in, fraw, ferr, raw, rerr)
+		}
+	})
+}
+
 // AppendString decodes as String does, after what dst held, and leaves the
 // scanner where String leaves it.
 func TestAppendStringAsString(t *testing.T) {
