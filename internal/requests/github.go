@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v75/github"
+
+	"ralph/internal/github"
 )
 
 // hub is the GitHub REST API as requests use it, through go-github with
@@ -34,38 +36,14 @@ type permEntry struct {
 	at    time.Time
 }
 
-// newHub is a client of the API at base ("" for api.github.com).
+// newHub is a client of the API at base ("" for api.github.com), made by
+// the one constructor ralph's GitHub clients share.
 func newHub(base, token string, httpc *http.Client) (*hub, error) {
-	if httpc == nil {
-		httpc = &http.Client{Timeout: 30 * time.Second}
-	}
-	c := gh.NewClient(httpc)
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	if base != "" {
-		b := strings.TrimRight(base, "/") + "/"
-		var err error
-		if c, err = c.WithEnterpriseURLs(b, b); err != nil {
-			return nil, fmt.Errorf("GITHUB_API_URL: %w", err)
-		}
-		// WithEnterpriseURLs adds /api/v3/ to a bare host: the setting is
-		// the API root as given (a fake's root in tests).
-		c.BaseURL.Path = strings.TrimRight(mustPath(base), "/") + "/"
+	c, err := github.NewAPI(github.Options{BaseURL: base, Token: token, HTTPClient: httpc})
+	if err != nil {
+		return nil, fmt.Errorf("GITHUB_API_URL: %w", err)
 	}
 	return &hub{c: c, sleep: sleepCtx, tries: 5, perms: map[string]permEntry{}, now: time.Now}, nil
-}
-
-func mustPath(raw string) string {
-	i := strings.Index(raw, "://")
-	if i < 0 {
-		return "/"
-	}
-	rest := raw[i+3:]
-	if j := strings.Index(rest, "/"); j >= 0 {
-		return rest[j:]
-	}
-	return "/"
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

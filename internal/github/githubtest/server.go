@@ -77,6 +77,7 @@ type Request struct {
 	Authorization string
 	Accept        string
 	APIVersion    string
+	UserAgent     string
 }
 
 // Server is a running fake.
@@ -144,7 +145,7 @@ func (s *Server) Requests() []Request {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery,
-		Authorization: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"), APIVersion: r.Header.Get("X-GitHub-Api-Version")})
+		Authorization: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"), APIVersion: r.Header.Get("X-GitHub-Api-Version"), UserAgent: r.Header.Get("User-Agent")})
 	limited, retry := s.rateLimited, s.retryAfter
 	s.mu.Unlock()
 
