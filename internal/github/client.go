@@ -57,11 +57,10 @@ type Options struct {
 
 // Client reads issues from one GitHub API server.
 type Client struct {
-	api       *gh.Client
-	base      *url.URL
-	token     secret
-	now       func() time.Time
-	userAgent string
+	api   *gh.Client
+	base  *url.URL
+	token secret
+	now   func() time.Time
 }
 
 // secret masks itself in any formatting, so a Client printed with %+v in a
@@ -154,7 +153,7 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{api: newAPI(base, opts), base: base, token: secret(opts.Token), now: opts.Now, userAgent: opts.UserAgent}
+	c := &Client{api: newAPI(base, opts), base: base, token: secret(opts.Token), now: opts.Now}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -169,9 +168,6 @@ func (c *Client) Format(f fmt.State, _ rune) {
 
 // BaseURL is the API root the client talks to.
 func (c *Client) BaseURL() string { return c.base.String() }
-
-// API is the configured go-github client underneath.
-func (c *Client) API() *gh.Client { return c.api }
 
 // apiError turns what go-github returned into ralph's errors: a
 // *RateLimitError for a used-up or secondary limit, an error wrapping

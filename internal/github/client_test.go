@@ -358,3 +358,37 @@ func TestNewAPIBaseAndTokenScope(t *testing.T) {
 		t.Error("ftp base accepted")
 	}
 }
+
+// The answers go-github leaves as plain errors keep ralph's typed errors
+// and messages.
+func TestStatusErrors(t *testing.T) {
+	tests := []struct {
+		status  int
+		headers map[string]string
+		body    string
+		want    string
+		rate    bool
+	}{
+		{403, nil, `{"message":"Resource not accessible by integration"}`, "HTTP 403: Resource not accessible by integration (the token may lack access", false},
+		{422, nil, `{"message":"Validation Failed","errors":[{"field":"q","code":"invalid"}]}`, "HTTP 422: Validation Failed; q invalid", false},
+		{429, nil, `{"message":"slow down"}`, "GitHub API rate limit exceeded", true},
+		{429, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": "1767225600", "X-Ratelimit-Resource": "search"}, `{}`,
+			"rate limit exceeded (search); try again after 2026-01-01T00:00:00Z", true},
+	}
+	for _, tt := range tests {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range tt.headers {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(tt.status)
+			fmt.Fprint(w, tt.body)
+		}))
+		c, _ := github.New(github.Options{BaseURL: srv.URL, Token: token})
+		_, err := c.Issue(context.Background(), hello, 1)
+		var rl *github.RateLimitError
+		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.As(err, &rl) != tt.rate {
+			t.Errorf("HTTP %d: got %v, want %q", tt.status, err, tt.want)
+		}
+		srv.Close()
+	}
+}
