@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -72,9 +73,10 @@ func slackTrigger(cfg SlackConfig, m slackMsg, self string) (trigger, bool) {
 
 // slackRequest is the request a trigger opens (not yet stored); its id is
 // the channel and the thread's ts, reduced to safe characters.
+var slackUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
+
 func slackRequest(t trigger, repo string, now time.Time) Request {
-	id := strings.ToLower(unsafeName.ReplaceAllString(t.Channel, "")) + "-" +
-		unsafeName.ReplaceAllString(strings.ReplaceAll(t.Thread, ".", ""), "")
+	id := slackUnsafe.ReplaceAllString(strings.ToLower(t.Channel), "") + "-" + slackUnsafe.ReplaceAllString(t.Thread, "")
 	title, _, _ := strings.Cut(t.Text, "\n")
 	if title = strings.TrimSpace(title); title == "" {
 		title = "Request from Slack"
