@@ -182,3 +182,32 @@ func TestRequestsSlackSocketMode(t *testing.T) {
 		t.Error("the app token in the daemon's log")
 	}
 }
+
+// A Slack request that makes no progress halts with a report in the
+// thread that says to reply "retry"; that reply resumes it to a pull
+// request.
+func TestRequestsSlackHaltAndRetry(t *testing.T) {
+	idle := script.Iteration{StdoutLines: []json.RawMessage{clarity("IN_PROGRESS", "false", "false", "false", "", "thinking")}}
+	r, fs := newSlackRig(t, script.Script{RepeatLast: true, Iterations: []script.Iteration{idle, idle, idle,
+		{Files: map[string]string{"done.txt": "done\n"}, StdoutLines: []json.RawMessage{clarity("COMPLETE", "true", "true", "false", "", "Done now.")}},
+	}}, "SLACK_SIGNING_SECRET="+slackSecret, "RALPH_CB_NO_PROGRESS_THRESHOLD=3")
+	r.start(1)
+	hook := "http://" + r.addr + "/webhooks/slack"
+	root := fmt.Sprintf("%d.000100", time.Now().Unix())
+	mention, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Stuck work", TS: root}, true)
+	if code, _, err := fakeslack.Post(hook, slackSecret, time.Now(), mention, 0); err != nil || code != http.StatusOK {
+		t.Fatalf("mention: %d %v", code, err)
+	}
+	halt := waitSlack(t, fs, "CALLOW", root, "Halted")
+	if !strings.Contains(halt.Text, "reply `retry`") {
+		t.Errorf("the halt report says not how to go on: %q", halt.Text)
+	}
+	retry, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "retry", TS: fmt.Sprintf("%d.000200", time.Now().Unix()), ThreadTS: root}, false)
+	if code, _, err := fakeslack.Post(hook, slackSecret, time.Now(), retry, 0); err != nil || code != http.StatusOK {
+		t.Fatalf("retry: %d %v", code, err)
+	}
+	waitSlack(t, fs, "CALLOW", root, "Pull request: ")
+	if p := r.gh.Pulls("acme/app"); len(p) != 1 {
+		t.Errorf("pull requests: %+v", p)
+	}
+}
