@@ -116,6 +116,8 @@ func (s *Service) slackEvent(ctx context.Context, inner slackevents.EventsAPIInn
 	if !ok {
 		return nil
 	}
+	s.slack.intake.Lock()
+	defer s.slack.intake.Unlock()
 	seen := "slack-msg:" + t.Channel + "/" + t.TS
 	if s.store.Seen(seen) {
 		return nil

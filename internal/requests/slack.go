@@ -21,6 +21,10 @@ type slackSide struct {
 	store func() *Store
 	sleep func(context.Context, time.Duration) error
 
+	// intake takes one event at a time: a message's app_mention and
+	// message events may arrive together and must count once.
+	intake sync.Mutex
+
 	mu    sync.Mutex
 	user  string // the bot's own user id (auth.test)
 	botID string
