@@ -11,8 +11,10 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-telegram/bot v1.19.0
 	github.com/google/go-github/v75 v75.0.0
+	github.com/gorilla/websocket v1.5.3
 	github.com/muesli/termenv v0.16.0
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/slack-go/slack v0.35.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	modernc.org/sqlite v1.62.0

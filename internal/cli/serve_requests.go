@@ -60,7 +60,18 @@ func newRequests(log io.Writer, home string, opts *serve.Options) (*requests.Ser
 		parts = append(parts, fmt.Sprintf("github %s label %q (%s)", strings.Join(cfg.Repos, ","), cfg.Label, how))
 	}
 	if cfg.SlackOn() {
-		parts = append(parts, fmt.Sprintf("slack → %s, %d channel(s)", cfg.Slack.Repo, len(cfg.Slack.Channels)))
+		var how []string
+		if cfg.Slack.AppToken != "" {
+			how = append(how, "socket mode")
+		}
+		if cfg.Slack.SigningSecret != "" {
+			how = append(how, "events on "+requests.SlackWebhookPath)
+		}
+		repo := cfg.Slack.Repo
+		if repo == "" {
+			repo = "per channel"
+		}
+		parts = append(parts, fmt.Sprintf("slack → %s, %d channel(s) (%s)", repo, len(cfg.Slack.Channels), strings.Join(how, ", ")))
 	}
 	fmt.Fprintf(log, "ralph serve: requests on: %s\n", strings.Join(parts, "; "))
 	return rq, nil

@@ -32,9 +32,39 @@ type SlackConfig struct {
 	SigningSecret string
 	AppToken      string
 	APIURL        string
-	Repo          string
-	Channels      []string
-	Users         []string
+	// Repo is the default target repository; ChannelRepos overrides it
+	// for a channel ("C123=owner/name" in RALPH_SLACK_CHANNELS).
+	Repo         string
+	Channels     []string
+	ChannelRepos map[string]string
+	Users        []string
+}
+
+// RepoFor is the target repository of a request from channel ("" when
+// none is configured).
+func (c SlackConfig) RepoFor(channel string) string {
+	if r := c.ChannelRepos[channel]; r != "" {
+		return r
+	}
+	return c.Repo
+}
+
+// splitChannels reads RALPH_SLACK_CHANNELS: ids, each optionally with
+// "=owner/name", its own target repository.
+func splitChannels(entries []string) (ids []string, repos map[string]string) {
+	repos = map[string]string{}
+	for _, e := range entries {
+		id, repo, _ := strings.Cut(e, "=")
+		id, repo = strings.TrimSpace(id), strings.TrimSpace(repo)
+		if id == "" {
+			continue
+		}
+		ids = append(ids, id)
+		if repo != "" {
+			repos[id] = repo
+		}
+	}
+	return ids, repos
 }
 
 // On says whether the GitHub intake is configured.
@@ -62,6 +92,7 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 		Slack: SlackConfig{BotToken: getenv("SLACK_BOT_TOKEN"), SigningSecret: getenv("SLACK_SIGNING_SECRET"),
 			AppToken: getenv("SLACK_APP_TOKEN"), APIURL: getenv("SLACK_API_URL"), Repo: strings.TrimSpace(getenv("RALPH_SLACK_REPO")),
 			Channels: list(getenv("RALPH_SLACK_CHANNELS")), Users: list(getenv("RALPH_SLACK_USERS"))}}
+	cfg.Slack.Channels, cfg.Slack.ChannelRepos = splitChannels(cfg.Slack.Channels)
 	if cfg.Label == "" {
 		cfg.Label = "ralph"
 	}
@@ -84,7 +115,11 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 	default:
 		return cfg, false, errors.New("RALPH_REQUEST_SANDBOX: want on or off")
 	}
-	for _, r := range append(append([]string{}, cfg.Repos...), cfg.Slack.Repo) {
+	all := append(append([]string{}, cfg.Repos...), cfg.Slack.Repo)
+	for _, r := range cfg.Slack.ChannelRepos {
+		all = append(all, r)
+	}
+	for _, r := range all {
 		if r == "" {
 			continue
 		}
@@ -99,8 +134,8 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 		switch {
 		case len(cfg.Slack.Channels) == 0:
 			return cfg, false, errors.New("SLACK_BOT_TOKEN needs RALPH_SLACK_CHANNELS (the channel ids allowed to make requests)")
-		case cfg.Slack.Repo == "":
-			return cfg, false, errors.New("SLACK_BOT_TOKEN needs RALPH_SLACK_REPO (the owner/name requests from Slack work on)")
+		case cfg.Slack.Repo == "" && len(cfg.Slack.ChannelRepos) < len(cfg.Slack.Channels):
+			return cfg, false, errors.New("SLACK_BOT_TOKEN needs RALPH_SLACK_REPO (the owner/name requests from Slack work on), or a repository for every channel (RALPH_SLACK_CHANNELS=C123=owner/name)")
 		case cfg.GitHubToken == "":
 			return cfg, false, errors.New("Slack requests need GITHUB_TOKEN (to push and open pull requests on RALPH_SLACK_REPO)")
 		case cfg.Slack.AppToken == "" && cfg.Slack.SigningSecret == "":

@@ -85,9 +85,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s := &Service{cfg: cfg, opts: opts, hub: h, ws: workspace{root: opts.Root, git: gitRepo{token: cfg.GitHubToken}},
 		wakeup: make(chan struct{}, 1), pending: map[string]bool{}, repos: map[string]repoAt{}, shown: map[string]string{}, said: map[string]bool{}}
 	if cfg.SlackOn() {
-		// The Slack side is specified but not built yet: say so rather
-		// than take requests nobody answers.
-		fmt.Fprintln(opts.Log, "ralph serve: warning: Slack requests are not supported yet; the SLACK_* settings are checked but not used")
+		s.slack = newSlackSide(cfg.Slack, opts.HTTPClient, func() *Store { return s.store })
 	}
 	return s, nil
 }
