@@ -219,8 +219,9 @@ func TestBrowser(t *testing.T) {
 	b.run(chromedp.Navigate(base + "/task/beta"))
 	b.waitJS("the question", `document.querySelector("#question").innerText.includes("PostgreSQL or SQLite?")`, 10*time.Second)
 	b.shot("dashboard-question.png")
-	b.run(chromedp.SendKeys(chromedp.CSS("#answer"), "SQLite, please"))
-	b.click(`#question button[type=submit]`)
+	// Typed and sent in one step: a live update may replace the form
+	// between two steps (a typed value, or the node itself, would be gone).
+	b.waitJS("the answer sent", `(() => { const a = document.querySelector("#answer"); if (!a) return false; a.value = "SQLite, please"; const btn = a.form.querySelector("button[type=submit]"); setTimeout(() => btn.click(), 0); return true })()`, 10*time.Second)
 	b.waitJS("beta done", `document.querySelector("#state").innerText.includes("done")`, 30*time.Second)
 	if s := r.state("beta"); s != "done" {
 		t.Errorf("beta after the answer: %s", s)

@@ -66,7 +66,9 @@ func Start(t testing.TB, o Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.api)
 	mux.HandleFunc("/socket", s.socket)
-	s.srv = httptest.NewServer(mux)
+	// Unstarted, so that s.srv is set before any handler can read it.
+	s.srv = httptest.NewUnstartedServer(mux)
+	s.srv.Start()
 	s.URL = s.srv.URL + "/api"
 	t.Cleanup(s.Close)
 	return s
