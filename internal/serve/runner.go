@@ -1,0 +1,54 @@
+package serve
+
+import (
+	"context"
+
+	"ralph/internal/engine"
+	"ralph/internal/loop"
+	"ralph/internal/reason"
+	"ralph/internal/store"
+)
+
+// Runner runs a task's loop somewhere else than in this process (the
+// Temporal backend: a workflow on `ralph worker` processes). The daemon
+// keeps the tasks, the API and the views; the runner reports the loop's
+// progress through In's callbacks so that those views stay what they are
+// on the local backend.
+type Runner interface {
+	RunLoop(ctx context.Context, in RunIn) (engine.Result, loop.State, error)
+}
+
+// RunIn is one task's loop for a Runner.
+type RunIn struct {
+	TaskID, Session string
+	Dir, TaskFile   string
+	Prompt          string
+	// Spec is the loop as the daemon resolved it; Policy.Budget.MaxLoops
+	// is what is left of the task's budget.
+	Spec  loop.Spec
+	State loop.State
+	// Control carries stop and breaker-reset requests.
+	Control engine.Controller
+	// Save records a state and an iteration's record (the daemon's
+	// store: history, breaker, task file status).
+	Save func(loop.State, *loop.Metrics) error
+	// Status publishes what the loop is doing.
+	Status func(store.Status)
+	// Shutdown ends when the daemon stops: a loop whose ctx ends while
+	// Shutdown has not was cancelled and must end; otherwise it goes on
+	// without the daemon, which picks it up again at its next start.
+	Shutdown <-chan struct{}
+}
+
+// runElsewhere hands the task's loop to the runner.
+func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State) (engine.Result, []string, error) {
+	spec.Policy.Agents = spec.AgentNames()
+	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
+		Prompt: prompt(t.Title, t.File, ""), Spec: spec, State: st, Control: w.ctl, Save: ws.SaveState, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
+		Shutdown: d.ctx.Done()})
+	var questions []string
+	if res.Reason == reason.NeedsClarification {
+		questions = end.Last.Questions
+	}
+	return res, questions, err
+}
