@@ -22,6 +22,7 @@ import (
 	"ralph/internal/serve"
 	"ralph/internal/store"
 	"ralph/internal/telegram"
+	"ralph/internal/temporal"
 )
 
 const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
@@ -70,6 +71,13 @@ type serveOptions struct {
 	TmuxTarget    string
 	TmuxSocket    string
 	WatchInterval time.Duration
+	// Backend is "local" (loops in this process) or "temporal" (workflows
+	// on `ralph worker` processes, docs/temporal.md).
+	Backend           string
+	TemporalAddress   string
+	TemporalNamespace string
+	TemporalQueue     string
+	TemporalHeartbeat time.Duration
 	// Given names the flags on the command line, which win over the
 	// config file.
 	Given []string
@@ -103,6 +111,9 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 				}
 				o.Sessions = append(o.Sessions, ss)
 			}
+			if err := checkBackend(o); err != nil {
+				return err
+			}
 			cmd.Flags().Visit(func(f *pflag.Flag) { o.Given = append(o.Given, f.Name) })
 			return orDefault(runF, runServe)(cmd.Context(), o)
 		},
@@ -116,6 +127,11 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
 	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
 	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
+	f.StringVar(&o.Backend, "backend", "local", "where loops run: local (in this process) or temporal (on `ralph worker` processes)")
+	f.StringVar(&o.TemporalAddress, "temporal-address", "", "the Temporal frontend HOST:PORT (--backend temporal)")
+	f.StringVar(&o.TemporalNamespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
+	f.StringVar(&o.TemporalQueue, "temporal-queue", temporal.DefaultQueue, "the task queue the workers take work from")
+	f.DurationVar(&o.TemporalHeartbeat, "temporal-heartbeat", temporal.DefaultHeartbeat, "how long a silent worker keeps an iteration before another worker runs it again")
 	return cmd
 }
 
@@ -150,6 +166,14 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
 	}
+	if o.Backend == "temporal" {
+		r, closeRunner, err := temporalRunner(o, ios.Err)
+		if err != nil {
+			return err
+		}
+		defer closeRunner()
+		opts.Runner = r
+	}
 	d, err := serve.Open(opts)
 	if err != nil {
 		return err
@@ -178,8 +202,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	for i, s := range all {
 		names[i] = s.Name
 	}
-	fmt.Fprintf(ios.Err, "ralph serve: listening on http://%s, RALPH_HOME %s, sessions: %s, max %d loops at once\n",
-		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel)
+	fmt.Fprintf(ios.Err, "ralph serve: listening on http://%s, RALPH_HOME %s, sessions: %s, max %d loops at once%s\n",
+		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel, backendNote(o))
 	errc := make(chan error, 1)
 	go func() { errc <- d.Serve(ctx, ln, token) }()
 	chat := make(chan struct{})
@@ -275,4 +299,12 @@ func sessionsConf(path string) ([]serve.Session, error) {
 		out = append(out, s)
 	}
 	return out, sc.Err()
+}
+
+// backendNote says where the loops run when it is not here.
+func backendNote(o *serveOptions) string {
+	if o.Backend != "temporal" {
+		return ""
+	}
+	return fmt.Sprintf(", on Temporal at %s (queue %s)", o.TemporalAddress, o.TemporalQueue)
 }

@@ -31,8 +31,8 @@ type Activities struct {
 	Build func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
 	// Log receives the engine's warnings and the worker's lines.
 	Log io.Writer
-	// Heartbeat is how often a running call says it is alive (0: every
-	// 5 seconds).
+	// Heartbeat is how often a running call says it is alive (0: a third
+	// of the heartbeat timeout the workflow set).
 	Heartbeat time.Duration
 }
 
@@ -65,8 +65,12 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (loop.Iterati
 			}
 		}})
 
+	// Three beats in each heartbeat timeout: one lost beat is no death.
 	beat := a.Heartbeat
 	if beat <= 0 {
+		beat = max(info.HeartbeatTimeout/3, 100*time.Millisecond)
+	}
+	if info.HeartbeatTimeout <= 0 {
 		beat = 5 * time.Second
 	}
 	hctx, stopBeat := context.WithCancel(ctx)

@@ -169,7 +169,9 @@ func TestWorkflowStatusQuery(t *testing.T) {
 // A failed attempt (a worker that died) is retried; the iteration is
 // folded once.
 func TestWorkflowRetriesAFailedAttempt(t *testing.T) {
-	failOnce := func(IterateInput, time.Time) (loop.Iteration, error) { return loop.Iteration{}, errors.New("worker lost") }
+	failOnce := func(IterateInput, time.Time) (loop.Iteration, error) {
+		return loop.Iteration{}, errors.New("worker lost")
+	}
 	s := &script{steps: []step{working, failOnce, done}}
 	env := newEnv(t, s)
 	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t5", Session: "a", Policy: policy()})
