@@ -29,8 +29,10 @@ type RunIn struct {
 	State loop.State
 	// Control carries stop and breaker-reset requests.
 	Control engine.Controller
-	// Save records a state and an iteration's record (the daemon's
-	// store: history, breaker, task file status).
+	// Save records a state and an iteration's record in the daemon's
+	// store (history, breaker); the task file's status is the worker's to
+	// rewrite (RewriteTaskStatus), as the agent's next call may be
+	// writing the file meanwhile.
 	Save func(loop.State, *loop.Metrics) error
 	// Status publishes what the loop is doing.
 	Status func(store.Status)
@@ -44,11 +46,32 @@ type RunIn struct {
 func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State) (engine.Result, []string, error) {
 	spec.Policy.Agents = spec.AgentNames()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
-		Prompt: prompt(t.Title, t.File, ""), Spec: spec, State: st, Control: w.ctl, Save: ws.SaveState, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
+		Prompt: prompt(t.Title, t.File, ""), Spec: spec, State: st, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
 		Shutdown: d.ctx.Done()})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {
 		questions = end.Last.Questions
 	}
 	return res, questions, err
+}
+
+// saveRecord is SaveState without the task file.
+func (w *workspace) saveRecord(st loop.State, rec *loop.Metrics) error {
+	if err := w.db.SaveState(w.session.Name, w.taskID, st, rec); err != nil {
+		return err
+	}
+	if w.onSave != nil {
+		w.onSave(st)
+	}
+	return nil
+}
+
+// RewriteTaskStatus rewrites a task file's status from an iteration's
+// status block, as the local backend does after each iteration: a worker
+// does it right after the call, before the next one can touch the file.
+func RewriteTaskStatus(path, status string, block map[string]string) error {
+	if s := block["STATUS"]; s != "" {
+		status = s
+	}
+	return rewriteTaskFile(path, status, blockFields(block))
 }

@@ -14,6 +14,7 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/engine"
 	"ralph/internal/loop"
+	"ralph/internal/serve"
 	"ralph/internal/store"
 )
 
@@ -97,6 +98,9 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (loop.Iterati
 			return it, ctx.Err()
 		}
 		return it, fmt.Errorf("the agent call was interrupted")
+	}
+	if err := serve.RewriteTaskStatus(in.TaskFile, it.Observed.Status, it.Observed.StatusBlock); err != nil {
+		fmt.Fprintf(log, "%s [%s] task file: %v\n", time.Now().UTC().Format(time.RFC3339), in.Session, err)
 	}
 	fmt.Fprintf(log, "%s [%s] task %s: loop %d done (exit %d, %s)\n", time.Now().UTC().Format(time.RFC3339), in.Session, in.TaskID, it.Loop, it.ExitCode, it.Observed.Status)
 	return it, nil
