@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,113 @@ func TestTemporalFleetEndToEnd(t *testing.T) {
 	for name, l := range r.wlogs {
 		if !strings.Contains(l.String(), "done (exit 0") {
 			t.Errorf("worker %s ran no agent call", name)
+		}
+	}
+}
+
+// workerRunning names the worker whose log says it began what.
+func (r *temporalRig) workerRunning(what string) string {
+	r.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		for name, l := range r.wlogs {
+			if strings.Contains(l.String(), what) {
+				return name
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.t.Fatalf("no worker began %q", what)
+	return ""
+}
+
+// A worker killed with SIGKILL mid-iteration: after the heartbeat timeout
+// the iteration runs again on the other worker, and the task completes
+// with each iteration counted once.
+func TestTemporalWorkerKilledMidIteration(t *testing.T) {
+	r := newTemporalRig(t)
+	pidDir := t.TempDir()
+	file := filepath.Join(r.home, "handoffs", "k-task.md")
+	steps := twoSteps(file, "k")
+	// The first call hangs until its worker dies; the retry and the next
+	// call tick the checklist.
+	hang := script.Iteration{Sleep: script.Duration(time.Hour), PIDFile: filepath.Join(pidDir, "k.pid")}
+	_, scriptK := r.session("k", script.Script{Iterations: append([]script.Iteration{hang}, steps.Iterations...)})
+	r.worker("a")
+	r.worker("b")
+	r.start(2)
+	r.ok("start", "k", "Build", "it")
+	r.ok("loop", "k", "10")
+	victim := r.workerRunning("task t1: loop 1, attempt 1")
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(filepath.Join(pidDir, "k.pid")); len(b) > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.killWorker(victim)
+	v := r.waitFor("k", "done after its worker died", stateIs("done"))
+	if v.LoopCount != 2 || len(v.History) != 2 || v.History[0].Loop != 1 || v.History[1].Loop != 2 {
+		t.Errorf("after the kill: %d loops, history %+v; want 2, each once", v.LoopCount, v.History)
+	}
+	other := "a"
+	if victim == "a" {
+		other = "b"
+	}
+	if !strings.Contains(r.wlogs[other].String(), "task t1: loop 1, attempt 2") {
+		t.Errorf("worker %s did not retry the iteration:\n%s", other, r.wlogs[other].String())
+	}
+	if calls := readFile(t, script.ArgvLog(scriptK)); strings.Count(calls, "\n") != 3 {
+		t.Errorf("agent calls: %d, want 3 (the killed one, its retry, the next)", strings.Count(calls, "\n"))
+	}
+	if pid := strings.TrimSpace(readFile(t, filepath.Join(pidDir, "k.pid"))); processRunning(pid) {
+		t.Errorf("the killed worker's agent %s lives on", pid)
+	}
+}
+
+// The dev server killed and restarted on the same database while tasks
+// run: every task completes, each iteration counted once.
+func TestTemporalServerRestart(t *testing.T) {
+	r := newTemporalRig(t)
+	names := []string{"x", "y", "z"}
+	for _, name := range names {
+		file := filepath.Join(r.home, "handoffs", name+"-task.md")
+		var its []script.Iteration
+		for i := 1; i <= 3; i++ {
+			done := make([]bool, 3)
+			for j := range i {
+				done[j] = true
+			}
+			its = append(its, script.Iteration{Files: map[string]string{file: checklist("Build it", name, done...), fmt.Sprintf("f%d.txt", i): "x\n"},
+				Sleep:       script.Duration(time.Second),
+				StdoutLines: []json.RawMessage{result("sess-"+name, fmt.Sprintf("Step %d.", i)+ralphStatus("IN_PROGRESS", 3-i))}})
+		}
+		r.session(name, script.Script{Iterations: its})
+	}
+	r.worker("a")
+	r.worker("b")
+	r.start(3)
+	for _, name := range names {
+		r.ok("start", name, "Build", "it")
+		r.ok("loop", name, "10")
+	}
+	r.workerRunning("loop 1, attempt 1")
+	r.srv.Kill()
+	time.Sleep(2 * time.Second)
+	r.srv.Restart()
+	// A call cut short by the outage ran again (its heartbeats were lost):
+	// the script moved on, so the task may finish a loop early, but no
+	// iteration is lost or counted twice.
+	for _, name := range names {
+		v := r.waitFor(name, "done after the server restart", stateIs("done"))
+		if v.LoopCount < 2 || v.LoopCount > 3 || len(v.History) != v.LoopCount {
+			t.Errorf("%s: %d loops, history %+v", name, v.LoopCount, v.History)
+		}
+		for i, h := range v.History {
+			if h.Loop != i+1 {
+				t.Errorf("%s: iteration %d is loop %d", name, i+1, h.Loop)
+			}
 		}
 	}
 }
