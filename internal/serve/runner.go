@@ -36,6 +36,9 @@ type RunIn struct {
 	Save func(loop.State, *loop.Metrics) error
 	// Status publishes what the loop is doing.
 	Status func(store.Status)
+	// SharedLimits are the usage limits any loop of the daemon saw, by
+	// agent (one account): the runner hands them to its loop.
+	SharedLimits func() map[string]loop.AgentLimit
 	// Shutdown ends when the daemon stops: a loop whose ctx ends while
 	// Shutdown has not was cancelled and must end; otherwise it goes on
 	// without the daemon, which picks it up again at its next start.
@@ -47,7 +50,7 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	spec.Policy.Agents = spec.AgentNames()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: prompt(t.Title, t.File, ""), Spec: spec, State: st, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
-		Shutdown: d.ctx.Done()})
+		SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done()})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {
 		questions = end.Last.Questions

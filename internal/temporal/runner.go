@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -27,10 +28,12 @@ type Runner struct {
 	Queue  string
 	// Heartbeat is the iterations' heartbeat timeout (0: DefaultHeartbeat).
 	Heartbeat time.Duration
-	// Poll is how often the runner looks at the workflow and the requests
-	// (0: 500ms).
-	Poll time.Duration
-	Log  io.Writer
+	// Poll is how often the runner looks at the requests (0: 500ms);
+	// Query how often it asks the workflow how it is (0: 2s): a query is
+	// a workflow task on a worker, so a fleet of loops pays for each.
+	Poll  time.Duration
+	Query time.Duration
+	Log   io.Writer
 }
 
 // RunLoop runs the task's workflow until it ends. A workflow of the task
@@ -44,6 +47,11 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	if poll <= 0 {
 		poll = 500 * time.Millisecond
 	}
+	every := r.Query
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	var asked time.Time
 	id := WorkflowID(in.TaskID)
 	run, err := r.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: queue,
@@ -67,6 +75,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var sent loop.Control
+	var sentLimits map[string]loop.AgentLimit
 	for {
 		select {
 		case <-done:
@@ -97,6 +106,17 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 					sent = ctl
 				}
 			}
+			if in.SharedLimits != nil {
+				if l := in.SharedLimits(); !maps.EqualFunc(l, sentLimits, sameLimit) {
+					if err := r.Client.SignalWorkflow(ctx, id, run.GetRunID(), SignalLimits, l); err == nil {
+						sentLimits = l
+					}
+				}
+			}
+			if time.Since(asked) < every {
+				continue
+			}
+			asked = time.Now()
 			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			v, err := r.Client.QueryWorkflow(qctx, id, run.GetRunID(), QueryStatus)
 			cancel()
@@ -110,6 +130,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		}
 	}
 }
+
+func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }
 
 // control is the request as loop.Control (what engine.request reads).
 func control(c engine.Controller) loop.Control {

@@ -26,8 +26,11 @@ const (
 	WorkflowName    = "ralph.task"
 	ActivityIterate = "ralph.iterate"
 	SignalControl   = "control"
-	QueryStatus     = "status"
-	DefaultQueue    = "ralph"
+	// SignalLimits carries the usage limits other tasks of the fleet saw
+	// (map[agent]loop.AgentLimit): one account's limit holds them all.
+	SignalLimits = "limits"
+	QueryStatus  = "status"
+	DefaultQueue = "ralph"
 )
 
 // Defaults of Input's tunables.
@@ -129,10 +132,16 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		return Output{}, err
 	}
 	signals := workflow.GetSignalChannel(ctx, SignalControl)
+	limits := workflow.GetSignalChannel(ctx, SignalLimits)
+	var shared map[string]loop.AgentLimit
 	drain := func() {
 		var c loop.Control
 		for signals.ReceiveAsync(&c) {
 			w.ctl = c
+		}
+		var l map[string]loop.AgentLimit
+		for limits.ReceiveAsync(&l) {
+			shared = l
 		}
 	}
 	limit := in.ContinueAfter
@@ -142,7 +151,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 	for calls := 0; ; {
 		drain()
 		var step loop.Step
-		w.st, step = loop.Next(w.st, loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl}, in.Policy)
+		w.st, step = loop.Next(w.st, loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl, SharedLimits: shared}, in.Policy)
 		switch step.Kind {
 		case loop.Stop:
 			return w.end(step.Reason, step.Message), nil
@@ -158,6 +167,9 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 				var x loop.Control
 				c.Receive(ctx, &x)
 				w.ctl = x
+			})
+			sel.AddReceive(limits, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, &shared)
 			})
 			if !step.Until.IsZero() {
 				tctx, cancel := workflow.WithCancel(ctx)

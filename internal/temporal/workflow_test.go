@@ -211,3 +211,21 @@ func TestWorkflowHonoursTheLoopBudget(t *testing.T) {
 		t.Fatalf("got %s after %d calls, want max_loops after 2", out.Reason, len(s.calls))
 	}
 }
+
+// A usage limit another task of the fleet saw on the same agent holds this
+// loop too: it waits for the reset instead of finding out with a call.
+func TestWorkflowAdoptsASharedLimit(t *testing.T) {
+	s := &script{steps: []step{done}}
+	env := newEnv(t, s)
+	reset := env.Now().UTC().Round(0).Add(2 * time.Hour)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalLimits, map[string]loop.AgentLimit{"claude": {Until: reset, Message: "seen by session b: limit"}})
+	}, 0)
+	p := policy()
+	p.Delay = time.Minute
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t8", Session: "a", Policy: p})
+	result(t, env)
+	if len(s.at) != 1 || s.at[0].Before(reset) {
+		t.Fatalf("call at %v, want after the shared reset %v", s.at, reset)
+	}
+}
