@@ -52,6 +52,10 @@ ticked checklist. It only reads (tmux capture-pane), never types, and
 leaves a session alone while a loop works on it. ` + "`ralph task watchdog`" + `
 shows what it reads.
 
+--backend temporal runs each task's loop as a Temporal workflow on
+` + "`ralph worker`" + ` processes instead of in this process (--temporal-address
+HOST:PORT, docs/temporal.md); everything else works the same.
+
 A restart resumes the tasks that were running from their last finished
 iteration. Exit codes: 0 stopped by a signal, 1 start-up error.
 
