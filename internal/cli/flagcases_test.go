@@ -278,6 +278,10 @@ func serveFlagTest(t *testing.T, path string) {
 			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "ns", TemporalQueue: "q",
 				TemporalHeartbeat: 5 * time.Second,
 				Given:             []string{"backend", "temporal-address", "temporal-heartbeat", "temporal-namespace", "temporal-queue"}})},
+		{argv: "serve --backend temporal --temporal-address h:1 --temporal-pin api=host-a --temporal-pin web=host-b",
+			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "h:1", TemporalPins: map[string]string{"api": "host-a", "web": "host-b"},
+				Given: []string{"backend", "temporal-address", "temporal-pin"}})},
+		{argv: "serve --temporal-pin api", code: 1, says: `--temporal-pin "api": want SESSION=QUEUE`},
 		{argv: "serve --backend temporal", code: 1, says: "want --temporal-address HOST:PORT"},
 		{argv: "serve --backend nomad", code: 1, says: `--backend "nomad": want local or temporal`},
 		{argv: "serve --max-parallel 0", code: 1, says: "--max-parallel 0: want 1 or more"},
@@ -353,8 +357,8 @@ func workerFlagTest(t *testing.T, path string) {
 	}
 	checkFlags(t, path, newWorkerCmd, []flagCase[workerOptions]{
 		{argv: "worker --temporal-address 127.0.0.1:7233", want: defaults(workerOptions{Address: "127.0.0.1:7233"})},
-		{argv: "worker --temporal-address h:1 --temporal-namespace ns --queue host-a --home w --max-calls 2",
-			want: defaults(workerOptions{Address: "h:1", Namespace: "ns", Queue: "host-a", Home: "w", MaxCalls: 2})},
+		{argv: "worker --temporal-address h:1 --temporal-namespace ns --queue q --host-queue host-a --home w --max-calls 2",
+			want: defaults(workerOptions{Address: "h:1", Namespace: "ns", Queue: "q", HostQueue: "host-a", Home: "w", MaxCalls: 2})},
 		{argv: "worker", code: 1, says: "--temporal-address: want HOST:PORT"},
 		{argv: "worker --temporal-address h:1 --max-calls 0", code: 1, says: "--max-calls 0: want 1 or more"},
 		{argv: "worker extra --temporal-address h:1", code: 1, says: `unknown command "extra"`},

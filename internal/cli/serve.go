@@ -82,6 +82,8 @@ type serveOptions struct {
 	TemporalNamespace string
 	TemporalQueue     string
 	TemporalHeartbeat time.Duration
+	// TemporalPins pin sessions' agent calls to host queues (SESSION=QUEUE).
+	TemporalPins map[string]string
 	// Given names the flags on the command line, which win over the
 	// config file.
 	Given []string
@@ -92,7 +94,7 @@ type serveOptions struct {
 // newServeCmd builds `ralph serve`; runF replaces runServe in flag tests.
 func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{IO: ios}
-	var sessions []string
+	var sessions, pins []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run many loops in one daemon with an HTTP API (driven by `ralph task`)",
@@ -115,6 +117,16 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 				}
 				o.Sessions = append(o.Sessions, ss)
 			}
+			for _, p := range pins {
+				name, queue, ok := strings.Cut(p, "=")
+				if !ok || !serve.ValidSessionName(name) || queue == "" {
+					return usageError{fmt.Errorf("--temporal-pin %q: want SESSION=QUEUE", p)}
+				}
+				if o.TemporalPins == nil {
+					o.TemporalPins = map[string]string{}
+				}
+				o.TemporalPins[name] = queue
+			}
 			if err := checkBackend(o); err != nil {
 				return err
 			}
@@ -135,6 +147,7 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.TemporalAddress, "temporal-address", "", "the Temporal frontend HOST:PORT (--backend temporal)")
 	f.StringVar(&o.TemporalNamespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
 	f.StringVar(&o.TemporalQueue, "temporal-queue", temporal.DefaultQueue, "the task queue the workers take work from")
+	f.StringArrayVar(&pins, "temporal-pin", nil, "SESSION=QUEUE: run the session's agent calls only on workers with --host-queue QUEUE (repeatable)")
 	f.DurationVar(&o.TemporalHeartbeat, "temporal-heartbeat", temporal.DefaultHeartbeat, "how long a silent worker keeps an iteration before another worker runs it again")
 	return cmd
 }

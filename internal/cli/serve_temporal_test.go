@@ -46,10 +46,10 @@ func newTemporalRig(t *testing.T) *temporalRig {
 	return tr
 }
 
-// worker starts `ralph worker NAME` with its own home.
-func (r *temporalRig) worker(name string) {
+// worker starts `ralph worker NAME` with its own home and extra flags.
+func (r *temporalRig) worker(name string, extra ...string) {
 	r.t.Helper()
-	cmd := exec.Command(r.ralph, "worker", "--temporal-address", r.srv.Addr, "--home", filepath.Join(r.work, "worker-"+name))
+	cmd := exec.Command(r.ralph, append([]string{"worker", "--temporal-address", r.srv.Addr, "--home", filepath.Join(r.work, "worker-"+name)}, extra...)...)
 	l := &lockedBuffer{}
 	cmd.Env, cmd.Stdout, cmd.Stderr = r.env, l, l
 	if err := cmd.Start(); err != nil {
@@ -231,5 +231,29 @@ func TestTemporalServerRestart(t *testing.T) {
 				t.Errorf("%s: iteration %d is loop %d", name, i+1, h.Loop)
 			}
 		}
+	}
+}
+
+// A session pinned to a host's queue has its agent calls run only by the
+// worker of that host; the decisions may be made by any.
+func TestTemporalPinnedSession(t *testing.T) {
+	r := newTemporalRig(t)
+	r.session("p", twoSteps(filepath.Join(r.home, "handoffs", "p-task.md"), "p"))
+	r.session("u", twoSteps(filepath.Join(r.home, "handoffs", "u-task.md"), "u"))
+	r.extra = append(r.extra, "--temporal-pin", "p=host-b")
+	r.worker("a", "--host-queue", "host-a")
+	r.worker("b", "--host-queue", "host-b")
+	r.start(2)
+	for _, s := range []string{"p", "u"} {
+		r.ok("start", s, "Build", "it")
+		r.ok("loop", s, "10")
+	}
+	for _, s := range []string{"p", "u"} {
+		if v := r.waitFor(s, "done", stateIs("done")); v.LoopCount != 2 {
+			t.Errorf("%s: %d loops, want 2", s, v.LoopCount)
+		}
+	}
+	if strings.Contains(r.wlogs["a"].String(), "[p]") || strings.Count(r.wlogs["b"].String(), "[p] task t1: loop") != 4 {
+		t.Errorf("p's calls ran off its host:\nworker a:\n%s\nworker b:\n%s", r.wlogs["a"].String(), r.wlogs["b"].String())
 	}
 }

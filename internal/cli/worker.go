@@ -34,6 +34,7 @@ type workerOptions struct {
 	Address   string
 	Namespace string
 	Queue     string
+	HostQueue string
 	Home      string
 	MaxCalls  int
 }
@@ -60,6 +61,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 	f.StringVar(&o.Address, "temporal-address", "", "the Temporal frontend, HOST:PORT")
 	f.StringVar(&o.Namespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
 	f.StringVar(&o.Queue, "queue", temporal.DefaultQueue, "the task queue to take work from")
+	f.StringVar(&o.HostQueue, "host-queue", "", "this machine's own queue: the agent calls of sessions pinned to it (ralph serve --temporal-pin)")
 	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
 	f.IntVar(&o.MaxCalls, "max-calls", 4, "agent calls this worker runs at once")
 	return cmd
@@ -81,7 +83,7 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	id := fmt.Sprintf("ralph-worker@%s/%d", host, os.Getpid())
 	log := &syncLog{w: o.IO.Err}
 	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Address, o.Queue, home, o.MaxCalls)
-	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Address: o.Address, Namespace: o.Namespace, Queue: o.Queue,
+	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Address: o.Address, Namespace: o.Namespace, Queue: o.Queue, HostQueue: o.HostQueue,
 		Identity: id, MaxCalls: o.MaxCalls, Log: log,
 		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log}})
 	if err == nil {
@@ -98,7 +100,7 @@ func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	return &temporal.Runner{Client: c, Queue: o.TemporalQueue, Heartbeat: o.TemporalHeartbeat, Log: log}, c.Close, nil
+	return &temporal.Runner{Client: c, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}, c.Close, nil
 }
 
 // checkBackend validates serve's backend flags.

@@ -26,6 +26,9 @@ import (
 type Runner struct {
 	Client client.Client
 	Queue  string
+	// Pins are the host queues of sessions (session → queue): their agent
+	// calls run only on the workers polling that queue.
+	Pins map[string]string
 	// Heartbeat is the iterations' heartbeat timeout (0: DefaultHeartbeat).
 	Heartbeat time.Duration
 	// Poll is how often the runner looks at the requests (0: 500ms);
@@ -58,7 +61,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Policy: in.Spec.Policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State})
+		Policy: in.Spec.Policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session]})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}

@@ -18,6 +18,9 @@ type WorkerOptions struct {
 	Address   string // the Temporal frontend, HOST:PORT
 	Namespace string // "" for "default"
 	Queue     string // the task queue ("" for DefaultQueue)
+	// HostQueue is this machine's own queue ("" for none): the agent calls
+	// of the sessions whose working trees live here are pinned to it.
+	HostQueue string
 	// Identity names the worker in Temporal's history (the host and pid
 	// when empty).
 	Identity   string
@@ -67,7 +70,18 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	if err := w.Start(); err != nil {
 		return err
 	}
+	defer w.Stop()
+	if o.HostQueue != "" {
+		// Agent calls only: the decisions stay on the shared queue, so any
+		// worker can make them.
+		h := worker.New(c, o.HostQueue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+			DisableWorkflowWorker: true})
+		h.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+		if err := h.Start(); err != nil {
+			return err
+		}
+		defer h.Stop()
+	}
 	<-ctx.Done()
-	w.Stop()
 	return nil
 }

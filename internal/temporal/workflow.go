@@ -67,6 +67,10 @@ type Input struct {
 	// MaxAttempts bounds the tries of one iteration whose worker died or
 	// failed (0: 5).
 	MaxAttempts int `json:"max_attempts,omitempty"`
+	// HostQueue pins the agent calls to the workers polling it: the ones
+	// on the machine that holds the session's working tree ("": any
+	// worker of the workflow's queue).
+	HostQueue string `json:"host_queue,omitempty"`
 	// ContinueAfter is how many calls one run makes before it continues
 	// as new (0: ContinueAfter).
 	ContinueAfter int `json:"continue_after,omitempty"`
@@ -254,6 +258,7 @@ func (w *run) iterate(ctx workflow.Context, agent int) (loop.Iteration, error) {
 		attempts = 5
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue: in.HostQueue,
 		// The agent's own timeout plus room to measure the call.
 		StartToCloseTimeout: timeout + 5*time.Minute,
 		HeartbeatTimeout:    hb,

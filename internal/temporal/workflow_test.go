@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -227,5 +228,21 @@ func TestWorkflowAdoptsASharedLimit(t *testing.T) {
 	result(t, env)
 	if len(s.at) != 1 || s.at[0].Before(reset) {
 		t.Fatalf("call at %v, want after the shared reset %v", s.at, reset)
+	}
+}
+
+// A pinned session's calls go to its host's queue.
+func TestWorkflowPinsCallsToTheHostQueue(t *testing.T) {
+	var queues []string
+	s := &script{}
+	s.steps = []step{working, done}
+	env := newEnv(t, s)
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		queues = append(queues, info.TaskQueue)
+	})
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t9", Session: "a", Policy: policy(), HostQueue: "host-a"})
+	result(t, env)
+	if len(queues) != 2 || queues[0] != "host-a" || queues[1] != "host-a" {
+		t.Fatalf("calls on queues %v, want host-a", queues)
 	}
 }
