@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # Debian packages, as command:package: tmux drives the dashboard test in a
 # real terminal, git is what the loop measures progress with, bubblewrap is
-# the sandbox of SANDBOX_PROVIDER=bwrap.
+# the sandbox of SANDBOX_PROVIDER=bwrap, chromium is the headless browser of
+# the web dashboard's test (internal/dashboard; never a browser download).
 missing=()
-for want in tmux:tmux git:git bwrap:bubblewrap; do
+for want in tmux:tmux git:git bwrap:bubblewrap chromium:chromium; do
 	command -v "${want%%:*}" >/dev/null 2>&1 || missing+=("${want#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -206,3 +206,33 @@ func TestContractShape(t *testing.T) {
 		}
 	}
 }
+
+// An assistant message's text is decoded into a buffer that the next message
+// reuses: what the analysis keeps from it (errors, the limit message, status
+// block fields, a promise) must not change when later messages are read.
+func TestKeptWordsOutliveTheirMessage(t *testing.T) {
+	first := "Error: the first failure\nweekly limit reached, resets 9pm\n" +
+		"---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nWORK_TYPE: TESTING\n---END_RALPH_STATUS---"
+	in := []string{sText("m1", first), sText("m2", "<promise>DONE</promise>")}
+	for i := range 5 { // the same length or shorter: the buffer is reused, not grown
+		in = append(in, sText(fmt.Sprintf("n%d", i), strings.Repeat("z", len(first)-i)))
+	}
+	a, err := Analyze(strings.NewReader(lines(in...)), Options{ExitCode: 0, Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Errors) != 1 || a.Errors[0] != "Error: the first failure" {
+		t.Errorf("errors %q", a.Errors)
+	}
+	if a.UsageLimit.Message != "weekly limit reached, resets 9pm" {
+		t.Errorf("limit message %q", a.UsageLimit.Message)
+	}
+	if a.StatusBlock == nil || a.StatusBlock.Fields["PROMISE"] != "DONE" {
+		t.Errorf("status block %+v", a.StatusBlock)
+	}
+	in = append(in[:1], in[2:]...) // without the promise, the delimited block is the last
+	a, _ = Analyze(strings.NewReader(lines(in...)), Options{ExitCode: 0, Now: testNow})
+	if a.StatusBlock == nil || a.StatusBlock.Fields["STATUS"] != "IN_PROGRESS" || a.StatusBlock.Fields["WORK_TYPE"] != "TESTING" {
+		t.Errorf("status block %+v", a.StatusBlock)
+	}
+}

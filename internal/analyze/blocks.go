@@ -26,6 +26,24 @@ var (
 	promiseRE    = regexp.MustCompile(`^<promise>\s*([A-Za-z][A-Za-z _-]*?)\s*</promise>$`)
 )
 
+// mayBeMarker is a necessary condition for markerLine(l) to be a marker
+// that opens a block or a promise: it starts with '-', 'R', 'C' or '<'
+// once the ASCII spaces, backticks, asterisks and underscores before it are
+// skipped (a line that starts otherwise with a byte >= 0x80 may start with
+// a Unicode space, and is left to markerLine).
+func mayBeMarker(l string) bool {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ', '\t', '\n', '\v', '\f', '\r', '`', '*', '_':
+			continue
+		case '-', 'R', 'C', '<':
+			return true
+		}
+		return l[i] >= 0x80
+	}
+	return false
+}
+
 // markerLine strips what Markdown wraps around a marker line.
 func markerLine(l string) string {
 	l = strings.TrimSpace(l)
@@ -34,6 +52,9 @@ func markerLine(l string) string {
 }
 
 func (p *blockParser) line(l string) {
+	if !p.indent && p.open == "" && !mayBeMarker(l) {
+		return // outside a block only a marker line matters
+	}
 	m := markerLine(l)
 	if p.indent {
 		if p.lines++; startsIndented(l) && p.lines <= maxBlockLines {
@@ -92,7 +113,7 @@ func (p *blockParser) line(l string) {
 		return
 	}
 	if sm := promiseRE.FindStringSubmatch(m); sm != nil {
-		p.last = &StatusBlock{Dialect: DialectPromise, Fields: map[string]string{"PROMISE": sm[1]}}
+		p.last = &StatusBlock{Dialect: DialectPromise, Fields: map[string]string{"PROMISE": strings.Clone(sm[1])}}
 	}
 }
 
@@ -117,6 +138,7 @@ func (p *blockParser) set(k, v string) {
 	if len(v) > maxFieldLen {
 		v = v[:maxFieldLen]
 	}
+	k, v = strings.Clone(k), strings.Clone(v) // l may be a view of a message's text (textView)
 	p.fields[k] = v
 	p.lastKey = k
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"time"
+	"unsafe"
+
+	"ralph/internal/jsonscan"
 )
 
 // maxFinalText bounds the agent's final message kept for the wording
@@ -13,8 +16,10 @@ const maxFinalText = 256 << 10
 // collector accumulates what the events of one output say. Everything it
 // keeps is bounded, whatever the input's size.
 type collector struct {
-	opts   Options
-	low    []byte // scratch for lowerBuf
+	opts Options
+	low  []byte // scratch for lowerBuf
+	// text is the scratch a message's text is decoded into (textView).
+	text   []byte
 	blocks blockParser
 	errs   errorList
 	notes  warnSet
@@ -89,6 +94,27 @@ func newCollector(opts Options) *collector {
 	}
 }
 
+// decodeText decodes the string value s is at into c.text (textView); on an
+// error c.text is empty, as String would return it.
+func (c *collector) decodeText(s *jsonscan.Scanner) error {
+	if cap(c.text) > 1<<20 {
+		c.text = nil // one long message does not stay held
+	}
+	var err error
+	c.text, err = s.AppendString(c.text[:0])
+	return err
+}
+
+// textView is c.text as a string without a copy: valid only until the next
+// message is decoded, which is why everything kept from the agent's words
+// (errors, limit messages, status block fields) is cloned where it is kept.
+func (c *collector) textView() string {
+	if len(c.text) == 0 {
+		return ""
+	}
+	return unsafe.String(&c.text[0], len(c.text))
+}
+
 // ownLine handles one line of the agent's own words. Cheap keyword checks on
 // a lower-cased copy decide which of the (slower) patterns to try: most lines
 // of a long session match none.
@@ -99,7 +125,7 @@ func newCollector(opts Options) *collector {
 func (c *collector) ownLine(l string, cues bool) {
 	c.blocks.line(l)
 	m := hotWords.mask(l)
-	if m&errorKw != 0 {
+	if m&errorKw != 0 && !c.errs.full() {
 		if e, ok := errorLineMask(l, m); ok {
 			c.errs.add(e)
 		}
@@ -199,7 +225,7 @@ func (c *collector) limitTextMask(l string, m uint32) {
 	if len(msg) > 500 {
 		msg = msg[:500] + "…"
 	}
-	c.limit.textMsg = msg
+	c.limit.textMsg = strings.Clone(msg)
 	if t, ok, note := parseReset(l, c.opts.Now); ok {
 		c.limit.textReset = t
 		c.limit.zoneNote = note
@@ -210,6 +236,9 @@ func (c *collector) limitTextMask(l string, m uint32) {
 // failed; only its head is looked at, the rest is never held.
 func (c *collector) failedToolOutput(out string) {
 	const maxScan = 16 << 10
+	if c.errs.full() {
+		return
+	}
 	if len(out) > maxScan {
 		out = out[:maxScan]
 	}
@@ -242,12 +271,35 @@ func (c *collector) toolUse(name, command, path string) {
 
 // isEditTool tells the tools that write files, by any agent's name for them.
 func isEditTool(name string) bool {
-	switch strings.ToLower(name) {
+	var buf [32]byte
+	low := name
+	if len(name) <= len(buf) && isASCII(name) {
+		for i := 0; i < len(name); i++ { // lower-cased without allocating
+			ch := name[i]
+			if 'A' <= ch && ch <= 'Z' {
+				ch += 'a' - 'A'
+			}
+			buf[i] = ch
+		}
+		low = unsafe.String(&buf[0], len(name))
+	} else {
+		low = strings.ToLower(name)
+	}
+	switch low {
 	case "write", "edit", "multiedit", "notebookedit", "write_file", "replace", "edit_file",
 		"apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "create_file", "file_change":
 		return true
 	}
 	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *collector) addDenial(tool, command string) {

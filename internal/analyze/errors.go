@@ -49,11 +49,16 @@ func errorLineMask(raw string, m uint32) (string, bool) {
 		}
 		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
 	}
-	l = strings.TrimLeft(l, "⎿✕✖×•* ")
+	if l != "" && (l[0] == '*' || l[0] == ' ' || l[0] >= 0x80) { // the cutset's first bytes
+		l = strings.TrimLeft(l, "⎿✕✖×•* ")
+	}
 	// Each pattern runs only when a literal it cannot match without is
 	// there: most lines of prose that say "error" match none, and a regexp
-	// over a long line costs far more than a few substring searches.
-	jsonKeyMay, anyMay := errorLiterals(l, m)
+	// over a long line costs far more than a few substring searches. The
+	// keyword pass found the literals of jsonErrorKey and errorAny (litAt):
+	// they hold no byte the trimming above takes away, so the raw line and
+	// l hold the same ones.
+	jsonKeyMay, anyMay := m&litJSONKey != 0, m&litErrorAny != 0
 	if jsonKeyMay && jsonErrorKey.MatchString(l) && !(anyMay && errorAny.MatchString(l)) {
 		return "", false
 	}
@@ -77,21 +82,6 @@ func errorLineMask(raw string, m uint32) (string, bool) {
 // The prefilters below are necessary conditions of the patterns above: when
 // one is false its pattern cannot match, when true the pattern decides.
 
-// containsAfter reports whether l holds prefix+word, searching for word
-// (whose first byte is rarer in prose than the prefix's).
-func containsAfter(l, word, prefix string) bool {
-	for off := 0; ; {
-		j := strings.Index(l[off:], word)
-		if j < 0 {
-			return false
-		}
-		if strings.HasSuffix(l[:off+j], prefix) {
-			return true
-		}
-		off += j + len(word)
-	}
-}
-
 func hasPrefixAny(l string, prefixes ...string) bool {
 	for _, p := range prefixes {
 		if strings.HasPrefix(l, p) {
@@ -108,39 +98,6 @@ func containsAny(l string, subs ...string) bool {
 		}
 	}
 	return false
-}
-
-// errorLiterals tells whether l holds what jsonErrorKey (a key `"error…`,
-// `"is_error"` or `"has_error…`) and errorAny (its alternatives' literals)
-// cannot match without. m is l's hotWords mask: each literal holds one of
-// its words.
-func errorLiterals(l string, m uint32) (jsonKey, anyLit bool) {
-	if m&kwErr != 0 {
-		for i, off := 0, 0; ; {
-			j := strings.Index(l[off:], "error")
-			if j < 0 {
-				break
-			}
-			i = off + j
-			before := l[:i]
-			if strings.HasSuffix(before, `"`) || strings.HasSuffix(before, `"is_`) || strings.HasSuffix(before, `"has_`) {
-				jsonKey = true
-			}
-			if strings.HasSuffix(before, "]: ") || strings.HasSuffix(before, "Link: ") || strings.HasSuffix(before, "failed with ") || strings.HasPrefix(l[i+5:], " TS") {
-				anyLit = true
-			}
-			off = i + 5
-		}
-		anyLit = anyLit || containsAfter(l, "ERR!", "npm ") || strings.Contains(l, "Error occurred")
-	}
-	anyLit = anyLit ||
-		m&kwSegmentation != 0 && strings.Contains(l, "Segmentation fault") ||
-		m&kwNotFound != 0 && strings.Contains(l, "command not found") ||
-		m&kwPanic != 0 && strings.Contains(l, "panic: ") ||
-		m&kwFatal != 0 && (strings.Contains(l, "Fatal") || strings.Contains(l, "FATAL")) ||
-		m&kwException != 0 && strings.Contains(l, "Exception: ") ||
-		m&kwTraceback != 0 && strings.Contains(l, "Traceback (most recent call last)")
-	return jsonKey, anyLit
 }
 
 // mayLevelStart: the first bytes levelStart's alternatives can start with.
@@ -233,6 +190,9 @@ type errorList struct {
 
 const maxErrors = 20
 
+// full: no more lines are added, so none need be looked for.
+func (e *errorList) full() bool { return len(e.lines) >= maxErrors }
+
 func (e *errorList) add(l string) {
 	if e.seen == nil {
 		e.seen = map[string]bool{}
@@ -240,6 +200,7 @@ func (e *errorList) add(l string) {
 	if e.seen[l] || len(e.lines) >= maxErrors {
 		return
 	}
+	l = strings.Clone(l) // l may be a view of a message's text (textView)
 	e.seen[l] = true
 	e.lines = append(e.lines, l)
 }

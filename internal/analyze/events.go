@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"strings"
 	"time"
 
@@ -16,8 +15,8 @@ func (c *collector) event(o *obj) bool {
 	}
 	switch o.typ {
 	case "system":
-		if o.sessionID != "" && c.initSessionID == "" {
-			c.initSessionID = o.sessionID
+		if len(o.sessionID) > 0 && c.initSessionID == "" {
+			c.initSessionID = string(o.sessionID)
 		}
 	case "assistant":
 		c.claudeAssistant(o)
@@ -57,8 +56,8 @@ func (c *collector) event(o *obj) bool {
 		}
 		c.errorMessage(msg)
 	case "init":
-		if o.sessionID != "" {
-			c.sessionID = o.sessionID
+		if len(o.sessionID) > 0 {
+			c.sessionID = string(o.sessionID)
 		}
 	case "message":
 		c.geminiMessage(o)
@@ -119,8 +118,8 @@ func (c *collector) errorMessage(msg string) {
 }
 
 func (c *collector) claudeAssistant(o *obj) {
-	if o.sessionID != "" && c.initSessionID == "" {
-		c.initSessionID = o.sessionID
+	if len(o.sessionID) > 0 && c.initSessionID == "" {
+		c.initSessionID = string(o.sessionID)
 	}
 	if o.apiError == "usage_limit_reached" || o.errorStr == "rate_limit" {
 		c.limit.flagged = true
@@ -139,8 +138,8 @@ func (c *collector) claudeAssistant(o *obj) {
 			usage, _ = s.Raw()
 		case "content":
 			if s.Peek() == jsonscan.String { // older shape: plain string content
-				t, _ := s.String()
-				c.assistantText(id, t)
+				_ = c.decodeText(s)
+				c.assistantText(id, c.textView())
 				return nil
 			}
 			return s.Array(func(int) error { return c.claudeBlock(s, id) })
@@ -150,27 +149,37 @@ func (c *collector) claudeAssistant(o *obj) {
 	if id != "" && usage != nil {
 		var u Usage
 		readClaudeUsage(usage, &u)
-		if _, ok := c.msgUsage[id]; !ok && len(c.msgOrder) < 100000 {
+		// Streaming updates repeat a message: the last wins. Only the first
+		// maxMessageUsages messages are counted, and so kept.
+		if _, ok := c.msgUsage[id]; ok {
+			c.msgUsage[id] = u
+		} else if len(c.msgOrder) < maxMessageUsages {
 			c.msgOrder = append(c.msgOrder, id)
+			c.msgUsage[id] = u
 		}
-		c.msgUsage[id] = u // streaming updates repeat a message: the last wins
 	}
 }
+
+// maxMessageUsages bounds the assistant messages whose usage is summed when
+// a transcript has no result.
+const maxMessageUsages = 100000
 
 // claudeBlock reads one content block of an assistant message.
 func (c *collector) claudeBlock(s *jsonscan.Scanner, msgID string) error {
 	if s.Peek() != jsonscan.Object {
 		return s.Skip()
 	}
-	var typ, text, name string
+	var typ []byte
+	var name string
 	var input []byte
+	c.text = c.text[:0]
 	err := s.Object(func(k []byte) error {
 		var err error
 		switch string(k) {
 		case "type":
-			typ, err = s.String()
+			typ, err = s.StringBytes()
 		case "text":
-			text, err = s.String()
+			err = c.decodeText(s)
 		case "name":
 			name, err = s.String()
 		case "input":
@@ -178,9 +187,9 @@ func (c *collector) claudeBlock(s *jsonscan.Scanner, msgID string) error {
 		}
 		return err
 	})
-	switch typ {
+	switch string(typ) {
 	case "text":
-		c.assistantText(msgID, text)
+		c.assistantText(msgID, c.textView())
 	case "tool_use", "server_tool_use":
 		cmd, path := toolTarget(input)
 		c.toolUse(name, cmd, path)
@@ -214,8 +223,12 @@ func toolTarget(input []byte) (command, path string) {
 
 // claudeUser looks only at tool results that failed: their head may hold the
 // error the agent is stuck on. Everything else in a user event is an echo.
+// Most results did not fail: reading the line found no "is_error" key with
+// a value other than false in the message (o.mayFail), and its content is
+// then not scanned again. (Inside a string a quote is escaped, so such a key
+// is a key.)
 func (c *collector) claudeUser(o *obj) {
-	if len(o.message) == 0 || !mayHoldFailure(o.message) {
+	if len(o.message) == 0 || !o.mayFail {
 		return
 	}
 	s := jsonscan.New(o.message)
@@ -250,28 +263,6 @@ func (c *collector) claudeUser(o *obj) {
 	})
 }
 
-// mayHoldFailure reports whether a user message may hold a failed tool
-// result: an "is_error" key whose value is not false. Most results did not
-// fail, and their content is then not scanned again. (Inside a string a
-// quote is escaped, so `"is_error"` followed by a colon is a key.)
-func mayHoldFailure(msg []byte) bool {
-	key := []byte(`"is_error"`)
-	for off := 0; ; {
-		j := bytes.Index(msg[off:], key)
-		if j < 0 {
-			return false
-		}
-		off += j + len(key)
-		rest := bytes.TrimLeft(msg[off:], " \t\r\n")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue // a value, not a key
-		}
-		if rest = bytes.TrimLeft(rest[1:], " \t\r\n"); len(rest) > 0 && rest[0] != 'f' {
-			return true
-		}
-	}
-}
-
 // contentText reads a tool result's content: a string or text blocks.
 func contentText(raw []byte) string {
 	s := jsonscan.New(raw)
@@ -298,8 +289,8 @@ func contentText(raw []byte) string {
 
 func (c *collector) claudeResult(o *obj) {
 	c.sawResult = true
-	if o.sessionID != "" {
-		c.sessionID = o.sessionID
+	if len(o.sessionID) > 0 {
+		c.sessionID = string(o.sessionID)
 	}
 	if o.isError {
 		c.isError = true
@@ -312,7 +303,7 @@ func (c *collector) claudeResult(o *obj) {
 	if o.apiErrorStatus == 429 {
 		c.limit.api429 = true
 	}
-	key := o.uuid
+	key := string(o.uuid)
 	dup := key != "" && c.seenResults[key]
 	if key != "" {
 		c.seenResults[key] = true

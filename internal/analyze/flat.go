@@ -13,8 +13,8 @@ func (c *collector) untyped(o *obj) bool {
 	if o.known == 0 {
 		return false
 	}
-	if o.sessionID != "" {
-		c.sessionID = o.sessionID
+	if len(o.sessionID) > 0 {
+		c.sessionID = string(o.sessionID)
 	}
 	if o.response != nil { // Gemini CLI --output-format json
 		c.lastAssistant.reset()

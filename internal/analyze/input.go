@@ -207,8 +207,10 @@ func (c *collector) readStderr(b []byte) {
 	}
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		s := string(l)
-		if e, ok := errorLine(s); ok {
-			c.errs.add(e)
+		if !c.errs.full() {
+			if e, ok := errorLine(s); ok {
+				c.errs.add(e)
+			}
 		}
 		c.limitText(s)
 		// A CLI that refuses its command line says so on stderr in words

@@ -34,7 +34,7 @@ func matchLimitMask(line string, m uint32) (kind string, ok bool) {
 	if m&(kwLimit|kwUsage|kwQuota|kw429|kwResourceExhausted) == 0 {
 		return "", false // every pattern holds one of these words
 	}
-	if m&(kwQuota|kwResourceExhausted) == 0 && !limitStartASCII(strings.TrimSpace(line)) && foldsLikeASCII(line) {
+	if m&(litQuota|kwResourceExhausted) == 0 && !limitStartASCII(strings.TrimSpace(line)) && (m&litNonASCII == 0 || foldsLikeASCII(line)) {
 		return "", false // mayLimit without lower-casing a copy
 	}
 	l := strings.ToLower(strings.TrimSpace(line))
@@ -85,7 +85,9 @@ func mayLimit(l string) bool {
 }
 
 // limitStartASCII is mayLimit's test of the line's start, on a line that
-// folds like ASCII (foldsLikeASCII), not yet lower-cased (so for lines without "quota" or "resource_exhausted").
+// folds like ASCII (foldsLikeASCII), not yet lower-cased (so for lines without
+// "resource_exhausted" and the quota phrases, which the keyword pass finds in
+// any ASCII case: litQuota).
 func limitStartASCII(l string) bool {
 	rest := strings.TrimLeft(l, "*> \t\n\f\r[")
 	for _, w := range []string{"error", "fatal", "claude", "codex", "gemini"} {

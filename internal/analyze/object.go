@@ -9,7 +9,7 @@ import (
 // that line is being handled: nothing here outlives one event.
 type obj struct {
 	typ, subtype, role           string
-	sessionID, threadID, uuid    string
+	threadID                     string
 	status, workType, summary    string
 	testsStatus, recommendation  string
 	apiError, toolName, errorStr string
@@ -17,12 +17,19 @@ type obj struct {
 	result, response, content *string
 
 	isError, hasIsError, delta, isAPIErrorMessage bool
+	// mayFail: the message has an "is_error" member whose value is not
+	// false, so a tool result in it may have failed (claudeUser).
+	mayFail                                       bool
 	cost                                          float64
 	hasCost                                       bool
 	apiErrorStatus                                int
 	filesModified, tasksCompleted, tasksRemaining *int
 
 	exitSignal []byte // raw: bool or string
+
+	// sessionID and uuid are on every event of a Claude transcript and
+	// needed on few: decoded, aliasing the line when they have no escapes.
+	sessionID, uuid []byte
 
 	modelUsage                                                                                              []byte
 	usage, denials, errorRaw, message, item, rateLimit, stats, metadata, params, errors, output, contentRaw []byte
@@ -36,17 +43,17 @@ func (o *obj) parse(b []byte) bool {
 		var err error
 		switch string(key) {
 		case "type":
-			o.typ, err = s.String()
+			o.typ, err = commonString(s)
 		case "subtype":
-			o.subtype, err = s.String()
+			o.subtype, err = commonString(s)
 		case "role":
-			o.role, err = s.String()
+			o.role, err = commonString(s)
 		case "session_id", "sessionId":
-			o.sessionID, err = s.String()
+			o.sessionID, err = s.StringBytes()
 		case "thread_id":
 			o.threadID, err = s.String()
 		case "uuid":
-			o.uuid, err = s.String()
+			o.uuid, err = s.StringBytes()
 		case "status":
 			if s.Peek() == jsonscan.String {
 				o.status, err = s.String()
@@ -122,7 +129,7 @@ func (o *obj) parse(b []byte) bool {
 				o.errorRaw, err = s.Raw()
 			}
 		case "message":
-			o.message, err = s.Raw()
+			o.message, o.mayFail, err = s.RawFind("is_error", notFalse)
 		case "item":
 			o.item, err = s.Raw()
 		case "rate_limit_info":
@@ -146,6 +153,40 @@ func (o *obj) parse(b []byte) bool {
 	})
 	return err == nil && s.AtEnd()
 }
+
+// commonString reads a string value, without allocating when it is one that
+// every few lines hold (an event's type, a role).
+func commonString(s *jsonscan.Scanner) (string, error) {
+	b, err := s.StringBytes()
+	switch string(b) {
+	case "assistant":
+		return "assistant", err
+	case "user":
+		return "user", err
+	case "result":
+		return "result", err
+	case "system":
+		return "system", err
+	case "success":
+		return "success", err
+	case "stream_event":
+		return "stream_event", err
+	case "message":
+		return "message", err
+	case "model":
+		return "model", err
+	case "tool_use":
+		return "tool_use", err
+	case "tool_result":
+		return "tool_result", err
+	case "item.completed":
+		return "item.completed", err
+	}
+	return string(b), err
+}
+
+// notFalse accepts the first byte of any value but false.
+func notFalse(first byte) bool { return first != 'f' }
 
 func intPtr(s *jsonscan.Scanner) (*int, error) {
 	if s.Peek() == jsonscan.Null {

@@ -113,6 +113,13 @@ func checkCueLine(t *testing.T, l string) {
 			t.Errorf("word %q in %q: %v, want %v", w, l, got, want)
 		}
 	}
+	jsonKey, anyLit, quota := literalsRef(l)
+	if got := [3]bool{m&litJSONKey != 0, m&litErrorAny != 0, m&litQuota != 0}; got != [3]bool{jsonKey, anyLit, quota} {
+		t.Errorf("literals of %q: %v, want %v", l, got, [3]bool{jsonKey, anyLit, quota})
+	}
+	if got, want := m&litNonASCII != 0, strings.ContainsFunc(l, func(r rune) bool { return r >= 0x80 }); got != want {
+		t.Errorf("non-ASCII %q: %v, want %v", l, got, want)
+	}
 	e1, ok1 := errorLine(l)
 	e2, ok2 := errorLineRef(l)
 	if e1 != e2 || ok1 != ok2 {
@@ -122,6 +129,54 @@ func checkCueLine(t *testing.T, l string) {
 	k2, ok2 := matchLimitRef(l)
 	if k1 != k2 || ok1 != ok2 {
 		t.Errorf("matchLimit(%q) = %q %v, was %q %v", l, k1, ok1, k2, ok2)
+	}
+}
+
+// literalsRef finds the literals the keyword pass reports (litAt) with
+// plain substring searches: the keys jsonErrorKey cannot match without, the
+// literals of errorAny, and the quota phrases of the limit patterns.
+func literalsRef(l string) (jsonKey, anyLit, quota bool) {
+	for off := 0; ; {
+		j := strings.Index(l[off:], "error")
+		if j < 0 {
+			break
+		}
+		i := off + j
+		before := l[:i]
+		if strings.HasSuffix(before, `"`) || strings.HasSuffix(before, `"is_`) || strings.HasSuffix(before, `"has_`) {
+			jsonKey = true
+		}
+		if strings.HasSuffix(before, "]: ") || strings.HasSuffix(before, "Link: ") || strings.HasSuffix(before, "failed with ") || strings.HasPrefix(l[i+5:], " TS") {
+			anyLit = true
+		}
+		off = i + 5
+	}
+	for _, lit := range []string{"npm ERR!", "Error occurred", "Segmentation fault", "command not found", "panic: ",
+		"Fatal", "FATAL", "Exception: ", "Traceback (most recent call last)"} {
+		anyLit = anyLit || strings.Contains(l, lit)
+	}
+	low := asciiLower(l)
+	quota = strings.Contains(low, "exceeded your current quota") || strings.Contains(low, "quota exceeded")
+	return jsonKey, anyLit, quota
+}
+
+// Every word and literal is found wherever it stands in a line, in any
+// case: at the start, the end, odd and even positions, around the pass's
+// eight-byte steps.
+func TestWordSetPositions(t *testing.T) {
+	words := append(append([]string{}, hotWords.words...), "npm ERR!", "Error occurred", "Segmentation fault",
+		"command not found", "panic: ", "Fatal", "FATAL", "Exception: ", "Traceback (most recent call last)",
+		`"error"`, `"is_error"`, `"has_errors"`, "]: error", "Link: error", "failed with error", "error TS",
+		"exceeded your current quota", "QUOTA EXCEEDED", "é")
+	for _, w := range words {
+		for _, v := range []string{w, strings.ToUpper(w), strings.ToLower(w)} {
+			for pre := 0; pre < 20; pre++ {
+				for post := 0; post < 20; post++ {
+					checkCueLine(t, strings.Repeat("x", pre)+v+strings.Repeat("y", post))
+					checkCueLine(t, strings.Repeat("e", pre)+v+strings.Repeat("r", post))
+				}
+			}
+		}
 	}
 }
 
@@ -222,8 +277,18 @@ func TestPrefilterPatternsUnchanged(t *testing.T) {
 	}
 }
 
-// mayHoldFailure skips a user message's second scan only when no tool
-// result in it can have failed.
+// mayHoldFailure is whether reading a user event found that a tool result
+// in its message may have failed (o.mayFail).
+func mayHoldFailure(msg []byte) bool {
+	var o obj
+	if !o.parse([]byte(`{"type":"user","message":` + string(msg) + `}`)) {
+		return false
+	}
+	return o.mayFail
+}
+
+// A user message is scanned again only when a tool result in it can have
+// failed.
 func TestMayHoldFailure(t *testing.T) {
 	for msg, want := range map[string]bool{
 		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error":true}]}`:                    true,

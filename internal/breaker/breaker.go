@@ -175,6 +175,10 @@ type State struct {
 	ErrorSample    []string `json:"error_sample,omitempty"`    // its normalised lines, bounded
 	DeniedTools    []string `json:"denied_tools,omitempty"`    // refused during the denial streak
 	BlockedReason  string   `json:"blocked_reason,omitempty"`  // last BLOCKED reason in the no-progress streak
+	// ErrorHistory is the first line of the last ErrorHistoryKeep distinct
+	// errors, oldest first: unlike the streak it survives a reset, so a
+	// halt report can say what went wrong before.
+	ErrorHistory []string `json:"error_history,omitempty"`
 
 	// Trial marks the single probing iteration after a cooldown.
 	Trial bool `json:"trial,omitempty"`
@@ -218,6 +222,7 @@ func (s State) openedAt() time.Time {
 // backing arrays: two steps from the same state must not see each other.
 func (s State) clone() State {
 	s.ErrorSample = append([]string(nil), s.ErrorSample...)
+	s.ErrorHistory = append([]string(nil), s.ErrorHistory...)
 	s.DeniedTools = append([]string(nil), s.DeniedTools...)
 	s.OutputSizes = append([]int(nil), s.OutputSizes...)
 	s.History = append([]Transition(nil), s.History...)

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -207,5 +208,20 @@ func BenchmarkStep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Step(obs, th)
+	}
+}
+
+func TestErrorHistoryKeepsTheLastDistinctErrors(t *testing.T) {
+	var s State
+	for i := range ErrorHistoryKeep + 2 {
+		s.foldErrors([]string{fmt.Sprintf("Error: failure number %c", 'a'+i)})
+		s.foldErrors([]string{fmt.Sprintf("Error: failure number %c", 'a'+i)}) // the same again adds nothing
+	}
+	if len(s.ErrorHistory) != ErrorHistoryKeep || !strings.Contains(s.ErrorHistory[0], "c") {
+		t.Fatalf("history %q", s.ErrorHistory)
+	}
+	s.clearStreaks()
+	if len(s.ErrorHistory) != ErrorHistoryKeep {
+		t.Fatalf("a reset forgot the history: %q", s.ErrorHistory)
 	}
 }

@@ -218,8 +218,17 @@ func (n *State) foldErrors(lines []string) {
 		for _, l := range norm[:min(len(norm), maxSampleLines)] {
 			n.ErrorSample = append(n.ErrorSample, clip(l))
 		}
+		if len(norm) > 0 {
+			n.ErrorHistory = append(n.ErrorHistory, clip(norm[0]))
+			if k := len(n.ErrorHistory) - ErrorHistoryKeep; k > 0 {
+				n.ErrorHistory = slices.Clone(n.ErrorHistory[k:])
+			}
+		}
 	}
 }
+
+// ErrorHistoryKeep is how many distinct errors State.ErrorHistory keeps.
+const ErrorHistoryKeep = 5
 
 func (n *State) foldDenials(obs Observation) {
 	if !obs.PermissionDenied && len(obs.DeniedTools) == 0 {

@@ -335,6 +335,13 @@ var taskFlagCases = map[string][]flagCase[taskOptions]{
 		{argv: "task reset 5", want: &taskOptions{Verb: "reset", Session: "5"}},
 		{argv: "task reset --jsn 5", code: 1, says: "unknown flag: --jsn"},
 	},
+	"task pause": {
+		{argv: "task pause 5", want: &taskOptions{Verb: "pause", Session: "5"}},
+		{argv: "task pause", code: 1, says: "accepts 1 arg(s)"},
+	},
+	"task resume": {
+		{argv: "task resume 5 --json", want: &taskOptions{Verb: "resume", Session: "5", JSON: true}},
+	},
 	"task answer": {
 		{argv: "task answer 5 Use SQLite, it is simpler", want: &taskOptions{Verb: "answer", Session: "5", Text: "Use SQLite, it is simpler"}},
 		{argv: "task answer 5", code: 1, says: "requires at least 2 arg(s)"},

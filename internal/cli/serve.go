@@ -18,6 +18,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/config"
+	"ralph/internal/dashboard"
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 	"ralph/internal/store"
@@ -35,7 +36,8 @@ Its .ralphrc and RALPH_<KEY> environment configure its loops exactly as for
 State lives in RALPH_HOME (--home, $RALPH_HOME, else $XDG_STATE_HOME/ralph,
 else ~/.local/state/ralph): ralph.db (SQLite), handoffs/ (task files),
 logs/<session>/, api-token. The API needs "Authorization: Bearer TOKEN":
-$RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600).
+$RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600). The web
+dashboard is at / on the same address: open /?token=TOKEN once.
 
 The config file (--config, else RALPH_HOME/serve.conf when it exists) holds
 KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, SESSION (repeatable);
@@ -191,6 +193,10 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		defer closeRunner()
 		opts.Runner = r
 	}
+	rq, err := newRequests(ios.Err, home, &opts)
+	if err != nil {
+		return err
+	}
 	d, err := serve.Open(opts)
 	if err != nil {
 		return err
@@ -203,10 +209,20 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		}
 		defer tg.Close()
 	}
+	if rq != nil {
+		if err := rq.Open(filepath.Join(home, "requests.db")); err != nil {
+			return err
+		}
+		defer rq.Close()
+	}
 	token, err := serve.Token(serve.Home(home), true)
 	if err != nil {
 		return err
 	}
+	// The web dashboard at / (docs/dashboard.md), behind the same token.
+	web := dashboard.New(d, dashboard.Options{Token: token, Log: ios.Err})
+	defer web.Close()
+	d.SetWeb(web)
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return err
@@ -230,8 +246,16 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			tg.Run(ctx, d)
 		}
 	}()
+	reqs := make(chan struct{})
+	go func() {
+		defer close(reqs)
+		if rq != nil {
+			rq.Run(ctx, d)
+		}
+	}()
 	d.Run(ctx)
 	<-chat
+	<-reqs
 	if err := <-errc; err != nil {
 		return err
 	}
@@ -268,7 +292,13 @@ func orNone(s string) string {
 
 // buildLoop resolves a session directory's loop as `ralph run` does.
 func buildLoop(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
-	cfg, skipped, err := readConfig(dir, config.Layer{}, warn)
+	return buildLoopWith(dir, warn, config.Layer{})
+}
+
+// buildLoopWith is buildLoop with settings over the environment's (the
+// sandbox of requests' sessions).
+func buildLoopWith(dir string, warn io.Writer, over config.Layer) (loop.Spec, []agent.Adapter, error) {
+	cfg, skipped, err := readConfig(dir, over, warn)
 	if err == nil {
 		err = unreadable(skipped)
 	}

@@ -87,6 +87,8 @@ func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.C
 		verb("stop SESSION", "Stop the task's loop after its current iteration", cobra.ExactArgs(1), nil),
 		verb("cancel SESSION", "Give the task up (its loop ends now, its file is archived)", cobra.ExactArgs(1), nil),
 		verb("reset SESSION", "Reset the session's circuit breaker", cobra.ExactArgs(1), nil),
+		verb("pause SESSION", "Hold the running loop before its next iteration (it keeps its slot)", cobra.ExactArgs(1), nil),
+		verb("resume SESSION", "Let a paused loop go on", cobra.ExactArgs(1), nil),
 		verb("answer SESSION TEXT…", "Answer the task's question; its loop resumes", cobra.MinimumNArgs(2),
 			func(a []string) error { o.Text = strings.Join(a[1:], " "); return nil }),
 		verb("watchdog", "Show what the watchdog reads: each session's tmux target and what it last saw", cobra.NoArgs, nil),
@@ -114,7 +116,7 @@ func runTask(ctx context.Context, o *taskOptions) error {
 		}
 	case "list":
 		raw, err = c.List(ctx)
-	case "stop", "cancel", "reset":
+	case "stop", "cancel", "reset", "pause", "resume":
 		raw, err = c.Verb(ctx, o.Session, o.Verb, nil)
 	case "answer":
 		raw, err = c.Verb(ctx, o.Session, "answer", serve.AnswerRequest{Text: o.Text})

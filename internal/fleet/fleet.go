@@ -1,8 +1,8 @@
 // Package fleet holds the daemon's decisions about tasks, as pure
 // functions over plain data: which queued tasks may start, what a loop's
 // exit reason makes of its task, and whether a request (start, loop, stop,
-// cancel, reset, answer) is allowed. `ralph serve` performs them; tests
-// read them as tables.
+// cancel, reset, answer, pause, resume) is allowed. `ralph serve` performs
+// them; tests read them as tables.
 package fleet
 
 import (
@@ -129,6 +129,10 @@ const (
 	Cancel Verb = "cancel"
 	Reset  Verb = "reset"
 	Answer Verb = "answer"
+	// Pause holds a running loop before its next iteration; Resume lets
+	// it go on. The task stays running: it keeps its slot while it holds.
+	Pause  Verb = "pause"
+	Resume Verb = "resume"
 	// Status reads the session's latest task, finished or not.
 	Status Verb = "status"
 )
@@ -195,6 +199,10 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 	case Stop:
 		if cur.State != Running && cur.State != Queued {
 			return refuse(Conflict, "task %s on session %s is not looping (%s)", cur.ID, session, cur.State)
+		}
+	case Pause, Resume:
+		if cur.State != Running {
+			return refuse(Conflict, "task %s on session %s is not running (%s): only a running loop can %s", cur.ID, session, cur.State, verb)
 		}
 	case Answer:
 		if len(cur.Questions) == 0 {

@@ -1,18 +1,17 @@
-// Package github is a small client of the GitHub REST API (v3), enough for
-// ralph to read issues: get one, list them by label, milestone, assignee and
-// state, search them, and read their comments. The base URL is configurable
-// for GitHub Enterprise Server (https://HOST/api/v3). It also parses the ways
-// people name issues and repositories (N, #N, owner/repo#N, issue URLs, git
-// remote URLs).
+// Package github is ralph's one GitHub client: a configured go-github
+// (google/go-github, pinned major) for the request service, and on top of it
+// the small issue reader `ralph import` and `ralph enable` use: get one
+// issue, list them by label, milestone, assignee and state, search them, and
+// read their comments. The base URL is configurable for GitHub Enterprise
+// Server (https://HOST/api/v3). It also parses the ways people name issues
+// and repositories (N, #N, owner/repo#N, issue URLs, git remote URLs).
 //
-// The token is never printed: it lives in an unexported field with a masked
-// String, is sent only to the configured API host, and is scrubbed from any
-// message the server sends back.
+// The token is never printed: it lives in the transport, is sent only to the
+// configured API host (not to a redirect or a Link elsewhere), and is
+// scrubbed from any message the server sends back.
 package github
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,9 +21,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	gh "github.com/google/go-github/v75/github"
 )
 
-// APIVersion is the REST API version ralph is written against.
+// APIVersion is the REST API version ralph is written against (the one
+// go-github asks for).
 const APIVersion = "2022-11-28"
 
 // DefaultLimit is how many items a list returns when no limit is given.
@@ -53,13 +55,12 @@ type Options struct {
 	UserAgent string
 }
 
-// Client talks to one GitHub API server.
+// Client reads issues from one GitHub API server.
 type Client struct {
-	base      *url.URL
-	token     secret
-	http      *http.Client
-	now       func() time.Time
-	userAgent string
+	api   *gh.Client
+	base  *url.URL
+	token secret
+	now   func() time.Time
 }
 
 // secret masks itself in any formatting, so a Client printed with %+v in a
@@ -68,9 +69,9 @@ type secret string
 
 func (secret) String() string { return "[redacted]" }
 
-// New checks the options and returns a client.
-func New(opts Options) (*Client, error) {
-	raw := opts.BaseURL
+// ParseBaseURL checks an API root ("" is api.github.com) and returns it
+// without a trailing slash.
+func ParseBaseURL(raw string) (*url.URL, error) {
 	if raw == "" {
 		raw = APIBase(DefaultHost)
 	}
@@ -81,15 +82,80 @@ func New(opts Options) (*Client, error) {
 	if base.User != nil || base.RawQuery != "" || base.Fragment != "" {
 		return nil, fmt.Errorf("GitHub API URL: no credentials, query or fragment allowed (got %s://%s%s…)", base.Scheme, base.Host, base.Path)
 	}
-	c := &Client{base: base, token: secret(opts.Token), http: opts.HTTPClient, now: opts.Now, userAgent: opts.UserAgent}
-	if c.http == nil {
-		c.http = &http.Client{Timeout: 30 * time.Second}
+	return base, nil
+}
+
+// NewAPI returns the go-github client every part of ralph uses: its base URL
+// is the API root exactly as given (BaseURL, "" for api.github.com; no
+// /api/v3 is added, so a fake's root works), the token goes only to that
+// host, answers are bounded in size, and the User-Agent is ralph's. It does
+// not retry: callers decide whether a rate limit waits or fails.
+func NewAPI(opts Options) (*gh.Client, error) {
+	base, err := ParseBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
 	}
+	return newAPI(base, opts), nil
+}
+
+func newAPI(base *url.URL, opts Options) *gh.Client {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	if opts.HTTPClient != nil {
+		c := *opts.HTTPClient
+		hc = &c
+	}
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc.Transport = &transport{scheme: base.Scheme, host: base.Host, token: secret(opts.Token), next: next}
+	c := gh.NewClient(hc)
+	root := *base
+	root.Path = strings.TrimRight(base.Path, "/") + "/"
+	root.RawPath = ""
+	c.BaseURL = &root
+	c.UploadURL = &root
+	c.UserAgent = opts.UserAgent
+	if c.UserAgent == "" {
+		c.UserAgent = "ralph"
+	}
+	return c
+}
+
+// transport adds the token to requests for the API host only (a redirect
+// elsewhere goes without it) and bounds every answer's body.
+type transport struct {
+	scheme, host string
+	token        secret
+	next         http.RoundTripper
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.token != "" && req.URL.Scheme == t.scheme && req.URL.Host == t.host {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+string(t.token))
+	}
+	resp, err := t.next.RoundTrip(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = limitedBody{Reader: io.LimitReader(resp.Body, maxBody), Closer: resp.Body}
+	}
+	return resp, err
+}
+
+type limitedBody struct {
+	io.Reader
+	io.Closer
+}
+
+// New checks the options and returns a client.
+func New(opts Options) (*Client, error) {
+	base, err := ParseBaseURL(opts.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{api: newAPI(base, opts), base: base, token: secret(opts.Token), now: opts.Now}
 	if c.now == nil {
 		c.now = time.Now
-	}
-	if c.userAgent == "" {
-		c.userAgent = "ralph"
 	}
 	return c, nil
 }
@@ -103,63 +169,50 @@ func (c *Client) Format(f fmt.State, _ rune) {
 // BaseURL is the API root the client talks to.
 func (c *Client) BaseURL() string { return c.base.String() }
 
-// endpoint builds the URL of an API path (with escaped segments) and query.
-func (c *Client) endpoint(path string, q url.Values) string {
-	u := *c.base
-	u.Path = c.base.Path + path
-	u.RawPath = ""
-	u.RawQuery = q.Encode()
-	return u.String()
+// apiError turns what go-github returned into ralph's errors: a
+// *RateLimitError for a used-up or secondary limit, an error wrapping
+// ErrNotFound for a 404, an *APIError for any other answer, the transport's
+// error otherwise; the token scrubbed from all of them.
+func (c *Client) apiError(err error) error {
+	if err == nil {
+		return nil
+	}
+	anon := c.token == ""
+	var rl *gh.RateLimitError
+	var ab *gh.AbuseRateLimitError
+	var er *gh.ErrorResponse
+	switch {
+	case errors.As(err, &rl):
+		e := &RateLimitError{Limit: rl.Rate.Limit, Resource: rl.Rate.Resource, Anonymous: anon}
+		if !rl.Rate.Reset.IsZero() {
+			e.Reset = rl.Rate.Reset.UTC()
+		}
+		return e
+	case errors.As(err, &ab):
+		e := &RateLimitError{Secondary: true, Anonymous: anon}
+		if ab.RetryAfter != nil {
+			e.Reset = c.now().Add(*ab.RetryAfter).UTC()
+		}
+		return e
+	case errors.As(err, &er) && er.Response != nil:
+		path := ""
+		if er.Response.Request != nil {
+			path = er.Response.Request.URL.Path
+		}
+		return c.scrub(c.statusError(er.Response, path, errorMessage(er)))
+	}
+	return c.scrub(fmt.Errorf("GitHub API: %w", err))
 }
 
-// get fetches one URL and decodes its JSON into out; it returns the next
-// page's URL from the Link header, or "".
-func (c *Client) get(ctx context.Context, rawURL string, out any) (string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", fmt.Errorf("GitHub API: bad URL: %w", err)
-	}
-	// The token goes to the configured server only: a Link header pointing
-	// elsewhere must not collect it.
-	if u.Scheme != c.base.Scheme || u.Host != c.base.Host {
-		return "", fmt.Errorf("GitHub API: refusing to follow a link to another host (%s)", u.Host)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Accept", "application/vnd.github+json")
-	req.Header.Set("X-GitHub-Api-Version", APIVersion)
-	req.Header.Set("User-Agent", c.userAgent)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+string(c.token))
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return "", c.scrub(fmt.Errorf("GitHub API: %w", err))
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return "", fmt.Errorf("GitHub API %s: reading the answer: %w", u.Path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return "", c.scrub(c.statusError(resp, u.Path, body))
-	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return "", fmt.Errorf("GitHub API %s: unexpected answer: %w", u.Path, err)
-	}
-	return nextLink(resp.Header.Values("Link")), nil
-}
-
-// statusError turns an unsuccessful answer into a typed error.
-func (c *Client) statusError(resp *http.Response, path string, body []byte) error {
-	msg := apiMessage(body)
+// statusError turns an unsuccessful answer into a typed error; go-github
+// leaves a 429 (and a 403 without its documentation link) to us.
+func (c *Client) statusError(resp *http.Response, path, msg string) error {
 	st := resp.StatusCode
+	anon := c.token == ""
 	if st == http.StatusForbidden || st == http.StatusTooManyRequests {
 		h := resp.Header
 		if h.Get("X-Ratelimit-Remaining") == "0" {
-			e := &RateLimitError{Resource: h.Get("X-Ratelimit-Resource"), Anonymous: c.token == ""}
+			e := &RateLimitError{Resource: h.Get("X-Ratelimit-Resource"), Anonymous: anon}
 			if sec, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
 				e.Reset = time.Unix(sec, 0).UTC()
 			}
@@ -167,14 +220,14 @@ func (c *Client) statusError(resp *http.Response, path string, body []byte) erro
 			return e
 		}
 		if ra := h.Get("Retry-After"); ra != "" {
-			e := &RateLimitError{Secondary: true, Anonymous: c.token == ""}
+			e := &RateLimitError{Secondary: true, Anonymous: anon}
 			if sec, err := strconv.Atoi(ra); err == nil {
 				e.Reset = c.now().Add(time.Duration(sec) * time.Second).UTC()
 			}
 			return e
 		}
 		if st == http.StatusTooManyRequests {
-			return &RateLimitError{Anonymous: c.token == ""}
+			return &RateLimitError{Anonymous: anon}
 		}
 	}
 	if st == http.StatusNotFound {
@@ -183,21 +236,10 @@ func (c *Client) statusError(resp *http.Response, path string, body []byte) erro
 	return &APIError{Status: st, Message: msg, Path: path}
 }
 
-// apiMessage reads GitHub's {"message": ..., "errors": [...]} body.
-func apiMessage(body []byte) string {
-	var e struct {
-		Message string `json:"message"`
-		Errors  []struct {
-			Message string `json:"message"`
-			Code    string `json:"code"`
-			Field   string `json:"field"`
-		} `json:"errors"`
-	}
-	if json.Unmarshal(body, &e) != nil {
-		return ""
-	}
-	parts := []string{e.Message}
-	for _, d := range e.Errors {
+// errorMessage reads GitHub's {"message": ..., "errors": [...]}.
+func errorMessage(er *gh.ErrorResponse) string {
+	parts := []string{er.Message}
+	for _, d := range er.Errors {
 		switch {
 		case d.Message != "":
 			parts = append(parts, d.Message)
@@ -206,6 +248,9 @@ func apiMessage(body []byte) string {
 		}
 	}
 	msg := strings.Join(parts, "; ")
+	if msg == "" {
+		return ""
+	}
 	if len(msg) > 300 {
 		msg = msg[:300] + "…"
 	}
@@ -247,23 +292,44 @@ func nextLink(headers []string) string {
 	return ""
 }
 
-// paginate follows Link rel="next" from first until limit items were kept
-// or the pages end. page decodes one page; keep (may be nil) filters items,
-// e.g. pull requests out of an issue list.
-func paginate[T any](first string, limit int, page func(u string) ([]T, string, error), keep func(T) bool) ([]T, error) {
+// nextPage is the page go-github read from the Link header, 0 at the end.
+// A next link to another server is refused: go-github builds the next
+// request from the page number on the configured host, but a server that
+// points elsewhere is broken or hostile and its pages are not to be trusted.
+func (c *Client) nextPage(resp *gh.Response) (int, error) {
+	if resp == nil || resp.Response == nil || resp.NextPage == 0 {
+		return 0, nil
+	}
+	if l := nextLink(resp.Header.Values("Link")); l != "" {
+		u, err := url.Parse(l)
+		if err != nil {
+			return 0, fmt.Errorf("GitHub API: bad Link URL: %w", err)
+		}
+		if u.IsAbs() && (u.Scheme != c.base.Scheme || u.Host != c.base.Host) {
+			return 0, fmt.Errorf("GitHub API: refusing to follow a link to another host (%s)", u.Host)
+		}
+	}
+	return resp.NextPage, nil
+}
+
+// paginate fetches pages 1, 2, … until limit items were kept or the pages
+// end. page fetches one page and returns its items and go-github's
+// response; keep (may be nil) filters items, e.g. pull requests out of an
+// issue list.
+func paginate[T any](c *Client, limit int, page func(n int) ([]T, *gh.Response, error), keep func(T) bool) ([]T, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	var out []T
-	seen := map[string]bool{}
-	for u, n := first, 0; u != "" && len(out) < limit; n++ {
-		if n == maxPages || seen[u] {
+	seen := map[int]bool{}
+	for p, n := 1, 0; p != 0 && len(out) < limit; n++ {
+		if n == maxPages || seen[p] {
 			return out, errors.New("GitHub API: pagination does not end; giving up")
 		}
-		seen[u] = true
-		items, next, err := page(u)
+		seen[p] = true
+		items, resp, err := page(p)
 		if err != nil {
-			return nil, err
+			return nil, c.apiError(err)
 		}
 		for _, it := range items {
 			if keep == nil || keep(it) {
@@ -273,15 +339,20 @@ func paginate[T any](first string, limit int, page func(u string) ([]T, string, 
 				}
 			}
 		}
-		u = next
+		if len(out) == limit {
+			break
+		}
+		if p, err = c.nextPage(resp); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
 // perPage asks for no more than needed, at most GitHub's maximum of 100.
-func perPage(limit int) string {
+func perPage(limit int) int {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	return strconv.Itoa(min(limit, 100))
+	return min(limit, 100)
 }

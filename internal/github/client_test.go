@@ -75,9 +75,10 @@ func TestGetIssue(t *testing.T) {
 		is.URL != "https://github.com/octo/hello/issues/1" || is.Repo.String() != "octo/hello" || is.Ref() != "octo/hello#1" {
 		t.Errorf("issue %+v", is)
 	}
+	// go-github picks the media type per endpoint (a preview for issues).
 	req := srv.Requests()[0]
-	if req.Path != "/api/v3/repos/octo/hello/issues/1" || req.Authorization != "Bearer "+token ||
-		req.Accept != "application/vnd.github+json" || req.APIVersion != github.APIVersion {
+	if req.Path != "/api/v3/repos/octo/hello/issues/1" || req.Authorization != "Bearer "+token || req.UserAgent != "ralph" ||
+		!strings.HasPrefix(req.Accept, "application/vnd.github") || req.APIVersion != github.APIVersion {
 		t.Errorf("request %+v", req)
 	}
 
@@ -315,5 +316,79 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 	}
 	if c, _ := github.New(github.Options{}); c.BaseURL() != "https://api.github.com" {
 		t.Errorf("default base %s", c.BaseURL())
+	}
+}
+
+// NewAPI is the go-github client the request service shares: the API root
+// is used as given (no /api/v3 added), and the token goes to that host
+// only, not to a server a redirect points at.
+func TestNewAPIBaseAndTokenScope(t *testing.T) {
+	var foreignAuth string
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		foreignAuth = r.Header.Get("Authorization")
+		fmt.Fprint(w, `{"login":"elsewhere"}`)
+	}))
+	defer foreign.Close()
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path+" "+r.Header.Get("Authorization"))
+		if r.URL.Path == "/root/user" {
+			http.Redirect(w, r, foreign.URL+"/user", http.StatusFound)
+			return
+		}
+		fmt.Fprint(w, `{"login":"me"}`)
+	}))
+	defer srv.Close()
+
+	c, err := github.NewAPI(github.Options{BaseURL: srv.URL + "/root/", Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.BaseURL.String(); got != srv.URL+"/root/" {
+		t.Errorf("base %s", got)
+	}
+	u, _, err := c.Users.Get(context.Background(), "")
+	if err != nil || u.GetLogin() != "elsewhere" {
+		t.Fatalf("user %v %v", u, err)
+	}
+	if len(paths) != 1 || paths[0] != "/root/user Bearer "+token || foreignAuth != "" {
+		t.Errorf("API saw %q; the redirect target got Authorization %q", paths, foreignAuth)
+	}
+	if _, err := github.NewAPI(github.Options{BaseURL: "ftp://x"}); err == nil {
+		t.Error("ftp base accepted")
+	}
+}
+
+// The answers go-github leaves as plain errors keep ralph's typed errors
+// and messages.
+func TestStatusErrors(t *testing.T) {
+	tests := []struct {
+		status  int
+		headers map[string]string
+		body    string
+		want    string
+		rate    bool
+	}{
+		{403, nil, `{"message":"Resource not accessible by integration"}`, "HTTP 403: Resource not accessible by integration (the token may lack access", false},
+		{422, nil, `{"message":"Validation Failed","errors":[{"field":"q","code":"invalid"}]}`, "HTTP 422: Validation Failed; q invalid", false},
+		{429, nil, `{"message":"slow down"}`, "GitHub API rate limit exceeded", true},
+		{429, map[string]string{"X-Ratelimit-Remaining": "0", "X-Ratelimit-Reset": "1767225600", "X-Ratelimit-Resource": "search"}, `{}`,
+			"rate limit exceeded (search); try again after 2026-01-01T00:00:00Z", true},
+	}
+	for _, tt := range tests {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range tt.headers {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(tt.status)
+			fmt.Fprint(w, tt.body)
+		}))
+		c, _ := github.New(github.Options{BaseURL: srv.URL, Token: token})
+		_, err := c.Issue(context.Background(), hello, 1)
+		var rl *github.RateLimitError
+		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.As(err, &rl) != tt.rate {
+			t.Errorf("HTTP %d: got %v, want %q", tt.status, err, tt.want)
+		}
+		srv.Close()
 	}
 }

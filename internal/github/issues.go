@@ -2,13 +2,13 @@ package github
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	gh "github.com/google/go-github/v75/github"
 )
 
 // Issue is the part of a GitHub issue ralph uses.
@@ -42,82 +42,31 @@ type Comment struct {
 	URL       string
 }
 
-// apiIssue is the wire form of an issue.
-type apiIssue struct {
-	Number        int             `json:"number"`
-	Title         string          `json:"title"`
-	Body          *string         `json:"body"`
-	State         string          `json:"state"`
-	HTMLURL       string          `json:"html_url"`
-	RepositoryURL string          `json:"repository_url"`
-	Labels        []apiLabel      `json:"labels"`
-	Milestone     *apiMilestone   `json:"milestone"`
-	Assignees     []apiUser       `json:"assignees"`
-	User          *apiUser        `json:"user"`
-	Comments      int             `json:"comments"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	PullRequest   json.RawMessage `json:"pull_request"`
-}
-
-// apiLabel reads both label forms GitHub uses: an object with a name, and a
-// bare string.
-type apiLabel struct{ Name string }
-
-func (l *apiLabel) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		return json.Unmarshal(b, &l.Name)
-	}
-	var o struct {
-		Name string `json:"name"`
-	}
-	err := json.Unmarshal(b, &o)
-	l.Name = o.Name
-	return err
-}
-
-type apiMilestone struct {
-	Number int    `json:"number"`
-	Title  string `json:"title"`
-}
-
-type apiUser struct {
-	Login string `json:"login"`
-}
-
-type apiComment struct {
-	Body      string    `json:"body"`
-	User      *apiUser  `json:"user"`
-	CreatedAt time.Time `json:"created_at"`
-	HTMLURL   string    `json:"html_url"`
-}
-
-func (a apiIssue) issue(repo Repo) Issue {
+// fromAPI converts go-github's issue; repo is the queried repository,
+// replaced by the one in repository_url when there is one.
+func fromAPI(a *gh.Issue, repo Repo) Issue {
 	is := Issue{
-		Repo: repo, Number: a.Number, Title: a.Title, State: a.State, URL: a.HTMLURL,
-		Comments: a.Comments, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
-		IsPullRequest: len(a.PullRequest) > 0 && string(a.PullRequest) != "null",
+		Repo: repo, Number: a.GetNumber(), Title: a.GetTitle(), Body: a.GetBody(), State: a.GetState(), URL: a.GetHTMLURL(),
+		Comments: a.GetComments(), CreatedAt: a.GetCreatedAt().Time, UpdatedAt: a.GetUpdatedAt().Time,
+		IsPullRequest: a.IsPullRequest(),
 	}
-	if a.Body != nil {
-		is.Body = *a.Body
-	}
-	if r, ok := repoFromAPIURL(a.RepositoryURL); ok {
+	if r, ok := repoFromAPIURL(a.GetRepositoryURL()); ok {
 		r.Host = repo.Host
 		is.Repo = r
 	}
 	for _, l := range a.Labels {
-		if l.Name != "" {
-			is.Labels = append(is.Labels, l.Name)
+		if l.GetName() != "" {
+			is.Labels = append(is.Labels, l.GetName())
 		}
 	}
 	if a.Milestone != nil {
-		is.Milestone = a.Milestone.Title
+		is.Milestone = a.Milestone.GetTitle()
 	}
 	for _, u := range a.Assignees {
-		is.Assignees = append(is.Assignees, u.Login)
+		is.Assignees = append(is.Assignees, u.GetLogin())
 	}
 	if a.User != nil {
-		is.Author = a.User.Login
+		is.Author = a.User.GetLogin()
 	}
 	return is
 }
@@ -135,22 +84,18 @@ func repoFromAPIURL(s string) (Repo, bool) {
 	return Repo{Owner: owner, Name: name}, true
 }
 
-func repoPath(repo Repo) string {
-	return "/repos/" + url.PathEscape(repo.Owner) + "/" + url.PathEscape(repo.Name)
-}
-
 // Issue fetches one issue. A 404 becomes "issue owner/repo#N not found";
 // a pull request is refused, since ralph imports issues.
 func (c *Client) Issue(ctx context.Context, repo Repo, number int) (Issue, error) {
-	var a apiIssue
-	_, err := c.get(ctx, c.endpoint(repoPath(repo)+"/issues/"+strconv.Itoa(number), nil), &a)
+	a, _, err := c.api.Issues.Get(ctx, repo.Owner, repo.Name, number)
+	err = c.apiError(err)
 	if errors.Is(err, ErrNotFound) {
 		return Issue{}, &NotFoundError{What: "issue " + IssueRef{Repo: repo, Number: number}.String()}
 	}
 	if err != nil {
 		return Issue{}, err
 	}
-	is := a.issue(repo)
+	is := fromAPI(a, repo)
 	if is.IsPullRequest {
 		return Issue{}, fmt.Errorf("%s is a pull request, not an issue", is.Ref())
 	}
@@ -174,28 +119,22 @@ type Filter struct {
 // ListIssues lists a repository's issues, newest first, pull requests left
 // out, following pages until Limit.
 func (c *Client) ListIssues(ctx context.Context, repo Repo, f Filter) ([]Issue, error) {
-	q := url.Values{"per_page": {perPage(f.Limit)}}
-	q.Set("state", f.State)
-	if f.State == "" {
-		q.Set("state", "open")
-	}
-	if len(f.Labels) > 0 {
-		q.Set("labels", strings.Join(f.Labels, ","))
-	}
-	if a := strings.TrimPrefix(f.Assignee, "@"); a != "" {
-		q.Set("assignee", a)
+	opt := &gh.IssueListByRepoOptions{State: f.State, Labels: f.Labels, Assignee: strings.TrimPrefix(f.Assignee, "@"),
+		ListOptions: gh.ListOptions{PerPage: perPage(f.Limit)}}
+	if opt.State == "" {
+		opt.State = "open"
 	}
 	if f.Milestone != "" {
 		m, err := c.milestone(ctx, repo, f.Milestone)
 		if err != nil {
 			return nil, err
 		}
-		q.Set("milestone", m)
+		opt.Milestone = m
 	}
-	issues, err := paginate(c.endpoint(repoPath(repo)+"/issues", q), f.Limit, func(u string) ([]Issue, string, error) {
-		var page []apiIssue
-		next, err := c.get(ctx, u, &page)
-		return convert(page, repo), next, err
+	issues, err := paginate(c, f.Limit, func(n int) ([]Issue, *gh.Response, error) {
+		opt.ListOptions.Page = n
+		page, resp, err := c.api.Issues.ListByRepo(ctx, repo.Owner, repo.Name, opt)
+		return convert(page, repo), resp, err
 	}, notPR)
 	if errors.Is(err, ErrNotFound) {
 		return nil, &NotFoundError{What: "repository " + repo.String()}
@@ -212,11 +151,10 @@ func (c *Client) milestone(ctx context.Context, repo Repo, m string) (string, er
 	if _, ok := issueNumber(m); ok {
 		return m, nil
 	}
-	q := url.Values{"state": {"all"}, "per_page": {"100"}}
-	all, err := paginate(c.endpoint(repoPath(repo)+"/milestones", q), 1000, func(u string) ([]apiMilestone, string, error) {
-		var page []apiMilestone
-		next, err := c.get(ctx, u, &page)
-		return page, next, err
+	opt := &gh.MilestoneListOptions{State: "all", ListOptions: gh.ListOptions{PerPage: 100}}
+	all, err := paginate(c, 1000, func(n int) ([]*gh.Milestone, *gh.Response, error) {
+		opt.ListOptions.Page = n
+		return c.api.Issues.ListMilestones(ctx, repo.Owner, repo.Name, opt)
 	}, nil)
 	if errors.Is(err, ErrNotFound) {
 		return "", &NotFoundError{What: "repository " + repo.String()}
@@ -225,8 +163,8 @@ func (c *Client) milestone(ctx context.Context, repo Repo, m string) (string, er
 		return "", err
 	}
 	for _, ms := range all {
-		if strings.EqualFold(strings.TrimSpace(ms.Title), strings.TrimSpace(m)) {
-			return strconv.Itoa(ms.Number), nil
+		if strings.EqualFold(strings.TrimSpace(ms.GetTitle()), strings.TrimSpace(m)) {
+			return strconv.Itoa(ms.GetNumber()), nil
 		}
 	}
 	return "", &NotFoundError{What: fmt.Sprintf("milestone %q in %s", m, repo)}
@@ -236,13 +174,14 @@ func (c *Client) milestone(ctx context.Context, repo Repo, m string) (string, er
 // hits, best match first. Use SearchQuery to scope a user's words to a
 // repository.
 func (c *Client) SearchIssues(ctx context.Context, query string, limit int) ([]Issue, error) {
-	q := url.Values{"q": {query}, "per_page": {perPage(limit)}}
-	return paginate(c.endpoint("/search/issues", q), limit, func(u string) ([]Issue, string, error) {
-		var page struct {
-			Items []apiIssue `json:"items"`
+	opt := &gh.SearchOptions{ListOptions: gh.ListOptions{PerPage: perPage(limit)}}
+	return paginate(c, limit, func(n int) ([]Issue, *gh.Response, error) {
+		opt.ListOptions.Page = n
+		res, resp, err := c.api.Search.Issues(ctx, query, opt)
+		if err != nil {
+			return nil, resp, err
 		}
-		next, err := c.get(ctx, u, &page)
-		return convert(page.Items, Repo{Host: c.webHost()}), next, err
+		return convert(res.Issues, Repo{Host: c.webHost()}), resp, nil
 	}, notPR)
 }
 
@@ -278,19 +217,15 @@ func SearchQuery(words string, repo Repo, state string) string {
 
 // Comments returns up to limit comments of an issue, oldest first.
 func (c *Client) Comments(ctx context.Context, repo Repo, number, limit int) ([]Comment, error) {
-	q := url.Values{"per_page": {perPage(limit)}}
-	out, err := paginate(c.endpoint(repoPath(repo)+"/issues/"+strconv.Itoa(number)+"/comments", q), limit, func(u string) ([]Comment, string, error) {
-		var page []apiComment
-		next, err := c.get(ctx, u, &page)
+	opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: perPage(limit)}}
+	out, err := paginate(c, limit, func(n int) ([]Comment, *gh.Response, error) {
+		opt.ListOptions.Page = n
+		page, resp, err := c.api.Issues.ListComments(ctx, repo.Owner, repo.Name, number, opt)
 		cs := make([]Comment, 0, len(page))
 		for _, a := range page {
-			cm := Comment{Body: a.Body, CreatedAt: a.CreatedAt, URL: a.HTMLURL}
-			if a.User != nil {
-				cm.Author = a.User.Login
-			}
-			cs = append(cs, cm)
+			cs = append(cs, Comment{Author: a.GetUser().GetLogin(), Body: a.GetBody(), CreatedAt: a.GetCreatedAt().Time, URL: a.GetHTMLURL()})
 		}
-		return cs, next, err
+		return cs, resp, err
 	}, nil)
 	if errors.Is(err, ErrNotFound) {
 		return nil, &NotFoundError{What: "issue " + IssueRef{Repo: repo, Number: number}.String()}
@@ -306,10 +241,10 @@ func (c *Client) webHost() string {
 	return c.base.Host
 }
 
-func convert(page []apiIssue, repo Repo) []Issue {
+func convert(page []*gh.Issue, repo Repo) []Issue {
 	out := make([]Issue, 0, len(page))
 	for _, a := range page {
-		out = append(out, a.issue(repo))
+		out = append(out, fromAPI(a, repo))
 	}
 	return out
 }

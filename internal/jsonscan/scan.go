@@ -12,7 +12,9 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -199,25 +201,51 @@ func (s *Scanner) Array(fn func(i int) error) error {
 // rawString consumes a string token and returns its bytes between the quotes,
 // escapes untouched. s.i must be at the opening quote.
 func (s *Scanner) rawString() ([]byte, bool) {
+	b := s.b
 	start := s.i + 1
-	j := start
-	for {
-		k := bytes.IndexByte(s.b[j:], '"')
+	for j := start; ; j++ {
+		k := indexQuote(b[j:])
 		if k < 0 {
 			return nil, false
 		}
 		j += k
 		// An odd run of backslashes before the quote escapes it.
 		bs := 0
-		for p := j - 1; p >= start && s.b[p] == '\\'; p-- {
+		for p := j - 1; p >= start && b[p] == '\\'; p-- {
 			bs++
 		}
 		if bs%2 == 0 {
 			s.i = j + 1
-			return s.b[start:j], true
+			return b[start:j], true
 		}
-		j++
 	}
+}
+
+// indexQuote is bytes.IndexByte(b, '"'), looking at the first sixteen bytes
+// a word at a time before it calls the vector search: inside text with
+// escaped quotes (code, JSON held in a string) the next quote is often that
+// near, and a call costs more than the look.
+func indexQuote(b []byte) int {
+	if len(b) >= 16 {
+		if t := quoteBits(binary.LittleEndian.Uint64(b[:8:8])); t != 0 {
+			return bits.TrailingZeros64(t) / 8
+		}
+		if t := quoteBits(binary.LittleEndian.Uint64(b[8:16:16])); t != 0 {
+			return 8 + bits.TrailingZeros64(t)/8
+		}
+		if k := bytes.IndexByte(b[16:], '"'); k >= 0 {
+			return 16 + k
+		}
+		return -1
+	}
+	return bytes.IndexByte(b, '"')
+}
+
+// quoteBits has the high bit of each byte of v that is '"' set, and
+// perhaps of bytes after the first such one; none when v has no quote.
+func quoteBits(v uint64) uint64 {
+	x := v ^ 0x2222222222222222
+	return (x - 0x0101010101010101) &^ x & 0x8080808080808080
 }
 
 // String consumes a string value and returns it decoded. A null reads as "".
@@ -250,6 +278,38 @@ func (s *Scanner) StringBytes() ([]byte, error) {
 	return validUTF8(out), nil
 }
 
+// AppendString consumes a string value and appends it, decoded, to dst, as
+// String would return it: a caller that reuses dst decodes without
+// allocating. On an error dst is returned as it was.
+func (s *Scanner) AppendString(dst []byte) ([]byte, error) {
+	switch s.Peek() {
+	case String:
+	case Null:
+		return dst, s.Skip()
+	default:
+		return dst, s.fail()
+	}
+	raw, ok := s.rawString()
+	if !ok {
+		return dst, s.fail()
+	}
+	start := len(dst)
+	if bytes.IndexByte(raw, '\\') < 0 {
+		dst = append(dst, raw...)
+	} else {
+		out, ok := appendUnescaped(dst, raw)
+		if !ok {
+			return dst[:start], s.fail()
+		}
+		dst = out
+	}
+	if utf8.Valid(dst[start:]) {
+		return dst, nil
+	}
+	fixed := validUTF8(dst[start:])
+	return append(dst[:start], fixed...), nil
+}
+
 // validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does,
 // so text read here can be printed back as JSON unchanged.
 func validUTF8(b []byte) []byte {
@@ -270,7 +330,11 @@ func validUTF8(b []byte) []byte {
 }
 
 func unescape(raw []byte) ([]byte, bool) {
-	out := make([]byte, 0, len(raw))
+	return appendUnescaped(make([]byte, 0, len(raw)), raw)
+}
+
+// appendUnescaped appends raw's string contents, escapes decoded, to out.
+func appendUnescaped(out, raw []byte) ([]byte, bool) {
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '\\' {
 			// Copy the run up to the next escape at once.
@@ -343,6 +407,9 @@ func (s *Scanner) Number() (float64, error) {
 	switch s.Peek() {
 	case Number:
 		tok := s.token()
+		if f, ok := smallInt(tok); ok {
+			return f, nil
+		}
 		f, err := strconv.ParseFloat(string(tok), 64)
 		if err != nil {
 			return 0, s.fail()
@@ -362,6 +429,22 @@ func (s *Scanner) Number() (float64, error) {
 		return 0, s.Skip()
 	}
 	return 0, s.fail()
+}
+
+// smallInt reads a token of one to 15 digits, the common case of a count,
+// exactly as ParseFloat would (such an integer is a float64 exactly).
+func smallInt(tok []byte) (float64, bool) {
+	if len(tok) == 0 || len(tok) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return float64(n), true
 }
 
 // Bool consumes a boolean. Strings "true"/"false" (any case) are accepted;
@@ -407,6 +490,26 @@ func (s *Scanner) Raw() ([]byte, error) {
 	return s.b[start:s.i], nil
 }
 
+// RawFind is Raw that also reports whether an object member named name (its
+// raw bytes between the quotes) stands anywhere inside the value, with a
+// value whose first byte want accepts. It costs Raw's one pass: a caller
+// that needs a member deep inside only when it has some value learns
+// whether to walk the value again.
+func (s *Scanner) RawFind(name string, want func(first byte) bool) (raw []byte, found bool, err error) {
+	s.ws()
+	start := s.i
+	switch s.Peek() {
+	case Object, Array:
+		found, err = s.skipFinding(name, want)
+	default:
+		err = s.Skip()
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return s.b[start:s.i], found, nil
+}
+
 // Skip consumes the next value whatever it is.
 func (s *Scanner) Skip() error {
 	switch s.Peek() {
@@ -444,6 +547,13 @@ func (s *Scanner) Skip() error {
 // skipContainer skips a balanced object or array, jumping over strings with
 // a byte search: this is the hot path for large tool outputs.
 func (s *Scanner) skipContainer() error {
+	_, err := s.skipFinding("", nil)
+	return err
+}
+
+// skipFinding is skipContainer that, given a want, looks at each string
+// named name for a colon and the value after it (see RawFind).
+func (s *Scanner) skipFinding(name string, want func(byte) bool) (found bool, err error) {
 	depth := 0
 	b := s.b
 	for i := s.i; i < len(b); {
@@ -451,10 +561,14 @@ func (s *Scanner) skipContainer() error {
 		switch c {
 		case '"':
 			s.i = i
-			if _, ok := s.rawString(); !ok {
-				return s.fail()
+			str, ok := s.rawString()
+			if !ok {
+				return false, s.fail()
 			}
 			i = s.i
+			if want != nil && !found && len(str) == len(name) && string(str) == name {
+				found = s.memberValue(want)
+			}
 			continue
 		case '{', '[':
 			depth++
@@ -462,13 +576,30 @@ func (s *Scanner) skipContainer() error {
 			depth--
 			if depth == 0 {
 				s.i = i + 1
-				return nil
+				return found, nil
 			}
 			if depth < 0 {
-				return s.fail()
+				return false, s.fail()
 			}
 		}
 		i++
 	}
-	return s.fail()
+	return false, s.fail()
 }
+
+// memberValue reports whether a colon follows s.i (after whitespace), then
+// a value whose first byte want accepts. It consumes nothing.
+func (s *Scanner) memberValue(want func(byte) bool) bool {
+	j := s.i
+	for j < len(s.b) && isWS(s.b[j]) {
+		j++
+	}
+	if j >= len(s.b) || s.b[j] != ':' {
+		return false
+	}
+	for j++; j < len(s.b) && isWS(s.b[j]); j++ {
+	}
+	return j < len(s.b) && want(s.b[j])
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

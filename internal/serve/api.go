@@ -70,7 +70,8 @@ func Loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Handler is the HTTP API under /api/.
+// Handler is the HTTP API under /api/, and the dashboard at / once
+// mounted (SetWeb).
 func (d *Daemon) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/tasks", func(w http.ResponseWriter, r *http.Request) {
@@ -139,8 +140,12 @@ func (d *Daemon) Handler(token string) http.Handler {
 			v, err = d.Cancel(s)
 		case "reset":
 			v, err = d.Reset(s)
+		case "pause":
+			v, err = d.Pause(s)
+		case "resume":
+			v, err = d.Resume(s)
 		default:
-			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, answer)", r.PathValue("verb")))
+			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, answer, pause, resume)", r.PathValue("verb")))
 			return
 		}
 		reply(w, v, err)
@@ -149,14 +154,22 @@ func (d *Daemon) Handler(token string) http.Handler {
 		reply(w, d.Watchdog(), nil)
 	})
 	mux.HandleFunc("GET /api/events", d.events)
-	if len(d.opts.Routes) == 0 {
-		return auth(token, mux)
+	api := auth(token, mux)
+	if len(d.opts.Routes) == 0 && d.web == nil {
+		return api
 	}
+	// Webhooks authenticate by their own signatures; the dashboard by its
+	// cookie or the token; the API by the token alone.
 	top := http.NewServeMux()
 	for pattern, h := range d.opts.Routes {
 		top.Handle(pattern, h)
 	}
-	top.Handle("/", auth(token, mux))
+	top.Handle("/api/", api)
+	if d.web != nil {
+		top.Handle("/", d.web)
+	} else {
+		top.Handle("/", api)
+	}
 	return top
 }
 

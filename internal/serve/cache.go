@@ -38,12 +38,13 @@ type taskHistory struct {
 }
 
 func progressOf(st loop.State, found bool) progress {
-	p := progress{found: found, breaker: BreakerView{State: "CLOSED"}}
+	p := progress{found: found, breaker: BreakerView{State: "CLOSED", ErrorHistory: []string{}}}
 	if found {
 		b := st.Breaker
 		p.loop, p.cost = st.Loop, st.CostUSD
 		p.breaker = BreakerView{State: string(b.Status), ConsecutiveNoProgress: b.NoProgress, ConsecutiveSameError: b.SameError,
-			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop}
+			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop,
+			LastChangeAt: b.LastChange, ErrorHistory: append([]string{}, b.ErrorHistory...)}
 	}
 	return p
 }

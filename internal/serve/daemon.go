@@ -56,6 +56,10 @@ type Options struct {
 	Watch WatchOptions
 	// Runner runs the loops elsewhere (the Temporal backend); nil: here.
 	Runner Runner
+	// Prompt, when set, may replace the prompt of a session's task (ok
+	// true): requests from GitHub and Slack tell their agent more than a
+	// title. It is asked each time the task's loop starts.
+	Prompt func(session, title, taskFile string) (string, bool)
 }
 
 // Daemon hosts the loops.
@@ -79,6 +83,7 @@ type Daemon struct {
 	limits map[string]loop.AgentLimit
 
 	watch watchBoard
+	web   http.Handler // the dashboard, mounted at / (SetWeb)
 }
 
 type worker struct {
@@ -308,6 +313,9 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	spec.Dir = sess.Dir
 	spec.Policy.Budget.MaxLoops = left
+	// The dashboard shows the agent's work as it streams, as the monitor
+	// does for `ralph run`: the engine then emits it as live events.
+	spec.Live = true
 	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: t.ID, onStatus: func(s store.Status) {
 		d.actMu.Lock()
 		d.activity[t.Session] = s
@@ -316,7 +324,13 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err
 	}
-	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(prompt(t.Title, t.File, "")), 0o644); err != nil {
+	text := prompt(t.Title, t.File, "")
+	if d.opts.Prompt != nil {
+		if p, ok := d.opts.Prompt(t.Session, t.Title, t.File); ok {
+			text = p
+		}
+	}
+	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(text), 0o644); err != nil {
 		return engine.Result{}, nil, err
 	}
 	if err := checkTaskFile(t, d.opts.Now()); err != nil {
@@ -326,7 +340,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 		return engine.Result{}, nil, fmt.Errorf("task file: %w", err)
 	}
 	if d.opts.Runner != nil {
-		return d.runElsewhere(ctx, t, w, ws, spec, st)
+		return d.runElsewhere(ctx, t, w, ws, spec, st, text)
 	}
 	bus := events.New()
 	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
@@ -393,6 +407,9 @@ func (d *Daemon) sharedLimits() map[string]loop.AgentLimit {
 // know of it.
 func (d *Daemon) observe(t Task, ev loop.Event) {
 	if ev.Type == loop.EventLive {
+		// Streamed (the dashboard shows it), never logged: the iteration's
+		// own log keeps the agent's output.
+		d.hub.publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Loop: ev.Loop, Engine: &ev})
 		return
 	}
 	line := d.opts.Describe(ev)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -148,7 +149,7 @@ func TestDBViewCacheMatchesTheStore(t *testing.T) {
 		}
 		p, err := db.progress("5")
 		st, found, _ := db.LoadState("5")
-		if err != nil || p != progressOf(st, found) {
+		if err != nil || !reflect.DeepEqual(p, progressOf(st, found)) {
 			t.Errorf("%s: cached progress %+v, stored %+v", step, p, progressOf(st, found))
 		}
 	}

@@ -129,6 +129,13 @@ func (h *hub) subscribe() (<-chan []byte, func()) {
 }
 
 func (h *hub) publish(ev Event) {
+	if ev.Engine != nil && ev.Engine.Live != nil {
+		live := *ev.Engine.Live
+		live.Text, live.Target = store.Redact(live.Text), store.Redact(live.Target)
+		e := *ev.Engine
+		e.Live = &live
+		ev.Engine = &e
+	}
 	if ev.Engine != nil && ev.Engine.Iteration != nil {
 		it := *ev.Engine.Iteration
 		it.Summary = store.Redact(it.Summary)

@@ -36,6 +36,9 @@ type RunIn struct {
 	Save func(loop.State, *loop.Metrics) error
 	// Status publishes what the loop is doing.
 	Status func(store.Status)
+	// Emit publishes a loop event (the log, the event stream, the
+	// notices), as the local engine's events are.
+	Emit func(loop.Event)
 	// SharedLimits are the usage limits any loop of the daemon saw, by
 	// agent (one account): the runner hands them to its loop.
 	SharedLimits func() map[string]loop.AgentLimit
@@ -46,11 +49,11 @@ type RunIn struct {
 }
 
 // runElsewhere hands the task's loop to the runner.
-func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State) (engine.Result, []string, error) {
+func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State, text string) (engine.Result, []string, error) {
 	spec.Policy.Agents = spec.AgentNames()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
-		Prompt: prompt(t.Title, t.File, ""), Spec: spec, State: st, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
-		SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done()})
+		Prompt: text, Spec: spec, State: st, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
+		Emit: func(ev loop.Event) { d.observe(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done()})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {
 		questions = end.Last.Questions

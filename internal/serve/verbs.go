@@ -53,6 +53,10 @@ type BreakerView struct {
 	TotalOpens            int    `json:"total_opens"`
 	Reason                string `json:"reason"`
 	CurrentLoop           int    `json:"current_loop"`
+	// LastChangeAt is when the breaker last changed state; ErrorHistory
+	// the last distinct errors the loop saw (DESIGN.md, request outcomes).
+	LastChangeAt time.Time `json:"last_change_at,omitzero"`
+	ErrorHistory []string  `json:"error_history"`
 }
 
 // HistoryItem is one of the task's last iterations.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -152,10 +153,29 @@ type mirror struct {
 	in   serve.RunIn
 	last int // the last loop recorded
 	st   loop.State
+	// waiting is the wait last announced.
+	waiting string
+	until   time.Time
+}
+
+func (m *mirror) emit(ev loop.Event) {
+	if m.in.Emit != nil {
+		ev.At = time.Now()
+		m.in.Emit(ev)
+	}
 }
 
 func (m *mirror) update(s Status) {
 	m.records(s.State, s.Records)
+	if kind, ok := strings.CutPrefix(s.Activity, "waiting: "); ok {
+		if kind != m.waiting || !s.WaitUntil.Equal(m.until) {
+			m.emit(loop.Event{Type: loop.EventWait, Loop: s.State.Loop, WaitKind: kind, Until: s.WaitUntil,
+				Message: fmt.Sprintf("waiting (%s) until %s", kind, s.WaitUntil.UTC().Format(time.RFC3339))})
+		}
+		m.waiting, m.until = kind, s.WaitUntil
+	} else {
+		m.waiting, m.until = "", time.Time{}
+	}
 	st := store.Status{LastAction: s.Activity, LoopCount: s.State.Loop, Agent: s.State.Agent}
 	if !s.WaitUntil.IsZero() {
 		st.Wait = &store.Wait{Kind: s.Activity, Until: s.WaitUntil}
@@ -176,6 +196,7 @@ func (m *mirror) records(st loop.State, recs []loop.Metrics) {
 			return
 		}
 		m.last, saved = rec.Loop, true
+		m.emit(loop.Event{Type: loop.EventIterationEnd, Loop: rec.Loop, Agent: rec.Agent, Iteration: &rec})
 	}
 	if !saved && st.Loop == m.st.Loop && st.Breaker.Status == m.st.Breaker.Status && st.ResetID == m.st.ResetID {
 		return

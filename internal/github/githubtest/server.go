@@ -35,6 +35,9 @@ type Issue struct {
 
 // Comment is one issue comment.
 type Comment struct {
+	// ID is the comment's id, unique in the server (0: numbered by its
+	// place in the issue, for read-only fixtures).
+	ID      int64
 	Author  string
 	Body    string
 	Created time.Time
@@ -53,6 +56,19 @@ type Data struct {
 	// PathPrefix is where the API lives, e.g. "/api/v3" for an
 	// enterprise-style root.
 	PathPrefix string
+
+	// The rest serves requests (writes.go): who the token is, who may
+	// write to which repository, where a repository is cloned from.
+	//
+	// Login is the token's user (GET /user); default "ralph-bot".
+	Login string
+	// Permissions maps "owner/name/user" to admin, maintain, write,
+	// triage or read; anyone else has "none".
+	Permissions map[string]string
+	// CloneURLs maps "owner/name" to the repository's clone_url.
+	CloneURLs map[string]string
+	// DefaultBranch of every repository; default "main".
+	DefaultBranch string
 }
 
 // Request is what the fake saw.
@@ -61,6 +77,7 @@ type Request struct {
 	Authorization string
 	Accept        string
 	APIVersion    string
+	UserAgent     string
 }
 
 // Server is a running fake.
@@ -72,6 +89,9 @@ type Server struct {
 	srv  *httptest.Server
 
 	mu          sync.Mutex
+	dmu         sync.Mutex // the data, which writes change
+	nextID      int64
+	pulls       map[string][]Pull
 	requests    []Request
 	rateLimited time.Time // zero: not limited; else the reset time
 	retryAfter  int
@@ -125,15 +145,12 @@ func (s *Server) Requests() []Request {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.RawQuery,
-		Authorization: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"), APIVersion: r.Header.Get("X-GitHub-Api-Version")})
+		Authorization: r.Header.Get("Authorization"), Accept: r.Header.Get("Accept"), APIVersion: r.Header.Get("X-GitHub-Api-Version"), UserAgent: r.Header.Get("User-Agent")})
 	limited, retry := s.rateLimited, s.retryAfter
 	s.mu.Unlock()
 
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	switch {
-	case r.Method != http.MethodGet:
-		fail(w, http.StatusMethodNotAllowed, "Method not allowed")
-		return
 	case s.data.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.data.Token:
 		fail(w, http.StatusUnauthorized, "Bad credentials")
 		return
@@ -156,6 +173,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p := strings.Split(strings.Trim(path, "/"), "/")
 	q := r.URL.Query()
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	if s.write(w, r, p) {
+		return
+	}
+	if r.Method != http.MethodGet {
+		fail(w, http.StatusMethodNotAllowed, "Method not allowed")
+		return
+	}
 	switch {
 	case len(p) == 2 && p[0] == "search" && p[1] == "issues":
 		s.search(w, r, q)
@@ -204,8 +230,12 @@ func (s *Server) repo(w http.ResponseWriter, r *http.Request, name string, issue
 		}
 		var out []any
 		for k, c := range issues[i].Comments {
-			out = append(out, map[string]any{"id": k + 1, "body": c.Body, "user": map[string]any{"login": c.Author},
-				"created_at": c.Created.UTC().Format(time.RFC3339), "html_url": fmt.Sprintf("https://github.com/%s/issues/%d#issuecomment-%d", name, n, k+1)})
+			id := c.ID
+			if id == 0 {
+				id = int64(k + 1)
+			}
+			out = append(out, map[string]any{"id": id, "body": c.Body, "user": map[string]any{"login": c.Author},
+				"created_at": c.Created.UTC().Format(time.RFC3339), "html_url": fmt.Sprintf("https://github.com/%s/issues/%d#issuecomment-%d", name, n, id)})
 		}
 		s.page(w, r, q, out)
 	default:

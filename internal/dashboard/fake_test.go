@@ -1,0 +1,204 @@
+package dashboard
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ralph/internal/breaker"
+	"ralph/internal/fleet"
+	"ralph/internal/loop"
+	"ralph/internal/serve"
+)
+
+// t0 is the fake fleet's "now".
+var t0 = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// fakeSource is a fleet in memory: the views and records a daemon would
+// return, the verbs it was asked for, and an event stream tests publish on.
+type fakeSource struct {
+	mu      sync.Mutex
+	views   map[string]serve.TaskView
+	order   []string
+	usage   map[string]serve.TaskUsage
+	records map[string]serve.TaskRecords
+	its     []serve.SessionIteration
+	idle    []string
+	pausing map[string]bool
+	asked   []string // "verb session [arg]"
+	subs    []chan []byte
+}
+
+func newFakeSource() *fakeSource {
+	return &fakeSource{views: map[string]serve.TaskView{}, usage: map[string]serve.TaskUsage{},
+		records: map[string]serve.TaskRecords{}, pausing: map[string]bool{}}
+}
+
+func (f *fakeSource) put(v serve.TaskView) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.views[v.Session]; !ok {
+		f.order = append(f.order, v.Session)
+	}
+	f.views[v.Session] = v
+}
+
+func (f *fakeSource) List() ([]serve.TaskView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []serve.TaskView{}
+	for _, s := range f.order {
+		out = append(out, f.views[s])
+	}
+	return out, nil
+}
+
+func (f *fakeSource) Status(session string) (serve.TaskView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.views[session]
+	if !ok {
+		return v, &fleet.Error{Code: fleet.NotFound, Msg: fmt.Sprintf("unknown session %q", session)}
+	}
+	return v, nil
+}
+
+func (f *fakeSource) Sessions() ([]serve.Session, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []serve.Session
+	for _, s := range append(append([]string{}, f.order...), f.idle...) {
+		out = append(out, serve.Session{Name: s, Dir: "/src/" + s})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (f *fakeSource) Usage() (map[string]serve.TaskUsage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]serve.TaskUsage{}
+	for k, v := range f.usage {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (f *fakeSource) Records(session, _ string) (serve.TaskRecords, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.records[session], nil
+}
+
+func (f *fakeSource) Iterations() ([]serve.SessionIteration, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.its, nil
+}
+
+func (f *fakeSource) PauseRequested(session string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pausing[session]
+}
+
+func (f *fakeSource) Subscribe() (<-chan []byte, func()) {
+	ch := make(chan []byte, 64)
+	f.mu.Lock()
+	f.subs = append(f.subs, ch)
+	f.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			for i, c := range f.subs {
+				if c == ch {
+					f.subs = append(f.subs[:i], f.subs[i+1:]...)
+					close(ch)
+				}
+			}
+		})
+	}
+}
+
+func (f *fakeSource) publish(b []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.subs {
+		c <- b
+	}
+}
+
+func (f *fakeSource) verb(verb, session string, args ...any) (serve.TaskView, error) {
+	f.mu.Lock()
+	f.asked = append(f.asked, strings.TrimSpace(fmt.Sprintln(append([]any{verb, session}, args...)...)))
+	f.mu.Unlock()
+	v, err := f.Status(session)
+	if err == nil && verb == "stop" && v.State != fleet.Running {
+		return v, &fleet.Error{Code: fleet.Conflict, Msg: "task " + v.ID + " on session " + session + " is not looping (" + string(v.State) + ")"}
+	}
+	return v, err
+}
+
+func (f *fakeSource) Loop(s string, n int) (serve.TaskView, error) { return f.verb("loop", s, n) }
+func (f *fakeSource) Stop(s string) (serve.TaskView, error)        { return f.verb("stop", s) }
+func (f *fakeSource) Cancel(s string) (serve.TaskView, error)      { return f.verb("cancel", s) }
+func (f *fakeSource) Reset(s string) (serve.TaskView, error)       { return f.verb("reset", s) }
+func (f *fakeSource) Pause(s string) (serve.TaskView, error)       { return f.verb("pause", s) }
+func (f *fakeSource) Resume(s string) (serve.TaskView, error)      { return f.verb("resume", s) }
+func (f *fakeSource) Answer(s, text string) (serve.TaskView, error) {
+	return f.verb("answer", s, text)
+}
+
+// fleetFixture is a small fleet in every state, with agent text that must
+// come out escaped.
+func fleetFixture(t *testing.T) *fakeSource {
+	t.Helper()
+	f := newFakeSource()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "api-task.md")
+	writeFile(t, file, "# Task: Build the API\n\n**Session:** api\n**Status:** IN_PROGRESS\n\n## Checklist\n\n- [x] Model\n- [ ] Handlers <script>\n  - [ ] nested step\n\n## RALPH_STATUS\n")
+	br := serve.BreakerView{State: "CLOSED", LastProgressLoop: 3, CurrentLoop: 4}
+	f.put(serve.TaskView{ID: "t3", Session: "api", Title: "Build the API", Origin: "cli", State: fleet.Running, LoopCount: 3, MaxLoops: 10,
+		CircuitBreaker: br, Questions: []string{}, TaskFile: file, Activity: "executing", CreatedAt: t0.Add(-90 * time.Minute), UpdatedAt: t0})
+	f.put(serve.TaskView{ID: "t4", Session: "web", Title: "Pick a <b>database</b>", Origin: "telegram", State: fleet.Waiting, LoopCount: 1, MaxLoops: 100,
+		ExitReason: "needs_clarification", CircuitBreaker: serve.BreakerView{State: "CLOSED"}, Questions: []string{"PostgreSQL or <SQLite>?"},
+		CreatedAt: t0.Add(-26 * time.Hour)})
+	f.put(serve.TaskView{ID: "t2", Session: "ops", Title: "Fix the deploy", Origin: "github", State: fleet.Halted, LoopCount: 7, MaxLoops: 20,
+		ExitReason: "circuit_breaker_open", Message: "no progress in 3 loops",
+		CircuitBreaker: serve.BreakerView{State: "OPEN", ConsecutiveNoProgress: 3, TotalOpens: 1, Reason: "no progress in 3 loops", CurrentLoop: 7},
+		CreatedAt:      t0.Add(-3 * 24 * time.Hour)})
+	f.put(serve.TaskView{ID: "t1", Session: "docs", Title: "Write the guide", Origin: "slack", State: fleet.Done, LoopCount: 2, MaxLoops: 10,
+		ExitReason: "plan_complete", PRURL: "https://example.com/o/r/pull/7", CircuitBreaker: serve.BreakerView{State: "CLOSED"},
+		CreatedAt: t0.Add(-40 * time.Second)})
+	f.idle = []string{"spare"}
+	f.usage = map[string]serve.TaskUsage{
+		"t3": {Iterations: 3, CostUSD: 0.4215, InputTokens: 12000, OutputTokens: 3400, Summary: "Added the handlers & tests", Loop: 3},
+		"t2": {Iterations: 7, CostUSD: 2.5, Summary: "Still <blocked> on credentials", Loop: 7},
+	}
+	its := []loop.Metrics{
+		{Loop: 1, StartedAt: t0.Add(-80 * time.Minute), DurationMS: 41000, InputTokens: 4000, OutputTokens: 1000, CostUSD: 0.12, FilesChanged: 3,
+			Progress: true, Status: "IN_PROGRESS", Decision: "continue", Breaker: "CLOSED", Summary: "Made the model"},
+		{Loop: 2, StartedAt: t0.Add(-60 * time.Minute), DurationMS: 950, ExitCode: 1, Failed: true, Errors: 2, Decision: "continue", Breaker: "HALF_OPEN"},
+		{Loop: 3, StartedAt: t0.Add(-30 * time.Minute), DurationMS: 125000, InputTokens: 8000, OutputTokens: 2400, CostUSD: 0.3015, FilesChanged: 2,
+			Progress: true, Status: "IN_PROGRESS", Decision: "continue", Breaker: "CLOSED", Summary: "Added the handlers & tests"},
+	}
+	f.records["api"] = serve.TaskRecords{Iterations: its, Transitions: []breaker.Transition{
+		{At: t0.Add(-59 * time.Minute), Loop: 2, From: breaker.Closed, To: breaker.HalfOpen, Message: "2 failed calls"},
+		{At: t0.Add(-29 * time.Minute), Loop: 3, From: breaker.HalfOpen, To: breaker.Closed, Message: "progress"},
+	}}
+	for i, m := range its {
+		f.its = append(f.its, serve.SessionIteration{Session: "api", TaskID: "t3", Metrics: m})
+		m.StartedAt = m.StartedAt.Add(-24 * time.Hour)
+		m.CostUSD *= float64(i + 2)
+		f.its = append(f.its, serve.SessionIteration{Session: "ops", TaskID: "t2", Metrics: m})
+	}
+	f.its = append(f.its, serve.SessionIteration{Session: "ops", TaskID: "t2",
+		Metrics: loop.Metrics{Loop: 9, StartedAt: t0.Add(-23 * time.Hour), Decision: "stop:circuit_breaker_open", Breaker: "OPEN"}})
+	return f
+}

@@ -1,0 +1,217 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"ralph/internal/breaker"
+	"ralph/internal/fleet"
+	"ralph/internal/loop"
+	"ralph/internal/store"
+	"ralph/internal/taskfile"
+)
+
+type taskData struct {
+	page
+	row
+	// Iterations are newest first.
+	Iterations  []iterRow
+	Transitions []breaker.Transition
+	Checklist   []checkItem
+	ChecklistOf string // why there is no checklist, when there is none
+	// LiveLoop is the session loop whose activity Lines shows.
+	LiveLoop int
+	Lines    []liveLine
+	Can      can
+	Error    string
+}
+
+type iterRow struct {
+	loop.Metrics
+	Why string
+}
+
+type checkItem struct {
+	Done  bool
+	Text  string
+	Depth int
+}
+
+// can says which actions the task's state allows (the daemon checks
+// again; this only hides buttons that would be refused).
+type can struct {
+	Pause, Resume, Stop, Cancel, Reset, Loop, Answer bool
+}
+
+func (d *Dashboard) taskPage(w http.ResponseWriter, r *http.Request) {
+	d.showTask(w, r, http.StatusOK, "")
+}
+
+func (d *Dashboard) showTask(w http.ResponseWriter, r *http.Request, code int, problem string) {
+	session := r.PathValue("session")
+	data, err := d.taskData(session)
+	if err != nil {
+		var fe *fleet.Error
+		if errors.As(err, &fe) && fe.Code == fleet.NotFound {
+			d.refuse(w, r, http.StatusNotFound, fe.Msg)
+			return
+		}
+		d.refuse(w, r, http.StatusInternalServerError, "The task could not be read: "+store.Redact(err.Error()))
+		return
+	}
+	data.Error = problem
+	q := url.Values{"view": {"task"}, "session": {session}}
+	data.page = d.pageFor(r, data.Title+" — "+session, "", "/events?"+q.Encode())
+	d.render(w, code, "task.html", data)
+}
+
+func (d *Dashboard) taskData(session string) (taskData, error) {
+	v, err := d.src.Status(session)
+	if err != nil {
+		return taskData{}, err
+	}
+	data := taskData{row: d.rowOf(v)}
+	recs, err := d.src.Records(session, v.ID)
+	if err != nil {
+		return taskData{}, err
+	}
+	for i := len(recs.Iterations) - 1; i >= 0; i-- {
+		m := recs.Iterations[i]
+		data.Iterations = append(data.Iterations, iterRow{Metrics: m, Why: why(m)})
+	}
+	data.Transitions = recs.Transitions
+	data.Checklist, data.ChecklistOf = checklist(v.TaskFile)
+	data.LiveLoop, data.Lines = d.feed.liveOf(session)
+	s := v.State
+	data.Can = can{
+		Pause:  s == fleet.Running && !data.Paused && !data.Pausing,
+		Resume: s == fleet.Running && (data.Paused || data.Pausing),
+		Stop:   s == fleet.Running || s == fleet.Queued,
+		Cancel: !s.Finished(),
+		Reset:  !s.Finished(),
+		Loop:   (s == fleet.Waiting || s == fleet.Halted) && len(v.Questions) == 0,
+		Answer: !s.Finished() && len(v.Questions) > 0,
+	}
+	return data, nil
+}
+
+// why explains an iteration's decision from its record.
+func why(m loop.Metrics) string {
+	var parts []string
+	if m.Status != "" {
+		parts = append(parts, "status "+m.Status)
+	}
+	if m.ExitSignal {
+		parts = append(parts, "exit signal")
+	}
+	switch {
+	case m.Failed && m.TimedOut:
+		parts = append(parts, "timed out")
+	case m.Failed:
+		parts = append(parts, fmt.Sprintf("failed (exit %d)", m.ExitCode))
+	}
+	if m.UsageLimit {
+		parts = append(parts, "usage limit")
+	}
+	if m.Progress {
+		parts = append(parts, "progress")
+	} else {
+		parts = append(parts, "no progress")
+	}
+	if m.Errors > 0 {
+		parts = append(parts, fmt.Sprintf("%d errors", m.Errors))
+	}
+	if m.Denials > 0 {
+		parts = append(parts, fmt.Sprintf("%d permission denials", m.Denials))
+	}
+	if m.Breaker != "" && m.Breaker != "CLOSED" {
+		parts = append(parts, "breaker "+m.Breaker)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checklist reads the task file's checklist (a finished task's archived
+// file too).
+func checklist(path string) ([]checkItem, string) {
+	if path == "" {
+		return nil, "The task has no task file."
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "The task file could not be read."
+	}
+	f, err := taskfile.Parse(path, data)
+	if err != nil {
+		return nil, store.Redact(err.Error())
+	}
+	var out []checkItem
+	for _, t := range f.Checklist.Tasks {
+		out = append(out, checkItem{Done: t.Done, Text: store.Redact(t.Text), Depth: min(t.Depth, 4)})
+	}
+	if len(out) == 0 {
+		return nil, "No items yet: the agent writes them on its first iteration."
+	}
+	return out, ""
+}
+
+// verbs are the actions a task page posts.
+var verbs = []string{"pause", "resume", "stop", "cancel", "reset", "loop", "answer"}
+
+// action is POST /task/{session}/{verb}: it asks the daemon, then shows
+// the task again (a redirect, so a reload does not repeat the action).
+func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
+	if !d.checkPost(w, r) {
+		return
+	}
+	session, verb := r.PathValue("session"), r.PathValue("verb")
+	if !slices.Contains(verbs, verb) {
+		d.refuse(w, r, http.StatusNotFound, "There is no action "+verb+".")
+		return
+	}
+	var err error
+	switch verb {
+	case "pause":
+		_, err = d.src.Pause(session)
+	case "resume":
+		_, err = d.src.Resume(session)
+	case "stop":
+		_, err = d.src.Stop(session)
+	case "cancel":
+		_, err = d.src.Cancel(session)
+	case "reset":
+		_, err = d.src.Reset(session)
+	case "loop":
+		n, perr := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("max")))
+		if perr != nil || n < 1 || n > 10000 {
+			d.showTask(w, r, http.StatusBadRequest, "Loop how many more times? A number from 1 to 10000.")
+			return
+		}
+		_, err = d.src.Loop(session, n)
+	case "answer":
+		text := strings.TrimSpace(r.PostForm.Get("text"))
+		if text == "" {
+			d.showTask(w, r, http.StatusBadRequest, "The answer is empty.")
+			return
+		}
+		_, err = d.src.Answer(session, text)
+	}
+	if err != nil {
+		code := http.StatusInternalServerError
+		var fe *fleet.Error
+		if errors.As(err, &fe) {
+			code = http.StatusConflict
+			if fe.Code == fleet.NotFound {
+				code = http.StatusNotFound
+			}
+		}
+		d.showTask(w, r, code, store.Redact(err.Error()))
+		return
+	}
+	http.Redirect(w, r, "/task/"+url.PathEscape(session), http.StatusSeeOther)
+}

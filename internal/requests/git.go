@@ -1,0 +1,140 @@
+package requests
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"ralph/internal/redact"
+)
+
+// gitRepo runs git for requests: clones, worktrees, commits and pushes.
+// The token reaches git only through the environment of each command (an
+// http.extraHeader for the clone URL's host, via GIT_CONFIG_*): never in a
+// remote URL, a config file or a log line.
+type gitRepo struct {
+	token string
+}
+
+// env is the environment of one git command on remote (the clone URL).
+func (g gitRepo) env(remote string) []string {
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true")
+	u, err := url.Parse(remote)
+	if g.token == "" || err != nil || u.Scheme != "https" || u.Host == "" {
+		return env
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + g.token))
+	return append(env, "GIT_CONFIG_COUNT=1",
+		"GIT_CONFIG_KEY_0=http.https://"+u.Host+"/.extraHeader",
+		"GIT_CONFIG_VALUE_0=Authorization: Basic "+basic)
+}
+
+// run runs git in dir; errors carry git's output with secrets masked.
+func (g gitRepo) run(ctx context.Context, dir, remote string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir, cmd.Env = dir, g.env(remote)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if g.token != "" {
+			msg = strings.ReplaceAll(msg, g.token, "[redacted]")
+		}
+		return out.String(), fmt.Errorf("git %s: %v: %s", args[0], err, redact.String(msg))
+	}
+	return out.String(), nil
+}
+
+// workspace is where a request's code lives: one clone per repository
+// under root/repos, one worktree per request under root/work.
+type workspace struct {
+	root string
+	git  gitRepo
+}
+
+func (w workspace) cloneDir(repo string) string {
+	return filepath.Join(w.root, "repos", strings.ReplaceAll(repo, "/", "__"))
+}
+
+func (w workspace) workDir(session string) string { return filepath.Join(w.root, "work", session) }
+
+// ensure makes the request's worktree on its branch (from the remote
+// branch if an earlier run pushed it, else from base) and returns its
+// directory. Repeated, it finds what it made.
+func (w workspace) ensure(ctx context.Context, repo, cloneURL, base, branch, session string) (string, error) {
+	if cloneURL == "" {
+		return "", errors.New("the repository has no clone_url")
+	}
+	clone := w.cloneDir(repo)
+	if _, err := os.Stat(filepath.Join(clone, ".git")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(clone), 0o700); err != nil {
+			return "", err
+		}
+		tmp := clone + ".tmp"
+		os.RemoveAll(tmp)
+		if _, err := w.git.run(ctx, filepath.Dir(clone), cloneURL, "clone", "--quiet", "--no-checkout", cloneURL, tmp); err != nil {
+			return "", err
+		}
+		// ralph's own files never go into a commit of a request.
+		if err := os.WriteFile(filepath.Join(tmp, ".git", "info", "exclude"), []byte(".ralph/\n.ralphrc.local\n"), 0o644); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, clone); err != nil {
+			return "", err
+		}
+	}
+	dir := w.workDir(session)
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		return dir, nil
+	}
+	if _, err := w.git.run(ctx, clone, cloneURL, "fetch", "--quiet", "--prune", "origin"); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return "", err
+	}
+	_, _ = w.git.run(ctx, clone, cloneURL, "worktree", "prune")
+	from := "origin/" + base
+	if _, err := w.git.run(ctx, clone, cloneURL, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+branch); err == nil {
+		from = "origin/" + branch
+	}
+	if _, err := w.git.run(ctx, clone, cloneURL, "worktree", "add", "--quiet", "-B", branch, dir, from); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// publish commits what the agent left uncommitted and pushes the branch;
+// ahead is how many commits the branch has over base (0: nothing to
+// propose).
+func (w workspace) publish(ctx context.Context, dir, cloneURL, base, branch, message string) (ahead int, err error) {
+	if _, err := w.git.run(ctx, dir, cloneURL, "add", "-A"); err != nil {
+		return 0, err
+	}
+	if out, _ := w.git.run(ctx, dir, cloneURL, "status", "--porcelain"); strings.TrimSpace(out) != "" {
+		args := []string{"commit", "--quiet", "--no-verify", "-m", message}
+		if id, _ := w.git.run(ctx, dir, cloneURL, "config", "user.email"); strings.TrimSpace(id) == "" {
+			args = append([]string{"-c", "user.name=ralph", "-c", "user.email=ralph@localhost"}, args...)
+		}
+		if _, err := w.git.run(ctx, dir, cloneURL, args...); err != nil {
+			return 0, err
+		}
+	}
+	out, err := w.git.run(ctx, dir, cloneURL, "rev-list", "--count", "origin/"+base+"..HEAD")
+	if err != nil {
+		return 0, err
+	}
+	fmt.Sscan(strings.TrimSpace(out), &ahead)
+	if ahead == 0 {
+		return 0, nil
+	}
+	_, err = w.git.run(ctx, dir, cloneURL, "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)
+	return ahead, err
+}

@@ -1,0 +1,404 @@
+package requests
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"ralph/internal/fleet"
+	"ralph/internal/redact"
+	"ralph/internal/serve"
+)
+
+// Daemon is what requests ask of `ralph serve` (declared here, by its
+// consumer; *serve.Daemon implements it).
+type Daemon interface {
+	AddSession(serve.Session) error
+	StartFrom(ctx context.Context, session, title, origin, replyTo string) (serve.TaskView, error)
+	Loop(session string, maxLoops int) (serve.TaskView, error)
+	Answer(session, text string) (serve.TaskView, error)
+	Reset(session string) (serve.TaskView, error)
+	Status(session string) (serve.TaskView, error)
+	SetPRURL(session, url string) error
+}
+
+// Options configure a Service.
+type Options struct {
+	// Root is where clones and worktrees go (RALPH_HOME/requests).
+	Root string
+	Log  io.Writer
+	// HTTPClient talks to GitHub and Slack (tests: nil).
+	HTTPClient *http.Client
+	Now        func() time.Time
+}
+
+// Service runs requests: intake, the daemon's verbs, the outcomes.
+type Service struct {
+	cfg   Config
+	opts  Options
+	store *Store
+	hub   *hub
+	ws    workspace
+	slack *slackSide
+
+	d      Daemon
+	wakeup chan struct{}
+
+	mu      sync.Mutex
+	pending map[string]bool   // request keys to look at
+	repos   map[string]repoAt // clone URL and base, by repository
+	shown   map[string]string // the status text last written, by request
+	said    map[string]bool   // log lines said once
+}
+
+// once is true the first time it is asked about key.
+func (s *Service) once(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.said[key] {
+		return false
+	}
+	s.said[key] = true
+	return true
+}
+
+type repoAt struct{ cloneURL, base string }
+
+// New builds the service from its settings.
+func New(cfg Config, opts Options) (*Service, error) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	redact.Add(cfg.GitHubToken, cfg.WebhookSecret, cfg.Slack.BotToken, cfg.Slack.AppToken, cfg.Slack.SigningSecret)
+	h, err := newHub(cfg.GitHubAPIURL, cfg.GitHubToken, opts.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{cfg: cfg, opts: opts, hub: h, ws: workspace{root: opts.Root, git: gitRepo{token: cfg.GitHubToken}},
+		wakeup: make(chan struct{}, 1), pending: map[string]bool{}, repos: map[string]repoAt{}, shown: map[string]string{}, said: map[string]bool{}}
+	if cfg.SlackOn() {
+		s.slack = newSlackSide(cfg.Slack, opts.HTTPClient, func() *Store { return s.store })
+	}
+	return s, nil
+}
+
+// Open opens the request store (requests.db beside the daemon's).
+func (s *Service) Open(path string) error {
+	st, err := OpenStore(path)
+	if err != nil {
+		return err
+	}
+	s.store = st
+	return nil
+}
+
+// Close closes the store.
+func (s *Service) Close() error {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.Close()
+}
+
+func (s *Service) logf(format string, a ...any) {
+	fmt.Fprintf(s.opts.Log, "%s requests: %s\n", s.opts.Now().UTC().Format(time.RFC3339), redact.String(fmt.Sprintf(format, a...)))
+}
+
+// Notify implements serve.Notifier: a notice about a request's task wakes
+// the request up. It never blocks (the daemon holds its lock).
+func (s *Service) Notify(n serve.Notice) {
+	if (n.Origin == "github" || n.Origin == "slack") && n.ReplyTo != "" {
+		s.poke(n.ReplyTo)
+	}
+}
+
+func (s *Service) poke(key string) {
+	s.mu.Lock()
+	s.pending[key] = true
+	s.mu.Unlock()
+	select {
+	case s.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// reconcileEvery is how often every request is looked at even without a
+// notice: a notice lost in a crash costs at most this much delay.
+const reconcileEvery = 30 * time.Second
+
+// Run serves requests until ctx ends: it polls GitHub (when set), listens
+// to Slack (Socket Mode, when set) and acts on what comes in and on the
+// daemon's notices, one request at a time.
+func (s *Service) Run(ctx context.Context, d Daemon) {
+	s.d = d
+	var wg sync.WaitGroup
+	if s.cfg.On() && s.cfg.Poll > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.pollLoop(ctx) }()
+	}
+	if s.slack != nil && s.cfg.Slack.AppToken != "" {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.socketMode(ctx) }()
+	}
+	s.pokeAll()
+	tick := time.NewTicker(reconcileEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		case <-tick.C:
+			s.pokeAll()
+		case <-s.wakeup:
+		}
+		for {
+			key := s.next()
+			if key == "" || ctx.Err() != nil {
+				break
+			}
+			if err := s.process(ctx, key); err != nil && ctx.Err() == nil {
+				s.logf("%s: %v", key, err)
+			}
+		}
+	}
+}
+
+func (s *Service) pokeAll() {
+	all, err := s.store.All()
+	if err != nil {
+		s.logf("%v", err)
+		return
+	}
+	for _, r := range all {
+		s.poke(r.Key)
+	}
+}
+
+func (s *Service) next() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.pending {
+		delete(s.pending, k)
+		return k
+	}
+	return ""
+}
+
+// repo is where a repository is cloned from and its base branch.
+func (s *Service) repo(ctx context.Context, name string) (repoAt, error) {
+	s.mu.Lock()
+	at, ok := s.repos[name]
+	s.mu.Unlock()
+	if ok {
+		return at, nil
+	}
+	u, base, err := s.hub.Repo(ctx, name)
+	if err != nil {
+		return repoAt{}, err
+	}
+	at = repoAt{cloneURL: u, base: base}
+	s.mu.Lock()
+	s.repos[name] = at
+	s.mu.Unlock()
+	return at, nil
+}
+
+// process brings one request up to date: its workspace and session, what
+// people said since it was last looked at (start, answer, retry), then
+// what its loop came to.
+func (s *Service) process(ctx context.Context, key string) error {
+	r, err := s.store.Get(key)
+	if err != nil {
+		return err
+	}
+	at, err := s.repo(ctx, r.Repo)
+	if err != nil {
+		return err
+	}
+	dir, err := s.ws.ensure(ctx, r.Repo, at.cloneURL, at.base, r.Branch, r.Session)
+	if err != nil {
+		return err
+	}
+	if err := s.d.AddSession(serve.Session{Name: r.Session, Dir: dir}); err != nil {
+		return err
+	}
+	entries, err := s.store.Entries(key)
+	if err != nil {
+		return err
+	}
+	var fresh []Entry
+	for _, e := range entries {
+		if !e.Acted {
+			fresh = append(fresh, e)
+		}
+	}
+	if len(fresh) > 0 {
+		if err := s.tellDaemon(ctx, r, fresh); err != nil {
+			return err
+		}
+		ids := make([]string, len(fresh))
+		for i, e := range fresh {
+			ids[i] = e.ID
+		}
+		if err := s.store.MarkActed(key, ids); err != nil {
+			return err
+		}
+	}
+	v, err := s.d.Status(r.Session)
+	if err != nil {
+		return nil // no task yet: nothing to report
+	}
+	return s.report(ctx, r, v, dir, at)
+}
+
+// tellDaemon turns new messages into a verb: a new task for a new request
+// (or a follow-up after a finished one), an answer to pending questions, a
+// resumed loop after a retry.
+func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) error {
+	cmd := NoCommand
+	var said []string
+	for _, e := range fresh {
+		if c := ParseCommand(e.Body); c != NoCommand {
+			cmd = c
+			continue
+		}
+		if e.ID != "opening" {
+			said = append(said, strings.TrimSpace(e.Body))
+		}
+	}
+	v, err := s.d.Status(r.Session)
+	switch {
+	case err != nil || v.State.Finished():
+		if err == nil && len(said) == 0 && cmd != CmdRetry {
+			return nil // a finished request hears only a follow-up
+		}
+		if _, err := s.d.StartFrom(ctx, r.Session, r.Title, r.Source, r.Key); err != nil {
+			return err
+		}
+		_, err = s.d.Loop(r.Session, s.cfg.MaxLoops)
+		return err
+	case v.State == fleet.Waiting && len(v.Questions) > 0 && len(said) > 0:
+		_, err = s.d.Answer(r.Session, strings.Join(said, "\n\n"))
+		return err
+	case v.State == fleet.Halted && cmd == CmdRetry, v.State == fleet.Waiting && len(v.Questions) == 0 && (cmd == CmdRetry || len(said) > 0):
+		if _, err := s.d.Reset(r.Session); err != nil {
+			return err
+		}
+		_, err = s.d.Loop(r.Session, s.cfg.MaxLoops)
+		return err
+	}
+	// Running, queued, or halted without a retry: what was said is in the
+	// thread the prompt carries at the next start.
+	return nil
+}
+
+// report acts once on the outcome of the request's task and keeps its
+// status message current.
+func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir string, at repoAt) error {
+	dec := Decide(v)
+	c := s.conv(r)
+	handled := fmt.Sprintf("%s/%s/%d", v.ID, dec.Outcome, v.LoopCount)
+	if handled != r.Handled && dec.Outcome != Retry {
+		marker := "<!-- ralph:" + handled + " -->"
+		switch dec.Outcome {
+		case Clarify:
+			if _, err := c.Post(ctx, r, marker, clarifyText(dec.Questions)); err != nil {
+				return err
+			}
+		case Complete:
+			if err := s.complete(ctx, &r, v, dec, dir, at, marker); err != nil {
+				return err
+			}
+		case Halt:
+			if _, err := c.Post(ctx, r, marker, haltText(dec, v)); err != nil {
+				return err
+			}
+		}
+		r.Handled = handled
+		if err := s.store.Update(r); err != nil {
+			return err
+		}
+		s.logf("%s: %s (task %s, loop %d)", r.Key, dec.Outcome, v.ID, v.LoopCount)
+	}
+	return s.status(ctx, r, v, dec)
+}
+
+// complete pushes the branch, opens (or finds) the pull request and posts
+// its address.
+func (s *Service) complete(ctx context.Context, r *Request, v serve.TaskView, dec Decision, dir string, at repoAt, marker string) error {
+	msg := fmt.Sprintf("ralph: %s", r.Title)
+	if r.Number > 0 {
+		msg += fmt.Sprintf(" (#%d)", r.Number)
+	}
+	ahead, err := s.ws.publish(ctx, dir, at.cloneURL, at.base, r.Branch, msg)
+	if err != nil {
+		return err
+	}
+	c := s.conv(*r)
+	if ahead == 0 {
+		_, err := c.Post(ctx, *r, marker, "✅ Finished, but nothing in the repository changed, so there is no pull request."+summaryLine(dec.Summary))
+		return err
+	}
+	body := "Requested in Slack."
+	if r.Source == "github" {
+		body = fmt.Sprintf("Closes #%d", r.Number)
+	}
+	if dec.Summary != "" {
+		body += "\n\n" + dec.Summary
+	}
+	body += "\n\n_Opened by ralph (" + r.Branch + ")._"
+	n, url, err := s.hub.PullRequest(ctx, r.Repo, r.Branch, at.base, r.Title, body)
+	if err != nil {
+		return err
+	}
+	r.PRNumber, r.PRURL = n, url
+	if err := s.store.Update(*r); err != nil {
+		return err
+	}
+	if err := s.d.SetPRURL(r.Session, url); err != nil {
+		return err
+	}
+	_, err = c.Post(ctx, *r, marker, "🚀 Pull request: "+url+summaryLine(dec.Summary))
+	return err
+}
+
+// status writes the request's status message, edited in place.
+func (s *Service) status(ctx context.Context, r Request, v serve.TaskView, dec Decision) error {
+	text := statusText(r, v, dec)
+	s.mu.Lock()
+	same := s.shown[r.Key] == text
+	s.mu.Unlock()
+	if same {
+		return nil
+	}
+	c := s.conv(r)
+	marker := "<!-- ralph:status:" + r.Key + " -->"
+	if r.StatusRef == "" {
+		ref, err := c.Post(ctx, r, marker, text)
+		if err != nil {
+			return err
+		}
+		r.StatusRef = ref
+		if err := s.store.Update(r); err != nil {
+			return err
+		}
+	} else if err := c.Edit(ctx, r, r.StatusRef, marker, text); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.shown[r.Key] = text
+	s.mu.Unlock()
+	return nil
+}
+
+// Root is RALPH_HOME/requests.
+func Root(home string) string { return filepath.Join(home, "requests") }
