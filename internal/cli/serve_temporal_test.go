@@ -257,3 +257,30 @@ func TestTemporalPinnedSession(t *testing.T) {
 		t.Errorf("p's calls ran off its host:\nworker a:\n%s\nworker b:\n%s", r.wlogs["a"].String(), r.wlogs["b"].String())
 	}
 }
+
+// `ralph task cancel` cancels the workflow: the agent running on a worker
+// is killed and the task ends cancelled.
+func TestTemporalCancel(t *testing.T) {
+	r := newTemporalRig(t)
+	pidDir := t.TempDir()
+	r.session("c", script.Script{Iterations: []script.Iteration{{Sleep: script.Duration(time.Hour), PIDFile: filepath.Join(pidDir, "c.pid")}}})
+	r.worker("a")
+	r.start(1)
+	r.ok("start", "c", "Never", "ends")
+	r.ok("loop", "c")
+	r.workerRunning("task t1: loop 1, attempt 1")
+	var pid string
+	for deadline := time.Now().Add(30 * time.Second); pid == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(filepath.Join(pidDir, "c.pid"))
+		pid = strings.TrimSpace(string(b))
+	}
+	r.ok("cancel", "c")
+	r.waitFor("c", "cancelled", stateIs("cancelled"))
+	deadline := time.Now().Add(15 * time.Second)
+	for processRunning(pid) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processRunning(pid) {
+		t.Errorf("the cancelled task's agent %s lives on", pid)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -244,5 +245,23 @@ func TestWorkflowPinsCallsToTheHostQueue(t *testing.T) {
 	result(t, env)
 	if len(queues) != 2 || queues[0] != "host-a" || queues[1] != "host-a" {
 		t.Fatalf("calls on queues %v, want host-a", queues)
+	}
+}
+
+// Cancelling the workflow (`ralph task cancel`) ends a wait at once and
+// the workflow as cancelled, after folding nothing more.
+func TestWorkflowCancelEndsTheLoop(t *testing.T) {
+	s := &script{steps: []step{working, working}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Delay = time.Hour
+	env.RegisterDelayedCallback(env.CancelWorkflow, 10*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t10", Session: "a", Policy: p})
+	var canceled *temporal.CanceledError
+	if err := env.GetWorkflowError(); !errors.As(err, &canceled) {
+		t.Fatalf("got %v, want cancelled", err)
+	}
+	if len(s.calls) != 1 {
+		t.Fatalf("%d calls, want 1", len(s.calls))
 	}
 }
