@@ -23,4 +23,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 go mod download
+# The Temporal dev server of the Temporal backend's integration tests.
+bash scripts/install-temporal-cli.sh >/dev/null
 bash scripts/install-agents.sh

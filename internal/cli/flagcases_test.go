@@ -9,6 +9,7 @@ import (
 	"ralph/internal/github"
 	"ralph/internal/importer"
 	"ralph/internal/serve"
+	"ralph/internal/temporal"
 )
 
 // The command lines of each command's flag test. A case with want nil is
@@ -250,6 +251,15 @@ func serveFlagTest(t *testing.T, path string) {
 		if o.WatchInterval == 0 {
 			o.WatchInterval = serve.DefaultWatchInterval
 		}
+		if o.Backend == "" {
+			o.Backend = "local"
+		}
+		if o.TemporalQueue == "" {
+			o.TemporalQueue = temporal.DefaultQueue
+		}
+		if o.TemporalHeartbeat == 0 {
+			o.TemporalHeartbeat = temporal.DefaultHeartbeat
+		}
 		return &o
 	}
 	abs, _ := filepath.Abs("src/web")
@@ -262,7 +272,18 @@ func serveFlagTest(t *testing.T, path string) {
 		{argv: "serve --tmux-target 'agent-{session}' --tmux-socket /run/t.sock --watch-interval 500ms",
 			want: defaults(serveOptions{TmuxTarget: "agent-{session}", TmuxSocket: "/run/t.sock", WatchInterval: 500 * time.Millisecond,
 				Given: []string{"tmux-socket", "tmux-target", "watch-interval"}})},
-		{argv: "serve --watch-interval 0", want: &serveOptions{Listen: serve.DefaultListen, MaxParallel: 4, TmuxTarget: serve.DefaultWatchTarget, Given: []string{"watch-interval"}}},
+		{argv: "serve --watch-interval 0", want: &serveOptions{Listen: serve.DefaultListen, MaxParallel: 4, TmuxTarget: serve.DefaultWatchTarget, Given: []string{"watch-interval"},
+			Backend: "local", TemporalQueue: temporal.DefaultQueue, TemporalHeartbeat: temporal.DefaultHeartbeat}},
+		{argv: "serve --backend temporal --temporal-address 127.0.0.1:7233 --temporal-namespace ns --temporal-queue q --temporal-heartbeat 5s",
+			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "ns", TemporalQueue: "q",
+				TemporalHeartbeat: 5 * time.Second,
+				Given:             []string{"backend", "temporal-address", "temporal-heartbeat", "temporal-namespace", "temporal-queue"}})},
+		{argv: "serve --backend temporal --temporal-address h:1 --temporal-pin api=host-a --temporal-pin web=host-b",
+			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "h:1", TemporalPins: map[string]string{"api": "host-a", "web": "host-b"},
+				Given: []string{"backend", "temporal-address", "temporal-pin"}})},
+		{argv: "serve --temporal-pin api", code: 1, says: `--temporal-pin "api": want SESSION=QUEUE`},
+		{argv: "serve --backend temporal", code: 1, says: "want --temporal-address HOST:PORT"},
+		{argv: "serve --backend nomad", code: 1, says: `--backend "nomad": want local or temporal`},
 		{argv: "serve --max-parallel 0", code: 1, says: "--max-parallel 0: want 1 or more"},
 		{argv: "serve --tmux-target claude", code: 1, says: "want {session} in it"},
 		{argv: "serve --watch-interval -1s", code: 1, says: "--watch-interval -1s"},
@@ -329,4 +350,24 @@ var taskFlagCases = map[string][]flagCase[taskOptions]{
 		{argv: "task watchdog --json", want: &taskOptions{Verb: "watchdog", JSON: true}},
 		{argv: "task watchdog 5", code: 1, says: `unknown command "5"`},
 	},
+}
+
+func workerFlagTest(t *testing.T, path string) {
+	defaults := func(o workerOptions) *workerOptions {
+		if o.Queue == "" {
+			o.Queue = temporal.DefaultQueue
+		}
+		if o.MaxCalls == 0 {
+			o.MaxCalls = 4
+		}
+		return &o
+	}
+	checkFlags(t, path, newWorkerCmd, []flagCase[workerOptions]{
+		{argv: "worker --temporal-address 127.0.0.1:7233", want: defaults(workerOptions{Address: "127.0.0.1:7233"})},
+		{argv: "worker --temporal-address h:1 --temporal-namespace ns --queue q --host-queue host-a --home w --max-calls 2",
+			want: defaults(workerOptions{Address: "h:1", Namespace: "ns", Queue: "q", HostQueue: "host-a", Home: "w", MaxCalls: 2})},
+		{argv: "worker", code: 1, says: "--temporal-address: want HOST:PORT"},
+		{argv: "worker --temporal-address h:1 --max-calls 0", code: 1, says: "--max-calls 0: want 1 or more"},
+		{argv: "worker extra --temporal-address h:1", code: 1, says: `unknown command "extra"`},
+	})
 }

@@ -115,6 +115,7 @@ var flagSuites = map[string]func(*testing.T, string){
 	"demo":           demoFlagTest,
 	demoAgentCmd:     demoAgentFlagTest,
 	"serve":          serveFlagTest,
+	"worker":         workerFlagTest,
 }
 
 func init() {

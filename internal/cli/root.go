@@ -100,6 +100,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newDemoCmd(ios, nil), newDemoAgentCmd(ios, nil),
 		newServeCmd(ios, nil),
 		newTaskCmd(ios, nil),
+		newWorkerCmd(ios, nil),
 	)
 	usageArgs(root)
 	return root

@@ -23,6 +23,7 @@ import (
 	"ralph/internal/serve"
 	"ralph/internal/store"
 	"ralph/internal/telegram"
+	"ralph/internal/temporal"
 )
 
 const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
@@ -53,6 +54,10 @@ ticked checklist. It only reads (tmux capture-pane), never types, and
 leaves a session alone while a loop works on it. ` + "`ralph task watchdog`" + `
 shows what it reads.
 
+--backend temporal runs each task's loop as a Temporal workflow on
+` + "`ralph worker`" + ` processes instead of in this process (--temporal-address
+HOST:PORT, docs/temporal.md); everything else works the same.
+
 A restart resumes the tasks that were running from their last finished
 iteration. Exit codes: 0 stopped by a signal, 1 start-up error.
 
@@ -72,6 +77,15 @@ type serveOptions struct {
 	TmuxTarget    string
 	TmuxSocket    string
 	WatchInterval time.Duration
+	// Backend is "local" (loops in this process) or "temporal" (workflows
+	// on `ralph worker` processes, docs/temporal.md).
+	Backend           string
+	TemporalAddress   string
+	TemporalNamespace string
+	TemporalQueue     string
+	TemporalHeartbeat time.Duration
+	// TemporalPins pin sessions' agent calls to host queues (SESSION=QUEUE).
+	TemporalPins map[string]string
 	// Given names the flags on the command line, which win over the
 	// config file.
 	Given []string
@@ -82,7 +96,7 @@ type serveOptions struct {
 // newServeCmd builds `ralph serve`; runF replaces runServe in flag tests.
 func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	o := &serveOptions{IO: ios}
-	var sessions []string
+	var sessions, pins []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run many loops in one daemon with an HTTP API (driven by `ralph task`)",
@@ -105,6 +119,19 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 				}
 				o.Sessions = append(o.Sessions, ss)
 			}
+			for _, p := range pins {
+				name, queue, ok := strings.Cut(p, "=")
+				if !ok || !serve.ValidSessionName(name) || queue == "" {
+					return usageError{fmt.Errorf("--temporal-pin %q: want SESSION=QUEUE", p)}
+				}
+				if o.TemporalPins == nil {
+					o.TemporalPins = map[string]string{}
+				}
+				o.TemporalPins[name] = queue
+			}
+			if err := checkBackend(o); err != nil {
+				return err
+			}
 			cmd.Flags().Visit(func(f *pflag.Flag) { o.Given = append(o.Given, f.Name) })
 			return orDefault(runF, runServe)(cmd.Context(), o)
 		},
@@ -118,6 +145,12 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
 	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
 	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
+	f.StringVar(&o.Backend, "backend", "local", "where loops run: local (in this process) or temporal (on `ralph worker` processes)")
+	f.StringVar(&o.TemporalAddress, "temporal-address", "", "the Temporal frontend HOST:PORT (--backend temporal)")
+	f.StringVar(&o.TemporalNamespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
+	f.StringVar(&o.TemporalQueue, "temporal-queue", temporal.DefaultQueue, "the task queue the workers take work from")
+	f.StringArrayVar(&pins, "temporal-pin", nil, "SESSION=QUEUE: run the session's agent calls only on workers with --host-queue QUEUE (repeatable)")
+	f.DurationVar(&o.TemporalHeartbeat, "temporal-heartbeat", temporal.DefaultHeartbeat, "how long a silent worker keeps an iteration before another worker runs it again")
 	return cmd
 }
 
@@ -151,6 +184,14 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch}
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
+	}
+	if o.Backend == "temporal" {
+		r, closeRunner, err := temporalRunner(o, ios.Err)
+		if err != nil {
+			return err
+		}
+		defer closeRunner()
+		opts.Runner = r
 	}
 	rq, err := newRequests(ios.Err, home, &opts)
 	if err != nil {
@@ -194,8 +235,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	for i, s := range all {
 		names[i] = s.Name
 	}
-	fmt.Fprintf(ios.Err, "ralph serve: listening on http://%s, RALPH_HOME %s, sessions: %s, max %d loops at once\n",
-		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel)
+	fmt.Fprintf(ios.Err, "ralph serve: listening on http://%s, RALPH_HOME %s, sessions: %s, max %d loops at once%s\n",
+		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel, backendNote(o))
 	errc := make(chan error, 1)
 	go func() { errc <- d.Serve(ctx, ln, token) }()
 	chat := make(chan struct{})
@@ -305,4 +346,12 @@ func sessionsConf(path string) ([]serve.Session, error) {
 		out = append(out, s)
 	}
 	return out, sc.Err()
+}
+
+// backendNote says where the loops run when it is not here.
+func backendNote(o *serveOptions) string {
+	if o.Backend != "temporal" {
+		return ""
+	}
+	return fmt.Sprintf(", on Temporal at %s (queue %s)", o.TemporalAddress, o.TemporalQueue)
 }

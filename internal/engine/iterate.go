@@ -20,6 +20,16 @@ import (
 
 // iterate runs one agent call, measures it and folds it into the state.
 func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.Decision, error) {
+	it, ok, err := e.measure(ctx, idx, before)
+	if err != nil || !ok {
+		return loop.Decision{}, err
+	}
+	return e.fold(it)
+}
+
+// measure runs one agent call and measures it at the edge, deciding
+// nothing; ok is false when the call was interrupted (nothing to fold).
+func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loop.Iteration, ok bool, err error) {
 	n := e.st.Loop + 1
 	start := e.now()
 	st := e.deps.Store
@@ -39,7 +49,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	}
 	prompt, err := os.ReadFile(st.PromptFile())
 	if err != nil {
-		return loop.Decision{}, fmt.Errorf("read prompt: %w", err)
+		return it, false, fmt.Errorf("read prompt: %w", err)
 	}
 	stdoutPath, stderrPath := st.IterationLogs(n, start)
 	session := ""
@@ -71,11 +81,11 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	res, runErr := ad.Run(ctx, inv)
 	if runErr != nil {
 		if cannotStart(runErr) || res.StartErr == nil {
-			return loop.Decision{}, runErr // a configuration problem: no point in looping
+			return it, false, runErr // a configuration problem: no point in looping
 		}
 	}
 	if res.Interrupted || ctx.Err() != nil {
-		return loop.Decision{}, nil
+		return it, false, nil
 	}
 	end := e.now()
 	prog := gitx.Progress{}
@@ -93,7 +103,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: w})
 	}
 	caps := ad.Capabilities()
-	it := loop.Iteration{
+	it = loop.Iteration{
 		Loop: n, Agent: spec.Name, Started: start, Ended: end, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		InRepo: snap.InRepo, Changed: prog.Changed, Files: len(prog.FilesChanged),
 		PlanGain: change.Checked + change.AddedDone, Plan: stopPlan(afterPlan),
@@ -103,6 +113,12 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	if res.StartErr != nil {
 		it.StartErr = res.StartErr.Error()
 	}
+	return it, true, nil
+}
+
+// fold folds a measured iteration into the state and records it.
+func (e *Engine) fold(it loop.Iteration) (loop.Decision, error) {
+	n, end, st := it.Loop, it.Ended, e.deps.Store
 	var d loop.Decision
 	e.st, d = loop.Fold(e.st, it, e.spec.Policy)
 	e.trace(loop.Trace{Fold: &loop.TraceFold{Iteration: it, Decision: d}})
@@ -163,4 +179,21 @@ func (e *Engine) writeClarification(o loop.Observed) {
 	if err := store.WriteFileAtomic(e.deps.Store.ClarificationFile(), []byte(b.String()), 0o644); err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Message: "write clarification.md: " + err.Error()})
 	}
+}
+
+// Measure runs one agent call from st with the agent at index idx and
+// returns what it measured, without deciding anything: a host that keeps
+// the decisions elsewhere (a Temporal workflow running loop.Next and
+// loop.Fold) uses the engine only as the edge. ok is false when ctx ended
+// the call.
+func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.Iteration, ok bool, err error) {
+	if idx < 0 || idx >= len(e.deps.Agents) || idx >= len(e.spec.Agents) {
+		return it, false, fmt.Errorf("agent %d: only %d configured", idx, len(e.deps.Agents))
+	}
+	if err := e.deps.Store.EnsureDirs(); err != nil {
+		return it, false, err
+	}
+	e.st = st
+	before, _ := e.readPlan()
+	return e.measure(ctx, idx, before)
 }

@@ -54,6 +54,8 @@ type Options struct {
 	Now    func() time.Time
 	// Watch configures the watchdog of the tasks no loop works on.
 	Watch WatchOptions
+	// Runner runs the loops elsewhere (the Temporal backend); nil: here.
+	Runner Runner
 	// Prompt, when set, may replace the prompt of a session's task (ok
 	// true): requests from GitHub and Slack tell their agent more than a
 	// title. It is asked each time the task's loop starts.
@@ -336,6 +338,9 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	if err := rewriteTaskFile(t.File, "IN_PROGRESS", nil); err != nil {
 		return engine.Result{}, nil, fmt.Errorf("task file: %w", err)
+	}
+	if d.opts.Runner != nil {
+		return d.runElsewhere(ctx, t, w, ws, spec, st, text)
 	}
 	bus := events.New()
 	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)

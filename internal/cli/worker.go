@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"ralph/internal/agent"
+	"ralph/internal/serve"
+	"ralph/internal/temporal"
+)
+
+const workerLong = `Runs the loops of ` + "`ralph serve --backend temporal`" + ` on this machine: each
+task is a Temporal workflow whose decisions any worker makes, and each
+iteration an activity that runs the agent here, in the session's working
+tree, with this machine's agents and credentials (the tree's .ralphrc, as
+for ` + "`ralph run`" + `).
+
+Start as many workers as you like, on one machine or many, all on the same
+--temporal-address and --queue. A worker killed mid-iteration loses
+nothing: after the heartbeat timeout the iteration runs again on another
+worker. See docs/temporal.md.
+
+Prompts and iteration logs go under --home (default: RALPH_HOME, as for
+` + "`ralph serve`" + `). Exit codes: 0 stopped by a signal, 1 start-up error.`
+
+type workerOptions struct {
+	IO        IO
+	Address   string
+	Namespace string
+	Queue     string
+	HostQueue string
+	Home      string
+	MaxCalls  int
+}
+
+// newWorkerCmd builds `ralph worker`; runF replaces runWorker in flag tests.
+func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cobra.Command {
+	o := &workerOptions{IO: ios}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run loops of a Temporal-backed fleet on this machine (ralph serve --backend temporal)",
+		Long:  workerLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Address == "" {
+				return usageError{fmt.Errorf("--temporal-address: want HOST:PORT of the Temporal frontend")}
+			}
+			if o.MaxCalls < 1 {
+				return usageError{fmt.Errorf("--max-calls %d: want 1 or more", o.MaxCalls)}
+			}
+			return orDefault(runF, runWorker)(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Address, "temporal-address", "", "the Temporal frontend, HOST:PORT")
+	f.StringVar(&o.Namespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
+	f.StringVar(&o.Queue, "queue", temporal.DefaultQueue, "the task queue to take work from")
+	f.StringVar(&o.HostQueue, "host-queue", "", "this machine's own queue: the agent calls of sessions pinned to it (ralph serve --temporal-pin)")
+	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
+	f.IntVar(&o.MaxCalls, "max-calls", 4, "agent calls this worker runs at once")
+	return cmd
+}
+
+func runWorker(ctx context.Context, o *workerOptions) error {
+	home, err := filepath.Abs(o.Home)
+	if o.Home == "" {
+		home, err = serve.DefaultHome()
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	agent.Withhold(serve.DaemonSecrets...)
+	host, _ := os.Hostname()
+	id := fmt.Sprintf("ralph-worker@%s/%d", host, os.Getpid())
+	log := &syncLog{w: o.IO.Err}
+	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Address, o.Queue, home, o.MaxCalls)
+	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Address: o.Address, Namespace: o.Namespace, Queue: o.Queue, HostQueue: o.HostQueue,
+		Identity: id, MaxCalls: o.MaxCalls, Log: log,
+		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log}})
+	if err == nil {
+		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
+	}
+	return err
+}
+
+// temporalRunner connects `ralph serve --backend temporal` to the cluster;
+// close releases the connection.
+func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error) {
+	host, _ := os.Hostname()
+	c, err := temporal.Dial(o.TemporalAddress, o.TemporalNamespace, fmt.Sprintf("ralph-serve@%s/%d", host, os.Getpid()), log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &temporal.Runner{Client: c, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}, c.Close, nil
+}
+
+// checkBackend validates serve's backend flags.
+func checkBackend(o *serveOptions) error {
+	switch o.Backend {
+	case "local":
+		return nil
+	case "temporal":
+		if o.TemporalAddress == "" {
+			return usageError{fmt.Errorf("--backend temporal: want --temporal-address HOST:PORT")}
+		}
+		if o.TemporalHeartbeat < 0 {
+			return usageError{fmt.Errorf("--temporal-heartbeat %s: want a positive duration", o.TemporalHeartbeat)}
+		}
+		return nil
+	}
+	return usageError{fmt.Errorf("--backend %q: want local or temporal", o.Backend)}
+}
+
+// syncLog serialises the lines of many agent calls.
+type syncLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,145 @@
+// Package devserver runs the Temporal CLI's dev server for tests: a real
+// Temporal (frontend, history, matching, SQLite persistence) in one
+// process on free ports, which can be killed and restarted on the same
+// database. The CLI is built by scripts/install-temporal-cli.sh.
+package devserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// Version is the Temporal CLI the tests run (scripts/install-temporal-cli.sh).
+const Version = "v1.5.1"
+
+// Binary finds the Temporal CLI: $RALPH_TEMPORAL_CLI, else the script's
+// cache.
+func Binary() (string, error) {
+	if p := os.Getenv("RALPH_TEMPORAL_CLI"); p != "" {
+		return p, nil
+	}
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(home, ".cache")
+	}
+	p := filepath.Join(cache, "ralph-test", "temporal-"+Version, "temporal")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("the Temporal CLI is not built (bash scripts/install-temporal-cli.sh): %w", err)
+	}
+	return p, nil
+}
+
+// Server is one dev server.
+type Server struct {
+	Addr string // the frontend, HOST:PORT
+	DB   string
+	bin  string
+	args []string
+	cmd  *exec.Cmd
+	log  *syncBuffer
+	t    testing.TB
+}
+
+// Start runs a dev server on free ports with its database in db; it is
+// killed when the test ends. Without the CLI the test is skipped, except
+// on CI (CI=true), where it fails.
+func Start(t testing.TB, db string) *Server {
+	t.Helper()
+	bin, err := Binary()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	port, httpPort, metrics := freePort(t), freePort(t), freePort(t)
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncBuffer{}, t: t,
+		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+			"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metrics), "--db-filename", db, "--log-level", "error"}}
+	t.Cleanup(func() {
+		s.Kill()
+		if t.Failed() {
+			t.Logf("temporal dev server log:\n%s", s.log.String())
+		}
+	})
+	s.Restart()
+	return s
+}
+
+// Restart starts the server again (on the same ports and database) and
+// waits until it answers.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.cmd = exec.Command(s.bin, s.args...)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	// Its own process group, so a kill reaches nothing of the test's.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := client.DialContext(ctx, client.Options{HostPort: s.Addr})
+		cancel()
+		if err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.t.Fatalf("temporal dev server did not answer on %s:\n%s", s.Addr, s.log.String())
+}
+
+// Kill ends the server at once (SIGKILL), as a crash would.
+func (s *Server) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -1,0 +1,227 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"ralph/internal/engine"
+	"ralph/internal/loop"
+	"ralph/internal/reason"
+	"ralph/internal/serve"
+	"ralph/internal/store"
+)
+
+// Runner is serve.Runner on Temporal: `ralph serve --backend temporal`
+// starts each task's workflow, forwards requests to it as signals and
+// mirrors what it queries into the daemon's store, so that `ralph task`
+// and every view work as on the local backend.
+type Runner struct {
+	Client client.Client
+	Queue  string
+	// Pins are the host queues of sessions (session → queue): their agent
+	// calls run only on the workers polling that queue.
+	Pins map[string]string
+	// Heartbeat is the iterations' heartbeat timeout (0: DefaultHeartbeat).
+	Heartbeat time.Duration
+	// Poll is how often the runner looks at the requests (0: 500ms);
+	// Query how often it asks the workflow how it is (0: 2s): a query is
+	// a workflow task on a worker, so a fleet of loops pays for each.
+	Poll  time.Duration
+	Query time.Duration
+	Log   io.Writer
+}
+
+// RunLoop runs the task's workflow until it ends. A workflow of the task
+// already running (the daemon restarted) is joined, not started again.
+func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, loop.State, error) {
+	queue := r.Queue
+	if queue == "" {
+		queue = DefaultQueue
+	}
+	poll := r.Poll
+	if poll <= 0 {
+		poll = 500 * time.Millisecond
+	}
+	every := r.Query
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	var asked time.Time
+	id := WorkflowID(in.TaskID)
+	run, err := r.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: queue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
+		Policy: in.Spec.Policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session]})
+	if err != nil {
+		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
+	}
+	m := &mirror{in: in, last: in.State.Loop, st: in.State}
+	done := make(chan struct{})
+	var out Output
+	var runErr error
+	go func() {
+		defer close(done)
+		// Not ctx: the daemon stopping must not look like the workflow
+		// failing.
+		runErr = run.Get(context.Background(), &out)
+	}()
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	var sent loop.Control
+	var sentLimits map[string]loop.AgentLimit
+	for {
+		select {
+		case <-done:
+			return m.finish(out, runErr)
+		case <-ctx.Done():
+			select {
+			case <-in.Shutdown:
+				// The workflow goes on; the next daemon joins it.
+				return engine.Result{Reason: reason.Interrupted, ExitCode: reason.Interrupted.ExitCode()}, m.st, nil
+			default:
+			}
+			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := r.Client.CancelWorkflow(cctx, id, run.GetRunID())
+			cancel()
+			if err != nil {
+				return engine.Result{ExitCode: 1}, m.st, fmt.Errorf("cancel workflow %s: %w", id, err)
+			}
+			select {
+			case <-done:
+				return m.finish(out, runErr)
+			case <-time.After(30 * time.Second):
+				return engine.Result{Reason: reason.Interrupted, ExitCode: reason.Interrupted.ExitCode()}, m.st, nil
+			}
+		case <-t.C:
+			ctl := control(in.Control)
+			if ctl != sent {
+				if err := r.Client.SignalWorkflow(ctx, id, run.GetRunID(), SignalControl, ctl); err == nil {
+					sent = ctl
+				}
+			}
+			if in.SharedLimits != nil {
+				if l := in.SharedLimits(); !maps.EqualFunc(l, sentLimits, sameLimit) {
+					if err := r.Client.SignalWorkflow(ctx, id, run.GetRunID(), SignalLimits, l); err == nil {
+						sentLimits = l
+					}
+				}
+			}
+			if time.Since(asked) < every {
+				continue
+			}
+			asked = time.Now()
+			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			v, err := r.Client.QueryWorkflow(qctx, id, run.GetRunID(), QueryStatus)
+			cancel()
+			var s Status
+			if err == nil && v.Get(&s) == nil {
+				m.update(s)
+				if sent.ResetID != "" && s.State.ResetID == sent.ResetID {
+					_ = in.Control.ClearReset(sent.ResetID)
+				}
+			}
+		}
+	}
+}
+
+func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }
+
+// control is the request as loop.Control (what engine.request reads).
+func control(c engine.Controller) loop.Control {
+	if c == nil {
+		return loop.Control{}
+	}
+	r, _ := c.Read()
+	return loop.Control{Pause: r.Pause, PauseBy: r.PauseBy, Stop: r.Stop, StopBy: r.StopBy,
+		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy}
+}
+
+// mirror copies the workflow's progress into the daemon's store: each new
+// iteration record once, in order, with the latest state.
+type mirror struct {
+	in   serve.RunIn
+	last int // the last loop recorded
+	st   loop.State
+	// waiting is the wait last announced.
+	waiting string
+	until   time.Time
+}
+
+func (m *mirror) emit(ev loop.Event) {
+	if m.in.Emit != nil {
+		ev.At = time.Now()
+		m.in.Emit(ev)
+	}
+}
+
+func (m *mirror) update(s Status) {
+	m.records(s.State, s.Records)
+	if kind, ok := strings.CutPrefix(s.Activity, "waiting: "); ok {
+		if kind != m.waiting || !s.WaitUntil.Equal(m.until) {
+			m.emit(loop.Event{Type: loop.EventWait, Loop: s.State.Loop, WaitKind: kind, Until: s.WaitUntil,
+				Message: fmt.Sprintf("waiting (%s) until %s", kind, s.WaitUntil.UTC().Format(time.RFC3339))})
+		}
+		m.waiting, m.until = kind, s.WaitUntil
+	} else {
+		m.waiting, m.until = "", time.Time{}
+	}
+	st := store.Status{LastAction: s.Activity, LoopCount: s.State.Loop, Agent: s.State.Agent}
+	if !s.WaitUntil.IsZero() {
+		st.Wait = &store.Wait{Kind: s.Activity, Until: s.WaitUntil}
+	}
+	if m.in.Status != nil {
+		m.in.Status(st)
+	}
+}
+
+func (m *mirror) records(st loop.State, recs []loop.Metrics) {
+	saved := false
+	for i := range recs {
+		if recs[i].Loop <= m.last {
+			continue
+		}
+		rec := recs[i]
+		if err := m.in.Save(st, &rec); err != nil {
+			return
+		}
+		m.last, saved = rec.Loop, true
+		m.emit(loop.Event{Type: loop.EventIterationEnd, Loop: rec.Loop, Agent: rec.Agent, Iteration: &rec})
+	}
+	if !saved && st.Loop == m.st.Loop && st.Breaker.Status == m.st.Breaker.Status && st.ResetID == m.st.ResetID {
+		return
+	}
+	if !saved {
+		_ = m.in.Save(st, nil)
+	}
+	m.st = st
+}
+
+func (m *mirror) finish(out Output, err error) (engine.Result, loop.State, error) {
+	if m.in.Control != nil {
+		// A stop is obeyed once, as the engine clears it when it ends.
+		_ = m.in.Control.ClearStop()
+	}
+	var canceled *temporal.CanceledError
+	switch {
+	case errors.As(err, &canceled):
+		return engine.Result{Reason: reason.Interrupted, Message: "cancelled", ExitCode: reason.Interrupted.ExitCode(), Loops: m.st.Loop}, m.st, nil
+	case err != nil:
+		return engine.Result{ExitCode: 1, Loops: m.st.Loop}, m.st, err
+	}
+	m.records(out.State, out.Records)
+	if err := m.in.Save(out.State, nil); err != nil {
+		return engine.Result{ExitCode: 1}, out.State, err
+	}
+	return engine.Result{Reason: out.Reason, Message: out.Message, ExitCode: out.ExitCode, Loops: out.State.Loop}, out.State, nil
+}

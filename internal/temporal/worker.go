@@ -1,0 +1,87 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// WorkerOptions configure a `ralph worker`.
+type WorkerOptions struct {
+	Address   string // the Temporal frontend, HOST:PORT
+	Namespace string // "" for "default"
+	Queue     string // the task queue ("" for DefaultQueue)
+	// HostQueue is this machine's own queue ("" for none): the agent calls
+	// of the sessions whose working trees live here are pinned to it.
+	HostQueue string
+	// Identity names the worker in Temporal's history (the host and pid
+	// when empty).
+	Identity   string
+	Activities *Activities
+	// MaxCalls bounds the agent calls this worker runs at once (0: 4).
+	MaxCalls int
+	Log      io.Writer
+}
+
+// Dial connects to the Temporal frontend; the SDK's own log goes to w at
+// warning level and above, so a worker's output stays ralph's.
+func Dial(address, namespace, identity string, w io.Writer) (client.Client, error) {
+	if w == nil {
+		w = io.Discard
+	}
+	c, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, Identity: identity,
+		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})))})
+	if err != nil {
+		return nil, fmt.Errorf("temporal at %s: %w", address, err)
+	}
+	return c, nil
+}
+
+// Register puts the workflow and the activity on w under their wire names.
+func Register(w worker.Registry, acts *Activities) {
+	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+}
+
+// RunWorker runs workflows and agent calls from the queue until ctx ends.
+func RunWorker(ctx context.Context, o WorkerOptions) error {
+	queue := o.Queue
+	if queue == "" {
+		queue = DefaultQueue
+	}
+	c, err := Dial(o.Address, o.Namespace, o.Identity, o.Log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	calls := o.MaxCalls
+	if calls <= 0 {
+		calls = 4
+	}
+	w := worker.New(c, queue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity})
+	Register(w, o.Activities)
+	if err := w.Start(); err != nil {
+		return err
+	}
+	defer w.Stop()
+	if o.HostQueue != "" {
+		// Agent calls only: the decisions stay on the shared queue, so any
+		// worker can make them.
+		h := worker.New(c, o.HostQueue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+			DisableWorkflowWorker: true})
+		h.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+		if err := h.Start(); err != nil {
+			return err
+		}
+		defer h.Stop()
+	}
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,279 @@
+// Package temporal is the fleet's second backend: a task's loop as a
+// Temporal workflow. The workflow holds the loop's State and runs the same
+// pure loop.Next and loop.Fold as the local engine, as deterministic
+// workflow code (workflow.Now is its clock, timers its waits); each agent
+// call is an activity (Iterate) that a `ralph worker` runs through
+// engine.Measure and that returns the small loop.Iteration, never the
+// transcript. Stop, pause and breaker reset arrive as a signal; status is a
+// query. `ralph serve --backend temporal` starts and watches the workflows
+// (Runner); `ralph worker` runs them (RunWorker).
+package temporal
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"ralph/internal/loop"
+	"ralph/internal/reason"
+	"ralph/internal/stop"
+)
+
+// Names on the wire: changing one breaks running workflows.
+const (
+	WorkflowName    = "ralph.task"
+	ActivityIterate = "ralph.iterate"
+	SignalControl   = "control"
+	// SignalLimits carries the usage limits other tasks of the fleet saw
+	// (map[agent]loop.AgentLimit): one account's limit holds them all.
+	SignalLimits = "limits"
+	QueryStatus  = "status"
+	DefaultQueue = "ralph"
+)
+
+// Defaults of Input's tunables.
+const (
+	// DefaultHeartbeat is how long a silent activity lives: a worker killed
+	// mid-iteration is noticed this long after its last heartbeat and the
+	// iteration retried on another worker.
+	DefaultHeartbeat = 30 * time.Second
+	// DefaultIterationTimeout bounds one agent call when the loop sets no
+	// timeout of its own.
+	DefaultIterationTimeout = 2 * time.Hour
+	// ContinueAfter is how many iterations one run of the workflow makes
+	// before it continues as new: an iteration adds about a dozen events,
+	// so the history stays far below Temporal's limits.
+	ContinueAfter = 200
+	// recordsKept is how many iteration records the workflow carries (the
+	// task view shows the last five).
+	recordsKept = 5
+)
+
+// Input starts (or continues) a task's workflow. Everything is plain data.
+type Input struct {
+	TaskID  string `json:"task_id"`
+	Session string `json:"session"`
+	// Dir is the session's working tree, TaskFile its plan and Prompt what
+	// the agent is told, on the worker's machine.
+	Dir      string      `json:"dir"`
+	TaskFile string      `json:"task_file"`
+	Prompt   string      `json:"prompt"`
+	Policy   loop.Policy `json:"policy"`
+	// Timeout bounds one agent call (0: DefaultIterationTimeout).
+	Timeout   time.Duration `json:"timeout,omitempty"`
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// MaxAttempts bounds the tries of one iteration whose worker died or
+	// failed (0: 5).
+	MaxAttempts int `json:"max_attempts,omitempty"`
+	// HostQueue pins the agent calls to the workers polling it: the ones
+	// on the machine that holds the session's working tree ("": any
+	// worker of the workflow's queue).
+	HostQueue string `json:"host_queue,omitempty"`
+	// ContinueAfter is how many calls one run makes before it continues
+	// as new (0: ContinueAfter).
+	ContinueAfter int `json:"continue_after,omitempty"`
+
+	// State is the loop state to start from; the rest is carried over by
+	// continue-as-new.
+	State        loop.State     `json:"state"`
+	Begun        bool           `json:"begun,omitempty"`
+	Control      loop.Control   `json:"control,omitzero"`
+	Records      []loop.Metrics `json:"records,omitempty"`
+	AgentSession string         `json:"agent_session,omitempty"`
+	Plan         stop.Plan      `json:"plan,omitzero"`
+}
+
+// Output is how a task's loop ended.
+type Output struct {
+	Reason   reason.Reason  `json:"reason"`
+	Message  string         `json:"message"`
+	ExitCode int            `json:"exit_code"`
+	State    loop.State     `json:"state"`
+	Records  []loop.Metrics `json:"records,omitempty"`
+}
+
+// Status is the query's answer: the loop as it is now.
+type Status struct {
+	State loop.State `json:"state"`
+	// Records are the last iterations' records, oldest first.
+	Records []loop.Metrics `json:"records,omitempty"`
+	// Activity is "executing", "waiting: KIND" or "paused"; WaitUntil the
+	// end of a wait.
+	Activity  string    `json:"activity"`
+	WaitUntil time.Time `json:"wait_until,omitzero"`
+}
+
+// IterateInput is one agent call.
+type IterateInput struct {
+	TaskID   string     `json:"task_id"`
+	Session  string     `json:"session"`
+	Dir      string     `json:"dir"`
+	TaskFile string     `json:"task_file"`
+	Prompt   string     `json:"prompt"`
+	Agent    int        `json:"agent"`
+	State    loop.State `json:"state"`
+	// AgentSession is the agent session to resume ("" for a fresh one).
+	AgentSession string `json:"agent_session,omitempty"`
+}
+
+// WorkflowID is the task's workflow id: one task, one workflow, so a
+// request can never run twice at once.
+func WorkflowID(taskID string) string { return "ralph-task-" + taskID }
+
+// Task is the workflow: Next decides, an activity calls the agent, Fold
+// folds the result in, until a stop.
+func Task(ctx workflow.Context, in Input) (Output, error) {
+	w := &run{in: in, st: in.State, ctl: in.Control, records: in.Records, session: in.AgentSession, plan: in.Plan}
+	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
+	if !in.Begun {
+		w.st, _ = loop.Begin(w.st, now(), in.Policy)
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) {
+		return Status{State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until}, nil
+	}); err != nil {
+		return Output{}, err
+	}
+	signals := workflow.GetSignalChannel(ctx, SignalControl)
+	limits := workflow.GetSignalChannel(ctx, SignalLimits)
+	var shared map[string]loop.AgentLimit
+	drain := func() {
+		var c loop.Control
+		for signals.ReceiveAsync(&c) {
+			w.ctl = c
+		}
+		var l map[string]loop.AgentLimit
+		for limits.ReceiveAsync(&l) {
+			shared = l
+		}
+	}
+	limit := in.ContinueAfter
+	if limit <= 0 {
+		limit = ContinueAfter
+	}
+	for calls := 0; ; {
+		drain()
+		var step loop.Step
+		w.st, step = loop.Next(w.st, loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl, SharedLimits: shared}, in.Policy)
+		switch step.Kind {
+		case loop.Stop:
+			return w.end(step.Reason, step.Message), nil
+		case loop.Wait:
+			w.activity, w.until = "waiting: "+step.WaitKind, step.Until
+			if step.WaitKind == loop.WaitPaused {
+				w.activity = "paused"
+			}
+			// A durable timer, cut short by any request: the next Next
+			// looks at it.
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+				var x loop.Control
+				c.Receive(ctx, &x)
+				w.ctl = x
+			})
+			sel.AddReceive(limits, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, &shared)
+			})
+			if !step.Until.IsZero() {
+				tctx, cancel := workflow.WithCancel(ctx)
+				sel.AddFuture(workflow.NewTimer(tctx, step.Until.Sub(now())), func(workflow.Future) {})
+				sel.Select(ctx)
+				cancel()
+			} else {
+				sel.Select(ctx)
+			}
+			if ctx.Err() != nil {
+				return w.end(reason.Interrupted, "cancelled"), temporal.NewCanceledError()
+			}
+			continue
+		}
+		if calls >= limit {
+			next := in
+			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.session, w.plan
+			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
+		}
+		calls++
+		if step.ResetSession != "" {
+			w.session = ""
+		}
+		w.activity, w.until = "executing", time.Time{}
+		it, err := w.iterate(ctx, step.Agent)
+		if err != nil {
+			if ctx.Err() != nil {
+				return w.end(reason.Interrupted, "cancelled"), temporal.NewCanceledError()
+			}
+			return Output{}, err
+		}
+		var d loop.Decision
+		w.st, d = loop.Fold(w.st, it, in.Policy)
+		w.plan = it.Plan
+		switch {
+		case d.ResetSession != "":
+			w.session = ""
+		case it.Observed.SessionID != "":
+			w.session = it.Observed.SessionID
+		}
+		w.records = append(w.records, loop.Record(it, d, w.st))
+		if len(w.records) > recordsKept {
+			w.records = w.records[len(w.records)-recordsKept:]
+		}
+		if d.Kind == loop.Stop {
+			return w.end(d.Reason, d.Message), nil
+		}
+	}
+}
+
+// run is one workflow run's variables.
+type run struct {
+	in       Input
+	st       loop.State
+	ctl      loop.Control
+	records  []loop.Metrics
+	session  string
+	plan     stop.Plan
+	activity string
+	until    time.Time
+}
+
+func (w *run) end(r reason.Reason, msg string) Output {
+	w.activity, w.until = "stopped", time.Time{}
+	return Output{Reason: r, Message: msg, ExitCode: r.ExitCode(), State: w.st, Records: w.records}
+}
+
+// iterate runs the Iterate activity: it heartbeats, so a dead worker's
+// call is retried elsewhere; what it returns is small plain data.
+func (w *run) iterate(ctx workflow.Context, agent int) (loop.Iteration, error) {
+	in := w.in
+	timeout := in.Timeout
+	if timeout <= 0 {
+		timeout = DefaultIterationTimeout
+	}
+	hb := in.Heartbeat
+	if hb <= 0 {
+		hb = DefaultHeartbeat
+	}
+	attempts := in.MaxAttempts
+	if attempts <= 0 {
+		attempts = 5
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue: in.HostQueue,
+		// The agent's own timeout plus room to measure the call.
+		StartToCloseTimeout: timeout + 5*time.Minute,
+		HeartbeatTimeout:    hb,
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: time.Minute, MaximumAttempts: int32(attempts),
+			NonRetryableErrorTypes: []string{ErrConfig}},
+	})
+	var it loop.Iteration
+	err := workflow.ExecuteActivity(actx, ActivityIterate, IterateInput{
+		TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
+		Agent: agent, State: w.st, AgentSession: w.session,
+	}).Get(ctx, &it)
+	if err != nil {
+		return it, fmt.Errorf("iteration %d: %w", w.st.Loop+1, err)
+	}
+	return it, nil
+}

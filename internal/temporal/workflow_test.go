@@ -1,0 +1,267 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"ralph/internal/analyze"
+	"ralph/internal/loop"
+	"ralph/internal/reason"
+)
+
+// step is one scripted call: its input and the workflow's clock.
+type step = func(in IterateInput, now time.Time) (loop.Iteration, error)
+
+// script is a fake Iterate: the iterations a loop's calls produce, in
+// order, each stamped with the workflow's clock.
+type script struct {
+	mu    sync.Mutex
+	steps []step
+	calls []IterateInput
+	at    []time.Time
+	now   func() time.Time
+}
+
+func (s *script) iterate(ctx context.Context, in IterateInput) (loop.Iteration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, in)
+	s.at = append(s.at, s.now())
+	n := len(s.calls) - 1
+	if n >= len(s.steps) {
+		return loop.Iteration{}, errors.New("script ran out")
+	}
+	return s.steps[n](in, s.now().UTC().Round(0))
+}
+
+// working is an iteration that changed files and goes on.
+func working(in IterateInput, now time.Time) (loop.Iteration, error) {
+	return loop.Iteration{Loop: in.State.Loop + 1, Started: now, Ended: now, InRepo: true, Changed: true, Files: 1,
+		Observed: loop.Observed{Status: analyze.StatusInProgress, FilesModified: 1, Summary: "working"}}, nil
+}
+
+// done is an iteration that says the work is finished.
+func done(in IterateInput, now time.Time) (loop.Iteration, error) {
+	it, _ := working(in, now)
+	it.Observed.Status, it.Observed.ExitSignal, it.Observed.ExitSignalExplicit, it.Observed.CompletionIndicators = analyze.StatusComplete, true, true, 2
+	return it, nil
+}
+
+func newEnv(t *testing.T, s *script) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivityWithOptions(s.iterate, activity.RegisterOptions{Name: ActivityIterate})
+	s.now = env.Now
+	return env
+}
+
+func policy() loop.Policy {
+	p := loop.Policy{Agents: []string{"claude"}}
+	p.Limits.MaxCallsPerHour = 1000
+	return p
+}
+
+func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) Output {
+	t.Helper()
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var out Output
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestWorkflowRunsToCompletion(t *testing.T) {
+	s := &script{steps: []step{working, done}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t1", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if !out.Reason.Success() || out.State.Loop != 2 || len(out.Records) != 2 {
+		t.Fatalf("got %s after %d loops, %d records; want success after 2", out.Reason, out.State.Loop, len(out.Records))
+	}
+	if s.calls[1].State.Loop != 1 || s.calls[1].State.Last.Summary != "working" {
+		t.Errorf("second call got state %+v, want the first folded in", s.calls[1].State)
+	}
+}
+
+// A usage limit is a durable timer: the next call comes after the reset,
+// in workflow time, without a test that sleeps.
+func TestWorkflowWaitsOutAUsageLimit(t *testing.T) {
+	var reset time.Time
+	limited := func(in IterateInput, now time.Time) (loop.Iteration, error) {
+		it, _ := working(in, now)
+		it.Changed, it.Files, it.Observed.FilesModified = false, 0, 0
+		// The reset as an agent reports it: to the second.
+		reset = now.Truncate(time.Second).Add(3 * time.Hour)
+		it.Observed.UsageLimit = analyze.UsageLimit{Detected: true, Kind: "five_hour", ResetsAt: reset.Format(time.RFC3339), Message: "limit"}
+		return it, nil
+	}
+	s := &script{steps: []step{limited, done}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t2", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if !out.Reason.Success() {
+		t.Fatalf("got %s, want success", out.Reason)
+	}
+	if len(s.at) != 2 || s.at[1].Before(reset) {
+		t.Fatalf("second call at %v, want after the reset at %v", s.at, reset)
+	}
+}
+
+// A stop request ends a wait at once, and the loop with interrupted.
+func TestWorkflowStopSignalEndsAWait(t *testing.T) {
+	s := &script{steps: []step{working, working}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Delay = time.Hour
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalControl, loop.Control{Stop: true, StopBy: "test"})
+	}, 10*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t3", Session: "a", Policy: p})
+	out := result(t, env)
+	if out.Reason != reason.Interrupted || len(s.calls) != 1 {
+		t.Fatalf("got %s after %d calls, want interrupted after 1", out.Reason, len(s.calls))
+	}
+}
+
+// The status query shows the loop while it waits.
+func TestWorkflowStatusQuery(t *testing.T) {
+	s := &script{steps: []step{working, done}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Delay = time.Hour
+	var got Status
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(QueryStatus)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := v.Get(&got); err != nil {
+			t.Error(err)
+		}
+	}, 30*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t4", Session: "a", Policy: p})
+	result(t, env)
+	if got.Activity != "waiting: delay" || got.State.Loop != 1 || len(got.Records) != 1 || got.WaitUntil.IsZero() {
+		t.Fatalf("status during the delay = %+v", got)
+	}
+}
+
+// A failed attempt (a worker that died) is retried; the iteration is
+// folded once.
+func TestWorkflowRetriesAFailedAttempt(t *testing.T) {
+	failOnce := func(IterateInput, time.Time) (loop.Iteration, error) {
+		return loop.Iteration{}, errors.New("worker lost")
+	}
+	s := &script{steps: []step{working, failOnce, done}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t5", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if !out.Reason.Success() || out.State.Loop != 2 || len(s.calls) != 3 {
+		t.Fatalf("got %s after %d loops and %d calls; want success after 2 loops, 3 calls", out.Reason, out.State.Loop, len(s.calls))
+	}
+	if s.calls[2].State.Loop != 1 {
+		t.Errorf("the retry started from loop %d, want 1", s.calls[2].State.Loop)
+	}
+}
+
+// A long loop continues as new, carrying its state.
+func TestWorkflowContinuesAsNew(t *testing.T) {
+	s := &script{steps: []step{working, working, working}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t6", Session: "a", Policy: policy(), ContinueAfter: 2})
+	err := env.GetWorkflowError()
+	var can *workflow.ContinueAsNewError
+	if !errors.As(err, &can) {
+		t.Fatalf("got %v, want continue-as-new", err)
+	}
+	if len(s.calls) != 2 {
+		t.Fatalf("%d calls before continuing, want 2", len(s.calls))
+	}
+}
+
+// A budget set by the daemon (the task's loops left) ends the loop.
+func TestWorkflowHonoursTheLoopBudget(t *testing.T) {
+	s := &script{steps: []step{working, working, working}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Budget.MaxLoops = 2
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t7", Session: "a", Policy: p})
+	out := result(t, env)
+	if out.Reason != reason.MaxLoops || len(s.calls) != 2 {
+		t.Fatalf("got %s after %d calls, want max_loops after 2", out.Reason, len(s.calls))
+	}
+}
+
+// A usage limit another task of the fleet saw on the same agent holds this
+// loop too: it waits for the reset instead of finding out with a call.
+func TestWorkflowAdoptsASharedLimit(t *testing.T) {
+	s := &script{steps: []step{done}}
+	env := newEnv(t, s)
+	reset := env.Now().UTC().Round(0).Add(2 * time.Hour)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalLimits, map[string]loop.AgentLimit{"claude": {Until: reset, Message: "seen by session b: limit"}})
+	}, 0)
+	p := policy()
+	p.Delay = time.Minute
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t8", Session: "a", Policy: p})
+	result(t, env)
+	if len(s.at) != 1 || s.at[0].Before(reset) {
+		t.Fatalf("call at %v, want after the shared reset %v", s.at, reset)
+	}
+}
+
+// A pinned session's calls go to its host's queue.
+func TestWorkflowPinsCallsToTheHostQueue(t *testing.T) {
+	var queues []string
+	s := &script{}
+	s.steps = []step{working, done}
+	env := newEnv(t, s)
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		queues = append(queues, info.TaskQueue)
+	})
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t9", Session: "a", Policy: policy(), HostQueue: "host-a"})
+	result(t, env)
+	if len(queues) != 2 || queues[0] != "host-a" || queues[1] != "host-a" {
+		t.Fatalf("calls on queues %v, want host-a", queues)
+	}
+}
+
+// Cancelling the workflow (`ralph task cancel`) ends a wait at once and
+// the workflow as cancelled, after folding nothing more.
+func TestWorkflowCancelEndsTheLoop(t *testing.T) {
+	s := &script{steps: []step{working, working}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Delay = time.Hour
+	env.RegisterDelayedCallback(env.CancelWorkflow, 10*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t10", Session: "a", Policy: p})
+	var canceled *temporal.CanceledError
+	if err := env.GetWorkflowError(); !errors.As(err, &canceled) {
+		t.Fatalf("got %v, want cancelled", err)
+	}
+	if len(s.calls) != 1 {
+		t.Fatalf("%d calls, want 1", len(s.calls))
+	}
+}

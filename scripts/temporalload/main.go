@@ -1,0 +1,345 @@
+// Command temporalload puts the fleet's two backends under the same load,
+// one after the other on the same machine: N sessions, each looping one
+// task with the scripted fake agent (1–3 s per call) to done. The local
+// backend is one `ralph serve`; the Temporal backend is `ralph serve
+// --backend temporal`, a Temporal dev server and W `ralph worker`
+// processes. For each it prints the wall time from the first `loop` to the
+// last task done, and the own CPU (agents excluded) of every ralph and
+// Temporal process, in total and per iteration.
+//
+// Linux only (/proc). Needs the Temporal CLI (scripts/install-temporal-cli.sh).
+// Run from the repository root:
+//
+//	go run ./scripts/temporalload -tasks 200 -workers 2
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/serve"
+	"ralph/internal/temporal/devserver"
+)
+
+var (
+	tasks      = flag.Int("tasks", 200, "sessions, each looping one task")
+	workers    = flag.Int("workers", 2, "ralph worker processes (Temporal backend)")
+	iterations = flag.Int("iterations", 5, "agent calls per task (the last one finishes it)")
+	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
+	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
+	backends   = flag.String("backends", "local,temporal", "backends to measure, in order")
+	keep       = flag.Bool("keep", false, "keep the work directory")
+)
+
+const token = "load-test-token"
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "temporalload:", err)
+		os.Exit(1)
+	}
+}
+
+type rig struct {
+	work, ralph, fake string
+	rnd               *rand.Rand
+}
+
+func run() error {
+	work, err := os.MkdirTemp("", "ralph-temporalload-")
+	if err != nil {
+		return err
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	}
+	r := &rig{work: work, rnd: rand.New(rand.NewPCG(1, 2))}
+	bin := filepath.Join(work, "bin")
+	r.ralph = filepath.Join(bin, "ralph")
+	if out, err := exec.Command("go", "build", "-o", r.ralph, "ralph/cmd/ralph").CombinedOutput(); err != nil {
+		return fmt.Errorf("build ralph: %v\n%s", err, out)
+	}
+	if r.fake, err = script.Build(bin); err != nil {
+		return err
+	}
+	fmt.Printf("%d tasks of %d calls (%s–%s each), %d CPUs\n", *tasks, *iterations, *minCall, *maxCall, numCPU())
+	for _, b := range strings.Split(*backends, ",") {
+		if err := r.measure(strings.TrimSpace(b)); err != nil {
+			return fmt.Errorf("%s: %w", b, err)
+		}
+	}
+	return nil
+}
+
+// proc is a process whose own CPU is measured.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+}
+
+func (r *rig) measure(backend string) error {
+	base := filepath.Join(r.work, backend)
+	home := filepath.Join(base, "home")
+	env := append(os.Environ(), "HOME="+base, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=load", "GIT_AUTHOR_EMAIL=load@example.com",
+		"GIT_COMMITTER_NAME=load", "GIT_COMMITTER_EMAIL=load@example.com", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
+		"RALPH_HOME="+home, "RALPH_API_TOKEN="+token)
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	var conf strings.Builder
+	for i := range *tasks {
+		name := fmt.Sprintf("s%03d", i)
+		dir, err := r.project(base, name, env)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&conf, "%s=%s\n", name, dir)
+	}
+	if err := os.WriteFile(filepath.Join(home, "sessions.conf"), []byte(conf.String()), 0o600); err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(base, "log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	var procs []proc
+	defer func() {
+		for _, p := range procs {
+			p.cmd.Process.Signal(syscall.SIGTERM)
+			p.cmd.Wait()
+		}
+	}()
+	start := func(name string, args ...string) (*exec.Cmd, error) {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env, cmd.Stdout, cmd.Stderr = env, logf, logf
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		procs = append(procs, proc{name, cmd})
+		return cmd, nil
+	}
+	addr := freeAddr()
+	serveArgs := []string{r.ralph, "serve", "--home", home, "--listen", addr, "--max-parallel", strconv.Itoa(*tasks), "--watch-interval", "0"}
+	if backend == "temporal" {
+		cli, err := devserver.Binary()
+		if err != nil {
+			return err
+		}
+		taddr := freeAddr()
+		_, port, _ := net.SplitHostPort(taddr)
+		if _, err := start("temporal dev server", cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
+			"--http-port", freePort(), "--metrics-port", freePort(), "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"); err != nil {
+			return err
+		}
+		if err := waitTCP(taddr); err != nil {
+			return err
+		}
+		for i := range *workers {
+			// Enough calls at once on each worker for every loop to run.
+			if _, err := start(fmt.Sprintf("worker %d", i+1), r.ralph, "worker", "--temporal-address", taddr,
+				"--home", filepath.Join(base, fmt.Sprintf("worker-%d", i+1)), "--max-calls", strconv.Itoa(*tasks)); err != nil {
+				return err
+			}
+		}
+		serveArgs = append(serveArgs, "--backend", "temporal", "--temporal-address", taddr)
+	} else if backend != "local" {
+		return fmt.Errorf("unknown backend")
+	}
+	if _, err := start("ralph serve", serveArgs...); err != nil {
+		return err
+	}
+	api := func(method, path, body string) ([]byte, error) { return call(addr, method, path, body) }
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := api("GET", "/api/sessions", ""); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the daemon did not come up; see %s", logf.Name())
+		}
+	}
+	for i := range *tasks {
+		if _, err := api("POST", "/api/tasks", fmt.Sprintf(`{"session":"s%03d","title":"Load task %d"}`, i, i)); err != nil {
+			return err
+		}
+	}
+	cpu0 := map[string]time.Duration{}
+	for _, p := range procs {
+		cpu0[p.name] = cpuTime(p.cmd.Process.Pid)
+	}
+	began := time.Now()
+	for i := range *tasks {
+		if _, err := api("POST", fmt.Sprintf("/api/tasks/s%03d/loop", i), fmt.Sprintf(`{"max_loops":%d}`, *iterations+5)); err != nil {
+			return err
+		}
+	}
+	var views []serve.TaskView
+	for {
+		body, err := api("GET", "/api/tasks", "")
+		if err != nil {
+			return err
+		}
+		views = nil
+		if err := json.Unmarshal(body, &views); err != nil {
+			return err
+		}
+		finished := 0
+		for _, t := range views {
+			if t.State != "running" && t.State != "queued" {
+				finished++
+			}
+		}
+		if finished == len(views) {
+			break
+		}
+		if time.Since(began) > 30*time.Minute {
+			return fmt.Errorf("%d of %d tasks finished after 30 minutes", finished, len(views))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	took := time.Since(began)
+	iters, done := 0, 0
+	for _, t := range views {
+		iters += t.LoopCount
+		if t.State == "done" {
+			done++
+		}
+	}
+	fmt.Printf("%s backend: %d/%d tasks done, %d iterations in %s\n", backend, done, len(views), iters, took.Round(100*time.Millisecond))
+	var total time.Duration
+	for _, p := range procs {
+		c := cpuTime(p.cmd.Process.Pid) - cpu0[p.name]
+		total += c
+		fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", p.name, c.Seconds(), float64(c.Microseconds())/1000/float64(iters))
+	}
+	fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", "total", total.Seconds(), float64(total.Microseconds())/1000/float64(iters))
+	if done != len(views) {
+		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), logf.Name())
+	}
+	return nil
+}
+
+// agentScript is a task of *iterations calls of 1–3 s each; the last one
+// says it is complete.
+func (r *rig) agentScript() script.Script {
+	var s script.Script
+	for i := range *iterations {
+		block := fmt.Sprintf("Step %d.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: %d\n---END_RALPH_STATUS---", i+1, *iterations-i-1)
+		if i == *iterations-1 {
+			block = "All done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---"
+		}
+		text, _ := json.Marshal(block)
+		s.Iterations = append(s.Iterations, script.Iteration{
+			Sleep: script.Duration(*minCall + time.Duration(r.rnd.Int64N(int64(*maxCall-*minCall)+1))),
+			Files: map[string]string{fmt.Sprintf("work-%d.txt", i+1): "done\n"},
+			StdoutLines: []json.RawMessage{json.RawMessage(fmt.Sprintf(
+				`{"type":"result","subtype":"success","is_error":false,"session_id":"load","result":%s,"usage":{"input_tokens":1000,"output_tokens":200}}`, text))},
+		})
+	}
+	return s
+}
+
+// project makes a trusted git repository whose agent is the fake.
+func (r *rig) project(base, name string, env []string) (string, error) {
+	dir := filepath.Join(base, "src", name)
+	scriptPath := filepath.Join(base, "scripts", name+".json")
+	for _, d := range []string{dir, filepath.Dir(scriptPath)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+	}
+	if err := r.agentScript().Write(scriptPath); err != nil {
+		return "", err
+	}
+	rc := fmt.Sprintf("CLAUDE_CODE_CMD=\"env %s=%s %s\"\nMAX_CALLS_PER_HOUR=10000\n", script.EnvScript, scriptPath, r.fake)
+	if err := os.WriteFile(filepath.Join(dir, ".ralphrc"), []byte(rc), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# "+name+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	for _, c := range [][]string{{r.ralph, "trust", "-C", dir}, {"git", "init", "-q"}, {"git", "add", "-A"}, {"git", "commit", "-qm", "init"}} {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("%v: %v\n%s", c, err, out)
+		}
+	}
+	return dir, nil
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
+
+func call(addr, method, path, body string) ([]byte, error) {
+	req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
+	}
+	return b, err
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func freePort() string {
+	_, p, _ := net.SplitHostPort(freeAddr())
+	return p
+}
+
+func waitTCP(addr string) error {
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return nil
+		}
+	}
+	return fmt.Errorf("nothing listens on %s", addr)
+}
+
+// cpuTime is the process's own user+system CPU, without its children's.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	sy, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+sy) * 10 * time.Millisecond
+}
+
+func numCPU() int {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	return max(strings.Count(string(b), "processor\t:"), 1)
+}
