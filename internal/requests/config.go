@@ -137,7 +137,7 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 		case cfg.Slack.Repo == "" && len(cfg.Slack.ChannelRepos) < len(cfg.Slack.Channels):
 			return cfg, false, errors.New("SLACK_BOT_TOKEN needs RALPH_SLACK_REPO (the owner/name requests from Slack work on), or a repository for every channel (RALPH_SLACK_CHANNELS=C123=owner/name)")
 		case cfg.GitHubToken == "":
-			return cfg, false, errors.New("Slack requests need GITHUB_TOKEN (to push and open pull requests on RALPH_SLACK_REPO)")
+			return cfg, false, errors.New("requests from Slack need GITHUB_TOKEN (to push and open pull requests on RALPH_SLACK_REPO)")
 		case cfg.Slack.AppToken == "" && cfg.Slack.SigningSecret == "":
 			return cfg, false, errors.New("SLACK_BOT_TOKEN needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (Events API)")
 		}
