@@ -22,6 +22,9 @@ type Config struct {
 	// Sandbox says requests' agents run in bubblewrap where it is
 	// available (RALPH_REQUEST_SANDBOX=off turns it off).
 	Sandbox bool
+	// Remind is how long a request waits on its questions before one
+	// reminder is posted (RALPH_REQUEST_REMIND); 0 turns reminders off.
+	Remind time.Duration
 
 	Slack SlackConfig
 }
@@ -88,7 +91,7 @@ func list(s string) []string {
 func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 	cfg = Config{GitHubToken: getenv("GITHUB_TOKEN"), GitHubAPIURL: getenv("GITHUB_API_URL"),
 		Repos: list(getenv("RALPH_GITHUB_REPOS")), Label: strings.TrimSpace(getenv("RALPH_GITHUB_LABEL")),
-		WebhookSecret: getenv("GITHUB_WEBHOOK_SECRET"), Poll: time.Minute, MaxLoops: 20, Sandbox: true,
+		WebhookSecret: getenv("GITHUB_WEBHOOK_SECRET"), Poll: time.Minute, MaxLoops: 20, Sandbox: true, Remind: 24 * time.Hour,
 		Slack: SlackConfig{BotToken: getenv("SLACK_BOT_TOKEN"), SigningSecret: getenv("SLACK_SIGNING_SECRET"),
 			AppToken: getenv("SLACK_APP_TOKEN"), APIURL: getenv("SLACK_API_URL"), Repo: strings.TrimSpace(getenv("RALPH_SLACK_REPO")),
 			Channels: list(getenv("RALPH_SLACK_CHANNELS")), Users: list(getenv("RALPH_SLACK_USERS"))}}
@@ -107,6 +110,13 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 		if _, perr := fmt.Sscan(v, &cfg.MaxLoops); perr != nil || cfg.MaxLoops < 1 {
 			return cfg, false, fmt.Errorf("RALPH_REQUEST_MAX_LOOPS %q: want a number of loops", v)
 		}
+	}
+	if v := strings.TrimSpace(getenv("RALPH_REQUEST_REMIND")); v != "" {
+		d, perr := time.ParseDuration(v)
+		if perr != nil || d < 0 {
+			return cfg, false, fmt.Errorf("RALPH_REQUEST_REMIND %q: want a duration such as 24h (0 for no reminder)", v)
+		}
+		cfg.Remind = d
 	}
 	switch strings.ToLower(strings.TrimSpace(getenv("RALPH_REQUEST_SANDBOX"))) {
 	case "", "on", "true", "1", "bwrap":

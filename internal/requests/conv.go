@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"ralph/internal/redact"
 	"ralph/internal/serve"
@@ -20,6 +21,9 @@ type conversation interface {
 }
 
 func (s *Service) conv(r Request) conversation {
+	if s.convFor != nil {
+		return s.convFor(r)
+	}
 	if r.Source == "slack" && s.slack != nil {
 		return s.slack
 	}
@@ -50,6 +54,32 @@ func clarifyText(questions []string) string {
 	}
 	b.WriteString("\nReply here; your reply resumes the work where it stopped.")
 	return b.String()
+}
+
+// remindText repeats the pending questions, briefly, after waited.
+func remindText(questions []string, waited time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "⏰ Reminder: this request has waited %s for your answer to:\n\n", waitedText(waited))
+	for i, q := range questions {
+		q = strings.Join(strings.Fields(q), " ")
+		if r := []rune(q); len(r) > 200 {
+			q = string(r[:200]) + "…"
+		}
+		fmt.Fprintf(&b, "%d. %s\n", i+1, q)
+	}
+	b.WriteString("\nReply here to answer; your reply resumes the work. Nothing runs until then.")
+	return b.String()
+}
+
+func waitedText(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	case d >= 2*time.Hour:
+		return fmt.Sprintf("%d hours", int(d/time.Hour))
+	default:
+		return d.Round(time.Minute).String()
+	}
 }
 
 func haltText(d Decision, v serve.TaskView) string {

@@ -54,6 +54,9 @@ type Service struct {
 	repos   map[string]repoAt // clone URL and base, by repository
 	shown   map[string]string // the status text last written, by request
 	said    map[string]bool   // log lines said once
+
+	// convFor, when set (tests), is where every request talks back.
+	convFor func(Request) conversation
 }
 
 // once is true the first time it is asked about key.
@@ -314,6 +317,7 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 			if _, err := c.Post(ctx, r, marker, clarifyText(dec.Questions)); err != nil {
 				return err
 			}
+			r.AskedAt = s.opts.Now()
 		case Complete:
 			if err := s.complete(ctx, &r, v, dec, dir, at, marker); err != nil {
 				return err
@@ -328,8 +332,39 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 			return err
 		}
 		s.logf("%s: %s (task %s, loop %d)", r.Key, dec.Outcome, v.ID, v.LoopCount)
+	} else if err := s.remind(ctx, &r, dec, handled); err != nil {
+		return err
 	}
 	return s.status(ctx, r, v, dec)
+}
+
+// remind posts one reminder of the questions a request has waited on
+// for longer than RALPH_REQUEST_REMIND. It is looked at on every pass
+// (the reconcile tick comes every reconcileEvery); the reminder is
+// recorded by the questions' key, so a restart never sends it twice and a
+// new question gets one of its own.
+func (s *Service) remind(ctx context.Context, r *Request, dec Decision, handled string) error {
+	if s.cfg.Remind <= 0 || dec.Outcome != Clarify || r.Handled != handled || r.Reminded == handled {
+		return nil
+	}
+	if r.AskedAt.IsZero() {
+		// Asked before ralph kept the time: count from now.
+		r.AskedAt = s.opts.Now()
+		return s.store.Update(*r)
+	}
+	if s.opts.Now().Sub(r.AskedAt) < s.cfg.Remind {
+		return nil
+	}
+	marker := "<!-- ralph:remind:" + handled + " -->"
+	if _, err := s.conv(*r).Post(ctx, *r, marker, remindText(dec.Questions, s.opts.Now().Sub(r.AskedAt))); err != nil {
+		return err
+	}
+	r.Reminded = handled
+	if err := s.store.Update(*r); err != nil {
+		return err
+	}
+	s.logf("%s: reminded of %d question(s)", r.Key, len(dec.Questions))
+	return nil
 }
 
 // complete pushes the branch, opens (or finds) the pull request and posts

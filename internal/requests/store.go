@@ -33,7 +33,12 @@ type Request struct {
 	PRNumber  int
 	PRURL     string
 	// Handled is the last outcome acted upon (task, outcome, loop).
-	Handled   string
+	Handled string
+	// AskedAt is when the pending questions were posted (zero when none
+	// are); Reminded the Handled key of the questions a reminder was sent
+	// for, so that it goes out once per question.
+	AskedAt   time.Time
+	Reminded  string
 	CreatedAt time.Time
 }
 
@@ -67,7 +72,9 @@ CREATE TABLE IF NOT EXISTS requests (
 	pr_number  INTEGER NOT NULL DEFAULT 0,
 	pr_url     TEXT NOT NULL DEFAULT '',
 	handled    TEXT NOT NULL DEFAULT '',
-	created_at TEXT NOT NULL
+	created_at TEXT NOT NULL,
+	asked_at   TEXT NOT NULL DEFAULT '',
+	reminded   TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS entries (
 	request TEXT NOT NULL,
@@ -101,7 +108,40 @@ func OpenStore(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	return &Store{db: db}, nil
+}
+
+// migrate adds the columns a store made by an older ralph lacks.
+func migrate(db *sql.DB) error {
+	have := map[string]bool{}
+	rows, err := db.Query(`SELECT name FROM pragma_table_info('requests')`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		have[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, col := range []string{"asked_at", "reminded"} {
+		if !have[col] {
+			if _, err := db.Exec(`ALTER TABLE requests ADD COLUMN ` + col + ` TEXT NOT NULL DEFAULT ''`); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Close closes the store.
@@ -110,17 +150,20 @@ func (s *Store) Close() error { return s.db.Close() }
 // ErrNoRequest: no request has that key or session.
 var ErrNoRequest = errors.New("no such request")
 
-const reqColumns = `key, source, repo, number, channel, thread, title, body, author, session, branch, status_ref, pr_number, pr_url, handled, created_at`
+const reqColumns = `key, source, repo, number, channel, thread, title, body, author, session, branch, status_ref, pr_number, pr_url, handled, created_at, asked_at, reminded`
 
 func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 	var r Request
-	var created string
+	var created, asked string
 	err := row.Scan(&r.Key, &r.Source, &r.Repo, &r.Number, &r.Channel, &r.Thread, &r.Title, &r.Body, &r.Author,
-		&r.Session, &r.Branch, &r.StatusRef, &r.PRNumber, &r.PRURL, &r.Handled, &created)
+		&r.Session, &r.Branch, &r.StatusRef, &r.PRNumber, &r.PRURL, &r.Handled, &created, &asked, &r.Reminded)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNoRequest
 	}
 	r.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	if asked != "" {
+		r.AskedAt, _ = time.Parse(time.RFC3339Nano, asked)
+	}
 	return r, err
 }
 
@@ -161,9 +204,9 @@ func (s *Store) Create(r Request, opening Entry) (created bool, err error) {
 		return false, err
 	}
 	defer tx.Rollback()
-	res, err := tx.Exec(`INSERT OR IGNORE INTO requests(`+reqColumns+`) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	res, err := tx.Exec(`INSERT OR IGNORE INTO requests(`+reqColumns+`) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Key, r.Source, r.Repo, r.Number, r.Channel, r.Thread, r.Title, r.Body, r.Author, r.Session, r.Branch,
-		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, r.CreatedAt.UTC().Format(time.RFC3339Nano))
+		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, r.CreatedAt.UTC().Format(time.RFC3339Nano), timeText(r.AskedAt), r.Reminded)
 	if err != nil {
 		return false, err
 	}
@@ -177,11 +220,18 @@ func (s *Store) Create(r Request, opening Entry) (created bool, err error) {
 }
 
 // Update saves what changed of r (its status reference, pull request,
-// last outcome).
+// last outcome, pending question and reminder).
 func (s *Store) Update(r Request) error {
-	_, err := s.db.Exec(`UPDATE requests SET status_ref = ?, pr_number = ?, pr_url = ?, handled = ? WHERE key = ?`,
-		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, r.Key)
+	_, err := s.db.Exec(`UPDATE requests SET status_ref = ?, pr_number = ?, pr_url = ?, handled = ?, asked_at = ?, reminded = ? WHERE key = ?`,
+		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, timeText(r.AskedAt), r.Reminded, r.Key)
 	return err
+}
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 func addEntry(tx *sql.Tx, key string, e Entry) (err error) {
