@@ -256,9 +256,10 @@ func (h *hub) EditComment(ctx context.Context, repo string, id int64, body strin
 	})
 }
 
-// PullRequest opens a pull request from branch, or finds the open one
-// (never a second); it returns its number and address.
-func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body string) (int, string, error) {
+// PullRequest opens a pull request from branch (a draft when draft), or
+// finds the open one (never a second, and left as it is); it returns its
+// number and address.
+func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body string, draft bool) (int, string, error) {
 	owner, name, _ := strings.Cut(repo, "/")
 	var open []*gh.PullRequest
 	err := h.retry(ctx, func() (r *gh.Response, err error) {
@@ -275,7 +276,7 @@ func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body s
 	}
 	var pr *gh.PullRequest
 	err = h.retry(ctx, func() (r *gh.Response, err error) {
-		pr, r, err = h.c.PullRequests.Create(ctx, owner, name, &gh.NewPullRequest{Title: gh.Ptr(title), Head: gh.Ptr(branch), Base: gh.Ptr(base), Body: gh.Ptr(body)})
+		pr, r, err = h.c.PullRequests.Create(ctx, owner, name, &gh.NewPullRequest{Title: gh.Ptr(title), Head: gh.Ptr(branch), Base: gh.Ptr(base), Body: gh.Ptr(body), Draft: gh.Ptr(draft)})
 		return
 	})
 	if err != nil {

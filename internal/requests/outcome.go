@@ -42,6 +42,9 @@ type Decision struct {
 	// Summary the agent's last word on its work.
 	Reason  string
 	Summary string
+	// TestsFailing: the last status block said TESTS_STATUS: FAILING, so a
+	// pull request opens as a draft.
+	TestsFailing bool
 }
 
 // Decide reads a task view: pure, so that the four ways a request ends are
@@ -53,6 +56,7 @@ func Decide(v serve.TaskView) Decision {
 		last = v.History[n-1].StatusBlock
 	}
 	prReady := strings.EqualFold(strings.TrimSpace(last["PR_READY"]), "true")
+	d.TestsFailing = testsFailing(last["TESTS_STATUS"])
 	switch {
 	case v.State == fleet.Running || v.State == fleet.Queued:
 		d.Outcome = Retry
@@ -84,4 +88,18 @@ func haltReason(v serve.TaskView) string {
 		return "the loop stopped"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// testsFailing reads a TESTS_STATUS value as the analyzer does: FAILING
+// and its synonyms.
+func testsFailing(v string) bool {
+	f := strings.Fields(strings.ToUpper(v))
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.Trim(f[0], ".,;:!()[]`*_") {
+	case "FAILING", "FAIL", "FAILED", "RED", "FAILURE":
+		return true
+	}
+	return false
 }

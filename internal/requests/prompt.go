@@ -72,6 +72,7 @@ STATUS: IN_PROGRESS | COMPLETE | NEEDS_CLARIFICATION | BLOCKED
 EXIT_SIGNAL: false | true   (true when the request is fully done, or you need clarification, or you are blocked)
 FILES_MODIFIED: N
 PR_READY: false | true      (true when the work is ready for review as a pull request)
+TESTS_STATUS: PASSING | FAILING | NOT_RUN   (the project's tests after your change; the pull request opens as a draft while they fail)
 CLARIFICATION_NEEDED: false | true
 CLARIFICATION_QUESTIONS: your questions, one per line, when CLARIFICATION_NEEDED is true
 WORK_SUMMARY: one line on what you did

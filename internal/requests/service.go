@@ -378,20 +378,29 @@ func (s *Service) complete(ctx context.Context, r *Request, v serve.TaskView, de
 	if err != nil {
 		return err
 	}
-	c := s.conv(*r)
 	if ahead == 0 {
-		_, err := c.Post(ctx, *r, marker, "✅ Finished, but nothing in the repository changed, so there is no pull request."+summaryLine(dec.Summary))
+		_, err := s.conv(*r).Post(ctx, *r, marker, "✅ Finished, but nothing in the repository changed, so there is no pull request."+summaryLine(dec.Summary))
 		return err
 	}
+	return s.openPR(ctx, r, dec, at.base, marker)
+}
+
+// openPR opens the pull request of a pushed branch (or finds the open
+// one), records it and posts its address. It is a draft while the agent's
+// last status block says the tests fail.
+func (s *Service) openPR(ctx context.Context, r *Request, dec Decision, base, marker string) error {
 	body := "Requested in Slack."
 	if r.Source == "github" {
 		body = fmt.Sprintf("Closes #%d", r.Number)
+	}
+	if dec.TestsFailing {
+		body += "\n\n**Draft:** the agent reported the project's tests failing (`TESTS_STATUS: FAILING`) on its last iteration."
 	}
 	if dec.Summary != "" {
 		body += "\n\n" + dec.Summary
 	}
 	body += "\n\n_Opened by ralph (" + r.Branch + ")._"
-	n, url, err := s.hub.PullRequest(ctx, r.Repo, r.Branch, at.base, r.Title, body)
+	n, url, err := s.hub.PullRequest(ctx, r.Repo, r.Branch, base, r.Title, body, dec.TestsFailing)
 	if err != nil {
 		return err
 	}
@@ -402,7 +411,11 @@ func (s *Service) complete(ctx context.Context, r *Request, v serve.TaskView, de
 	if err := s.d.SetPRURL(r.Session, url); err != nil {
 		return err
 	}
-	_, err = c.Post(ctx, *r, marker, "🚀 Pull request: "+url+summaryLine(dec.Summary))
+	link := "🚀 Pull request: " + url
+	if dec.TestsFailing {
+		link = "🚧 Draft pull request (the agent reported the tests failing; mark it ready for review once they pass): " + url
+	}
+	_, err = s.conv(*r).Post(ctx, *r, marker, link+summaryLine(dec.Summary))
 	return err
 }
 

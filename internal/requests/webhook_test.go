@@ -19,7 +19,13 @@ func newTestService(t *testing.T) *Service {
 	t.Helper()
 	srv := githubtest.Start(t, githubtest.Data{Repos: map[string][]githubtest.Issue{"acme/app": nil}, Token: "tok",
 		Permissions: map[string]string{"acme/app/alice": "maintain", "acme/app/tess": "triage"}})
-	s, err := New(Config{GitHubToken: "tok", GitHubAPIURL: srv.URL, Repos: []string{"acme/app"}, Label: "ralph", WebhookSecret: "s3cret"},
+	return newTestServiceAt(t, srv.URL)
+}
+
+// newTestServiceAt is a service on the fake GitHub at api.
+func newTestServiceAt(t *testing.T, api string) *Service {
+	t.Helper()
+	s, err := New(Config{GitHubToken: "tok", GitHubAPIURL: api, Repos: []string{"acme/app"}, Label: "ralph", WebhookSecret: "s3cret"},
 		Options{Root: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

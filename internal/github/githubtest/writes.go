@@ -18,6 +18,7 @@ type Pull struct {
 	Head   string // branch name
 	Base   string
 	State  string
+	Draft  bool
 }
 
 // The endpoints requests use, in GitHub's wire format: who the token is,
@@ -94,7 +95,10 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p []string) bool 
 		}
 		writeJSON(w, out)
 	case len(rest) == 1 && rest[0] == "pulls" && r.Method == http.MethodPost:
-		var in struct{ Title, Body, Head, Base string }
+		var in struct {
+			Title, Body, Head, Base string
+			Draft                   bool
+		}
 		if json.NewDecoder(r.Body).Decode(&in) != nil || in.Head == "" || in.Base == "" {
 			fail(w, http.StatusUnprocessableEntity, "Validation Failed")
 			return true
@@ -108,7 +112,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p []string) bool 
 		if s.pulls == nil {
 			s.pulls = map[string][]Pull{}
 		}
-		pr := Pull{Number: 1000 + len(s.pulls[name]) + 1, Title: in.Title, Body: in.Body, Head: in.Head, Base: in.Base, State: "open"}
+		pr := Pull{Number: 1000 + len(s.pulls[name]) + 1, Title: in.Title, Body: in.Body, Head: in.Head, Base: in.Base, State: "open", Draft: in.Draft}
 		s.pulls[name] = append(s.pulls[name], pr)
 		w.WriteHeader(http.StatusCreated)
 		writeJSON(w, pullJSON(name, pr))
@@ -166,7 +170,7 @@ func commentJSON(repo string, n int, c Comment) map[string]any {
 
 func pullJSON(repo string, pr Pull) map[string]any {
 	owner, _, _ := strings.Cut(repo, "/")
-	return map[string]any{"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State,
+	return map[string]any{"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "draft": pr.Draft,
 		"html_url": fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr.Number),
 		"head":     map[string]any{"ref": pr.Head, "label": owner + ":" + pr.Head},
 		"base":     map[string]any{"ref": pr.Base}}

@@ -1,0 +1,84 @@
+package requests
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"ralph/internal/fleet"
+	"ralph/internal/github/githubtest"
+	"ralph/internal/serve"
+)
+
+// prDaemon is the one daemon verb the pull request step uses.
+type prDaemon struct {
+	Daemon
+	urls map[string]string
+}
+
+func (d *prDaemon) SetPRURL(session, url string) error { d.urls[session] = url; return nil }
+
+func TestOpenPRDraftWhileTestsFail(t *testing.T) {
+	srv := githubtest.Start(t, githubtest.Data{Repos: map[string][]githubtest.Issue{"acme/app": nil}, Token: "tok"})
+	s := newTestServiceAt(t, srv.URL)
+	conv := &fakeConv{}
+	s.convFor = func(Request) conversation { return conv }
+	d := &prDaemon{urls: map[string]string{}}
+	s.d = d
+	ctx := context.Background()
+	mk := func(n int) Request {
+		r := Request{Key: fmt.Sprintf("github:acme/app#%d", n), Source: "github", Repo: "acme/app", Number: n, Title: "Add X",
+			Session: fmt.Sprintf("gh-acme-app-%d", n), Branch: fmt.Sprintf("ralph/github-%d", n)}
+		if _, err := s.store.Create(r, Entry{ID: "opening", Author: "alice", Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	last := func() string { return conv.posts[len(conv.posts)-1].text }
+
+	// Failing tests: a draft, said so in the pull request and the link.
+	r := mk(1)
+	failing := Decide(serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "FAILING", "EXIT_SIGNAL": "true"}}}})
+	if !failing.TestsFailing {
+		t.Fatal("Decide: TESTS_STATUS FAILING not read")
+	}
+	if err := s.openPR(ctx, &r, failing, "main", "<!-- ralph:t1/complete/3 -->"); err != nil {
+		t.Fatal(err)
+	}
+	pulls := srv.Pulls("acme/app")
+	if len(pulls) != 1 || !pulls[0].Draft || pulls[0].Head != "ralph/github-1" || !strings.Contains(pulls[0].Body, "Draft") {
+		t.Fatalf("pulls %+v: want one draft", pulls)
+	}
+	if !strings.Contains(last(), "Draft pull request") || !strings.Contains(last(), "tests failing") || d.urls[r.Session] != r.PRURL || r.PRURL == "" {
+		t.Fatalf("link %q, url %q / %q", last(), d.urls[r.Session], r.PRURL)
+	}
+
+	// A follow-up with the tests passing finds the same pull request.
+	passing := Decide(serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "PASSING"}}}})
+	if err := s.openPR(ctx, &r, passing, "main", "<!-- ralph:t2/complete/5 -->"); err != nil {
+		t.Fatal(err)
+	}
+	if pulls := srv.Pulls("acme/app"); len(pulls) != 1 {
+		t.Fatalf("pulls %+v: want the same one", pulls)
+	}
+
+	// Passing (or unreported) tests: a ready pull request.
+	r2 := mk(2)
+	if err := s.openPR(ctx, &r2, Decide(serve.TaskView{State: fleet.Done}), "main", "<!-- ralph:t3/complete/1 -->"); err != nil {
+		t.Fatal(err)
+	}
+	pulls = srv.Pulls("acme/app")
+	if len(pulls) != 2 || pulls[1].Draft || strings.Contains(pulls[1].Body, "Draft") || !strings.HasPrefix(last(), "🚀 Pull request: ") {
+		t.Fatalf("pulls %+v, link %q: want a ready one", pulls, last())
+	}
+}
+
+func TestTestsFailing(t *testing.T) {
+	for v, want := range map[string]bool{"FAILING": true, "failed": true, " Fail (2 of 40)": true, "RED": true,
+		"PASSING": false, "NOT_RUN": false, "": false, "unknown": false} {
+		if got := testsFailing(v); got != want {
+			t.Errorf("%q: %v, want %v", v, got, want)
+		}
+	}
+}
