@@ -18,13 +18,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +33,7 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/serve"
+	"ralph/scripts/internal/loadrig"
 )
 
 var (
@@ -46,8 +43,6 @@ var (
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
 	keep       = flag.Bool("keep", false, "keep the work directory")
 )
-
-const token = "load-test-token"
 
 // unknownRoute is a request the daemon answers without any work (404): its
 // latency is what the machine's load alone costs a request.
@@ -84,9 +79,7 @@ func run() error {
 	if r.fake, err = script.Build(bin); err != nil {
 		return err
 	}
-	r.env = append(os.Environ(), "HOME="+work, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=load", "GIT_AUTHOR_EMAIL=load@example.com",
-		"GIT_COMMITTER_NAME=load", "GIT_COMMITTER_EMAIL=load@example.com", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
-		"RALPH_HOME="+r.home, "RALPH_API_TOKEN="+token)
+	r.env = loadrig.Env(work, r.home)
 
 	solo, err := r.soloRun()
 	if err != nil {
@@ -115,15 +108,15 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	rssSessions := rss(d.Process.Pid)
+	rssSessions := loadrig.RSS(d.Process.Pid)
 	for i := range *loops {
-		if _, err := r.api("POST", "/api/tasks", fmt.Sprintf(`{"session":"s%03d","title":"Load task %d"}`, i, i)); err != nil {
+		if _, err := loadrig.Call(r.addr, "POST", "/api/tasks", fmt.Sprintf(`{"session":"s%03d","title":"Load task %d"}`, i, i)); err != nil {
 			return err
 		}
 	}
 	time.Sleep(time.Second)
-	rssTasks := rss(d.Process.Pid)
-	cpu0 := cpuTime(d.Process.Pid)
+	rssTasks := loadrig.RSS(d.Process.Pid)
+	cpu0 := loadrig.CPUTime(d.Process.Pid)
 
 	lat := &latencies{}
 	stopPoll := make(chan struct{})
@@ -135,38 +128,17 @@ func run() error {
 	}()
 	began := time.Now()
 	for i := range *loops {
-		if _, err := r.api("POST", fmt.Sprintf("/api/tasks/s%03d/loop", i), fmt.Sprintf(`{"max_loops":%d}`, *iterations+5)); err != nil {
+		if _, err := loadrig.Call(r.addr, "POST", fmt.Sprintf("/api/tasks/s%03d/loop", i), fmt.Sprintf(`{"max_loops":%d}`, *iterations+5)); err != nil {
 			return err
 		}
 	}
 	var peak int64
-	var tasks []serve.TaskView
-	for {
-		peak = max(peak, rss(d.Process.Pid))
-		body, err := r.api("GET", "/api/tasks", "")
-		if err != nil {
-			return err
-		}
-		tasks = nil
-		if err := json.Unmarshal(body, &tasks); err != nil {
-			return err
-		}
-		finished := 0
-		for _, t := range tasks {
-			if t.State != "running" && t.State != "queued" {
-				finished++
-			}
-		}
-		if finished == len(tasks) {
-			break
-		}
-		if time.Since(began) > 20*time.Minute {
-			return fmt.Errorf("%d of %d tasks finished after 20 minutes", finished, len(tasks))
-		}
-		time.Sleep(200 * time.Millisecond)
+	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() { peak = max(peak, loadrig.RSS(d.Process.Pid)) })
+	if err != nil {
+		return err
 	}
 	took := time.Since(began)
-	cpu := cpuTime(d.Process.Pid) - cpu0
+	cpu := loadrig.CPUTime(d.Process.Pid) - cpu0
 	close(stopPoll)
 	pollWG.Wait()
 	iters, done := 0, 0
@@ -197,7 +169,7 @@ func run() error {
 		return err
 	}
 	for {
-		if _, err := r.api("GET", "/api/tasks", ""); err == nil {
+		if _, err := loadrig.Call(r.addr, "GET", "/api/tasks", ""); err == nil {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -211,68 +183,9 @@ func run() error {
 	return nil
 }
 
-// agentScript is a task of *iterations calls of 1–3 s each; the last one
-// says it is complete. With plan set it also ticks the project's plan (the
-// `ralph run` yardstick reads fix_plan.md; the daemon reads the exit signal).
-func (r *rig) agentScript(plan bool) script.Script {
-	var s script.Script
-	for i := range *iterations {
-		last := i == *iterations-1
-		block := fmt.Sprintf("Step %d.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: %d\n---END_RALPH_STATUS---", i+1, *iterations-i-1)
-		if last {
-			block = "All done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---"
-		}
-		text, _ := json.Marshal(block)
-		it := script.Iteration{
-			Sleep: script.Duration(*minCall + time.Duration(r.rnd.Int64N(int64(*maxCall-*minCall)+1))),
-			Files: map[string]string{fmt.Sprintf("work-%d.txt", i+1): "done\n"},
-			StdoutLines: []json.RawMessage{json.RawMessage(fmt.Sprintf(
-				`{"type":"result","subtype":"success","is_error":false,"session_id":"load","result":%s,"usage":{"input_tokens":1000,"output_tokens":200}}`, text))},
-		}
-		if plan && last {
-			it.Files[".ralph/fix_plan.md"] = "# Plan\n\n- [x] Do it\n"
-		}
-		s.Iterations = append(s.Iterations, it)
-	}
-	return s
-}
-
-// project makes a trusted git repository whose agent is the fake.
+// project makes a trusted git repository whose agent plays a fresh task.
 func (r *rig) project(name string, plan bool) (string, error) {
-	dir := filepath.Join(r.work, "src", name)
-	scriptPath := filepath.Join(r.work, "scripts", name+".json")
-	for _, d := range []string{dir, filepath.Dir(scriptPath)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return "", err
-		}
-	}
-	if err := r.agentScript(plan).Write(scriptPath); err != nil {
-		return "", err
-	}
-	files := map[string]string{
-		".ralphrc":  fmt.Sprintf("CLAUDE_CODE_CMD=\"env %s=%s %s\"\nMAX_CALLS_PER_HOUR=10000\n", script.EnvScript, scriptPath, r.fake),
-		"README.md": "# " + name + "\n",
-	}
-	if plan {
-		files[".ralph/PROMPT.md"] = "Do the plan.\n"
-		files[".ralph/fix_plan.md"] = "# Plan\n\n- [ ] Do it\n"
-		files[".ralph/AGENT.md"] = "No build.\n"
-	}
-	for f, content := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
-			return "", err
-		}
-	}
-	cmds := [][]string{{r.ralph, "trust", "-C", dir}, {"git", "init", "-q"}, {"git", "add", "-A"}, {"git", "commit", "-qm", "init"}}
-	for _, c := range cmds {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir, cmd.Env = dir, r.env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%v: %v\n%s", c, err, out)
-		}
-	}
-	return dir, nil
+	return loadrig.Project(r.work, name, r.ralph, r.fake, r.env, loadrig.AgentScript(r.rnd, *iterations, *minCall, *maxCall, plan), plan)
 }
 
 // soloRun is the yardstick: `ralph run` on one project with the same agent,
@@ -300,7 +213,7 @@ func (r *rig) soloRun() (float64, error) {
 			}
 			return float64(last.Microseconds()) / 1000 / float64(*iterations), nil
 		case <-time.After(20 * time.Millisecond):
-			if c := cpuTime(cmd.Process.Pid); c > 0 {
+			if c := loadrig.CPUTime(cmd.Process.Pid); c > 0 {
 				last = c
 			}
 		}
@@ -326,31 +239,11 @@ func (r *rig) startDaemon() (*exec.Cmd, error) {
 		return nil, err
 	}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, err := r.api("GET", "/api/sessions", ""); err == nil {
+		if _, err := loadrig.Call(r.addr, "GET", "/api/sessions", ""); err == nil {
 			return d, nil
 		}
 	}
 	return nil, fmt.Errorf("the daemon did not come up; see %s", log.Name())
-}
-
-var client = &http.Client{Timeout: 30 * time.Second}
-
-func (r *rig) api(method, path, body string) ([]byte, error) {
-	req, err := http.NewRequest(method, "http://"+r.addr+path, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
-	}
-	return b, err
 }
 
 // poll asks what a dashboard and a person with `ralph task status` would:
@@ -368,7 +261,7 @@ func (r *rig) poll(lat *latencies, stop <-chan struct{}) {
 			{unknownRoute, "/api/none"},
 		} {
 			t0 := time.Now()
-			if _, err := r.api("GET", p.path, ""); err == nil || p.name == unknownRoute {
+			if _, err := loadrig.Call(r.addr, "GET", p.path, ""); err == nil || p.name == unknownRoute {
 				lat.add(p.name, time.Since(t0))
 			}
 		}
@@ -401,36 +294,6 @@ func (l *latencies) summary(name string) (p50, p99, worst time.Duration, n int) 
 		return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond)
 	}
 	return at(0.5), at(0.99), ds[len(ds)-1].Round(100 * time.Microsecond), len(ds)
-}
-
-// cpuTime is the process's own user+system CPU, without its children's.
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	// Fields after the command: state is 0, utime 11, stime 12 (in ticks;
-	// 100 per second on Linux).
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	sy, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+sy) * 10 * time.Millisecond
-}
-
-// rss is the process's resident memory in bytes.
-func rss(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }

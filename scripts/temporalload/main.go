@@ -14,13 +14,10 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,8 +27,8 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/serve"
 	"ralph/internal/temporal/devserver"
+	"ralph/scripts/internal/loadrig"
 )
 
 var (
@@ -43,8 +40,6 @@ var (
 	backends   = flag.String("backends", "local,temporal", "backends to measure, in order")
 	keep       = flag.Bool("keep", false, "keep the work directory")
 )
-
-const token = "load-test-token"
 
 func main() {
 	flag.Parse()
@@ -94,16 +89,14 @@ type proc struct {
 func (r *rig) measure(backend string) error {
 	base := filepath.Join(r.work, backend)
 	home := filepath.Join(base, "home")
-	env := append(os.Environ(), "HOME="+base, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=load", "GIT_AUTHOR_EMAIL=load@example.com",
-		"GIT_COMMITTER_NAME=load", "GIT_COMMITTER_EMAIL=load@example.com", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
-		"RALPH_HOME="+home, "RALPH_API_TOKEN="+token)
+	env := loadrig.Env(base, home)
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
 	var conf strings.Builder
 	for i := range *tasks {
 		name := fmt.Sprintf("s%03d", i)
-		dir, err := r.project(base, name, env)
+		dir, err := loadrig.Project(base, name, r.ralph, r.fake, env, loadrig.AgentScript(r.rnd, *iterations, *minCall, *maxCall, false), false)
 		if err != nil {
 			return err
 		}
@@ -163,7 +156,7 @@ func (r *rig) measure(backend string) error {
 	if _, err := start("ralph serve", serveArgs...); err != nil {
 		return err
 	}
-	api := func(method, path, body string) ([]byte, error) { return call(addr, method, path, body) }
+	api := func(method, path, body string) ([]byte, error) { return loadrig.Call(addr, method, path, body) }
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := api("GET", "/api/sessions", ""); err == nil {
 			break
@@ -179,7 +172,7 @@ func (r *rig) measure(backend string) error {
 	}
 	cpu0 := map[string]time.Duration{}
 	for _, p := range procs {
-		cpu0[p.name] = cpuTime(p.cmd.Process.Pid)
+		cpu0[p.name] = loadrig.CPUTime(p.cmd.Process.Pid)
 	}
 	began := time.Now()
 	for i := range *tasks {
@@ -187,29 +180,9 @@ func (r *rig) measure(backend string) error {
 			return err
 		}
 	}
-	var views []serve.TaskView
-	for {
-		body, err := api("GET", "/api/tasks", "")
-		if err != nil {
-			return err
-		}
-		views = nil
-		if err := json.Unmarshal(body, &views); err != nil {
-			return err
-		}
-		finished := 0
-		for _, t := range views {
-			if t.State != "running" && t.State != "queued" {
-				finished++
-			}
-		}
-		if finished == len(views) {
-			break
-		}
-		if time.Since(began) > 30*time.Minute {
-			return fmt.Errorf("%d of %d tasks finished after 30 minutes", finished, len(views))
-		}
-		time.Sleep(200 * time.Millisecond)
+	views, err := loadrig.WaitEnded(addr, 30*time.Minute, nil)
+	if err != nil {
+		return err
 	}
 	took := time.Since(began)
 	iters, done := 0, 0
@@ -222,7 +195,7 @@ func (r *rig) measure(backend string) error {
 	fmt.Printf("%s backend: %d/%d tasks done, %d iterations in %s\n", backend, done, len(views), iters, took.Round(100*time.Millisecond))
 	var total time.Duration
 	for _, p := range procs {
-		c := cpuTime(p.cmd.Process.Pid) - cpu0[p.name]
+		c := loadrig.CPUTime(p.cmd.Process.Pid) - cpu0[p.name]
 		total += c
 		fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", p.name, c.Seconds(), float64(c.Microseconds())/1000/float64(iters))
 	}
@@ -231,75 +204,6 @@ func (r *rig) measure(backend string) error {
 		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), logf.Name())
 	}
 	return nil
-}
-
-// agentScript is a task of *iterations calls of 1–3 s each; the last one
-// says it is complete.
-func (r *rig) agentScript() script.Script {
-	var s script.Script
-	for i := range *iterations {
-		block := fmt.Sprintf("Step %d.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: %d\n---END_RALPH_STATUS---", i+1, *iterations-i-1)
-		if i == *iterations-1 {
-			block = "All done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---"
-		}
-		text, _ := json.Marshal(block)
-		s.Iterations = append(s.Iterations, script.Iteration{
-			Sleep: script.Duration(*minCall + time.Duration(r.rnd.Int64N(int64(*maxCall-*minCall)+1))),
-			Files: map[string]string{fmt.Sprintf("work-%d.txt", i+1): "done\n"},
-			StdoutLines: []json.RawMessage{json.RawMessage(fmt.Sprintf(
-				`{"type":"result","subtype":"success","is_error":false,"session_id":"load","result":%s,"usage":{"input_tokens":1000,"output_tokens":200}}`, text))},
-		})
-	}
-	return s
-}
-
-// project makes a trusted git repository whose agent is the fake.
-func (r *rig) project(base, name string, env []string) (string, error) {
-	dir := filepath.Join(base, "src", name)
-	scriptPath := filepath.Join(base, "scripts", name+".json")
-	for _, d := range []string{dir, filepath.Dir(scriptPath)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return "", err
-		}
-	}
-	if err := r.agentScript().Write(scriptPath); err != nil {
-		return "", err
-	}
-	rc := fmt.Sprintf("CLAUDE_CODE_CMD=\"env %s=%s %s\"\nMAX_CALLS_PER_HOUR=10000\n", script.EnvScript, scriptPath, r.fake)
-	if err := os.WriteFile(filepath.Join(dir, ".ralphrc"), []byte(rc), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# "+name+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	for _, c := range [][]string{{r.ralph, "trust", "-C", dir}, {"git", "init", "-q"}, {"git", "add", "-A"}, {"git", "commit", "-qm", "init"}} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%v: %v\n%s", c, err, out)
-		}
-	}
-	return dir, nil
-}
-
-var httpClient = &http.Client{Timeout: 30 * time.Second}
-
-func call(addr, method, path, body string) ([]byte, error) {
-	req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
-	}
-	return b, err
 }
 
 func freeAddr() string {
@@ -324,19 +228,6 @@ func waitTCP(addr string) error {
 		}
 	}
 	return fmt.Errorf("nothing listens on %s", addr)
-}
-
-// cpuTime is the process's own user+system CPU, without its children's.
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	sy, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+sy) * 10 * time.Millisecond
 }
 
 func numCPU() int {
