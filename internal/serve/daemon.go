@@ -11,9 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -91,41 +89,6 @@ type worker struct {
 	ctl       *controller
 	cancel    context.CancelFunc
 	cancelled bool
-}
-
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// ParseSession reads NAME=DIR.
-func ParseSession(s string) (Session, error) {
-	name, dir, ok := strings.Cut(s, "=")
-	if !ok || dir == "" {
-		return Session{}, fmt.Errorf("session %q: want NAME=DIR", s)
-	}
-	if !sessionName.MatchString(name) {
-		return Session{}, fmt.Errorf("session %q: a name is letters, digits, '.', '_' or '-' (up to 64), starting with a letter or digit", name)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return Session{}, err
-	}
-	return Session{Name: name, Dir: abs}, nil
-}
-
-// ValidSessionName says whether s may name a session (what ParseSession
-// accepts), for clients that read names from people.
-func ValidSessionName(s string) bool { return sessionName.MatchString(s) }
-
-// checkRepo refuses a session directory that is not a git repository: the
-// loop measures progress with git.
-func checkRepo(s Session) error {
-	if fi, err := os.Stat(s.Dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("session %s: %s is not a directory", s.Name, s.Dir)
-	}
-	cmd := exec.Command("git", "-C", s.Dir, "rev-parse", "--is-inside-work-tree")
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
-		return fmt.Errorf("session %s: %s is not a git repository (run `git init` there)", s.Name, s.Dir)
-	}
-	return nil
 }
 
 // Open prepares the daemon: RALPH_HOME, its lock, the store, the sessions;
@@ -367,42 +330,6 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	return res, questions, err
 }
 
-// shareLimits records the limits a loop holds so that the others adopt
-// them; a longer hold on an agent wins.
-func (d *Daemon) shareLimits(session string, held map[string]loop.AgentLimit) {
-	d.actMu.Lock()
-	defer d.actMu.Unlock()
-	for agent, l := range held {
-		if cur, ok := d.limits[agent]; ok && !cur.Until.Before(l.Until) {
-			continue
-		}
-		msg := l.Message
-		if !strings.HasPrefix(msg, "seen by session ") {
-			msg = "seen by session " + session + ": " + msg
-		}
-		d.limits[agent] = loop.AgentLimit{Until: l.Until, Message: msg}
-	}
-}
-
-// sharedLimits is engine.Deps.SharedLimits: the limits still holding.
-func (d *Daemon) sharedLimits() map[string]loop.AgentLimit {
-	d.actMu.Lock()
-	defer d.actMu.Unlock()
-	now := d.opts.Now()
-	var out map[string]loop.AgentLimit
-	for agent, l := range d.limits {
-		if !now.Before(l.Until) {
-			delete(d.limits, agent)
-			continue
-		}
-		if out == nil {
-			out = map[string]loop.AgentLimit{}
-		}
-		out[agent] = l
-	}
-	return out
-}
-
 // observe logs an engine event, streams it and notifies what people must
 // know of it.
 func (d *Daemon) observe(t Task, ev loop.Event) {
@@ -513,42 +440,4 @@ func (d *Daemon) settle(t *Task) {
 
 func (d *Daemon) publish(t Task, typ, msg string) {
 	d.hub.publish(Event{Type: typ, At: d.opts.Now(), Session: t.Session, TaskID: t.ID, State: t.State, Message: msg})
-}
-
-func (d *Daemon) session(name string) (Session, error) {
-	all, err := d.db.Sessions()
-	if err != nil {
-		return Session{}, err
-	}
-	for _, s := range all {
-		if s.Name == name {
-			return s, nil
-		}
-	}
-	return Session{}, fmt.Errorf("unknown session %q", name)
-}
-
-// syncWriter serialises log lines from many loops.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// prefixWriter prefixes each write (a warning line) with the session.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, p.prefix+string(b)); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }
