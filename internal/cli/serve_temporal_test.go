@@ -13,6 +13,7 @@ import (
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
+	"ralph/internal/syncbuf"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -22,7 +23,7 @@ type temporalRig struct {
 	*fleetRig
 	srv     *devserver.Server
 	workers map[string]*exec.Cmd
-	wlogs   map[string]*lockedBuffer
+	wlogs   map[string]*syncbuf.Buffer
 }
 
 func newTemporalRig(t *testing.T) *temporalRig {
@@ -32,7 +33,7 @@ func newTemporalRig(t *testing.T) *temporalRig {
 	// A short heartbeat timeout: a killed worker's iteration moves on in
 	// seconds, not the default half minute.
 	r.extra = []string{"--backend", "temporal", "--temporal-address", srv.Addr, "--temporal-heartbeat", "3s"}
-	tr := &temporalRig{fleetRig: r, srv: srv, workers: map[string]*exec.Cmd{}, wlogs: map[string]*lockedBuffer{}}
+	tr := &temporalRig{fleetRig: r, srv: srv, workers: map[string]*exec.Cmd{}, wlogs: map[string]*syncbuf.Buffer{}}
 	t.Cleanup(func() {
 		for name := range tr.workers {
 			tr.killWorker(name)
@@ -50,7 +51,7 @@ func newTemporalRig(t *testing.T) *temporalRig {
 func (r *temporalRig) worker(name string, extra ...string) {
 	r.t.Helper()
 	cmd := exec.Command(r.ralph, append([]string{"worker", "--temporal-address", r.srv.Addr, "--home", filepath.Join(r.work, "worker-"+name)}, extra...)...)
-	l := &lockedBuffer{}
+	l := &syncbuf.Buffer{}
 	cmd.Env, cmd.Stdout, cmd.Stderr = r.env, l, l
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)

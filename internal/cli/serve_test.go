@@ -19,6 +19,7 @@ import (
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
+	"ralph/internal/syncbuf"
 )
 
 // fleetRig is a real `ralph serve` with git sessions whose agent is the
@@ -33,25 +34,8 @@ type fleetRig struct {
 	env      []string
 	sessions []string // NAME=DIR
 	daemon   *exec.Cmd
-	log      *lockedBuffer
+	log      *syncbuf.Buffer
 	extra    []string // more flags for `ralph serve`
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func newFleetRig(t *testing.T) *fleetRig {
@@ -81,7 +65,7 @@ func newFleetRig(t *testing.T) *fleetRig {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	r := &fleetRig{t: t, ralph: ralph, fake: fake, work: work, home: filepath.Join(work, "home"), addr: addr, log: &lockedBuffer{}}
+	r := &fleetRig{t: t, ralph: ralph, fake: fake, work: work, home: filepath.Join(work, "home"), addr: addr, log: &syncbuf.Buffer{}}
 	r.env = append(os.Environ(), "HOME="+work, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0", "CI=true",
 		"RALPH_HOME="+r.home, "RALPH_SERVER=http://"+addr, "RALPH_API_TOKEN=")

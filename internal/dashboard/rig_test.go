@@ -11,12 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/syncbuf"
 )
 
 // daemonRig is a real `ralph serve` (built from this tree) whose sessions'
@@ -32,24 +32,7 @@ type daemonRig struct {
 	env      []string
 	sessions []string
 	daemon   *exec.Cmd
-	log      *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log      *syncbuf.Buffer
 }
 
 func newDaemonRig(t *testing.T) *daemonRig {
@@ -75,7 +58,7 @@ func newDaemonRig(t *testing.T) *daemonRig {
 	ln.Close()
 	work := t.TempDir()
 	r := &daemonRig{t: t, ralph: ralph, fake: fake, work: work, home: filepath.Join(work, "home"), addr: addr,
-		token: "dashboard-browser-test-token-0123456789", log: &syncBuffer{}}
+		token: "dashboard-browser-test-token-0123456789", log: &syncbuf.Buffer{}}
 	r.env = append(os.Environ(), "HOME="+work, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
 		"RALPH_HOME="+r.home, "RALPH_API_TOKEN="+r.token)

@@ -14,6 +14,7 @@ import (
 	"ralph/internal/agenttest"
 	"ralph/internal/fakeapi"
 	"ralph/internal/github/githubtest"
+	"ralph/internal/syncbuf"
 )
 
 // clarityBlock is the status block a request's agent ends its answer with.
@@ -83,7 +84,7 @@ func TestRequestBecomesPullRequestWithClaude(t *testing.T) {
 		"RALPH_GITHUB_REPOS=acme/app", "RALPH_GITHUB_POLL=200ms", "GITHUB_WEBHOOK_SECRET=e2e-webhook-secret",
 		"RALPH_REQUEST_SANDBOX=off", fmt.Sprintf("CLAUDE_CODE_CMD=%q", claude))
 
-	var log lockedLog
+	var log syncbuf.Buffer
 	daemon := exec.Command(ralphBin, "serve", "--home", home, "--listen", addr, "--max-parallel", "1", "--watch-interval", "0")
 	daemon.Env, daemon.Stdout, daemon.Stderr = env, &log, &log
 	if err := daemon.Start(); err != nil {

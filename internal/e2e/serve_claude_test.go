@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"ralph/internal/agenttest"
 	"ralph/internal/fakeapi"
 	"ralph/internal/serve"
+	"ralph/internal/syncbuf"
 )
 
 // taskFile is a task file as Claude leaves it after its Write: the
@@ -101,7 +101,7 @@ func TestServeTwoSessionsWithClaude(t *testing.T) {
 	ln.Close()
 	env = append(env, "RALPH_SERVER=http://"+addr)
 
-	var log lockedLog
+	var log syncbuf.Buffer
 	// The watchdog off: its tmux sessions would be the user's.
 	daemon := exec.Command(ralphBin, "serve", "--home", home, "--listen", addr, "--max-parallel", "1",
 		"--session", "a="+dirs["a"], "--session", "b="+dirs["b"], "--watch-interval", "0")
@@ -188,21 +188,4 @@ func errOut(err error) string {
 		return string(ee.Stderr)
 	}
 	return ""
-}
-
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

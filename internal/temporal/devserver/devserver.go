@@ -5,7 +5,6 @@
 package devserver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -13,12 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
+
+	"ralph/internal/syncbuf"
 )
 
 // Version is the Temporal CLI the tests run (scripts/install-temporal-cli.sh).
@@ -52,7 +52,7 @@ type Server struct {
 	bin  string
 	args []string
 	cmd  *exec.Cmd
-	log  *syncBuffer
+	log  *syncbuf.Buffer
 	t    testing.TB
 }
 
@@ -69,7 +69,7 @@ func Start(t testing.TB, db string) *Server {
 		t.Skip(err)
 	}
 	port, httpPort, metrics := freePort(t), freePort(t), freePort(t)
-	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncBuffer{}, t: t,
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncbuf.Buffer{}, t: t,
 		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metrics), "--db-filename", db, "--log-level", "error"}}
 	t.Cleanup(func() {
@@ -125,21 +125,4 @@ func freePort(t testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
