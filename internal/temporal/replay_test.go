@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"ralph/internal/analyze"
 	"ralph/internal/loop"
+	"ralph/internal/reason"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -43,10 +45,76 @@ func TestReplayRecordedHistories(t *testing.T) {
 	}
 }
 
-// TestRecordHistory runs a task's workflow on a real dev server (an agent
-// call, a usage limit waited out on a durable timer, a breaker reset
-// signal, a finishing call) and, with -update, records its history for
-// TestReplayRecordedHistories.
+// recording is one scenario TestRecordHistory runs on a dev server: the
+// calls its agent makes, what is sent to the workflow, and how it must end.
+type recording struct {
+	file   string
+	policy func() loop.Policy
+	// call returns the n-th call's iteration (n from 1).
+	call func(n int, in IterateInput, now time.Time) loop.Iteration
+	// send runs once the workflow has started.
+	send  func(ctx context.Context, c client.Client, run client.WorkflowRun) error
+	check func(out Output) error
+}
+
+var recordings = []recording{
+	{
+		// An agent call, a usage limit waited out on a durable timer, a
+		// breaker reset signal, a finishing call.
+		file: "history-usage-limit-reset.json",
+		policy: func() loop.Policy {
+			p := policy()
+			p.UsageLimitWait = time.Second
+			return p
+		},
+		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
+			it, _ := working(in, now)
+			switch n {
+			case 2:
+				it.Changed, it.Files, it.Observed.FilesModified = false, 0, 0
+				it.Observed.UsageLimit = analyze.UsageLimit{Detected: true, Kind: "five_hour",
+					ResetsAt: now.Add(2 * time.Second).Format(time.RFC3339), Message: "limit"}
+			case 3:
+				it, _ = done(in, now)
+			}
+			return it
+		},
+		send: func(ctx context.Context, c client.Client, run client.WorkflowRun) error {
+			return c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalControl, loop.Control{ResetID: "r1", ResetBy: "test"})
+		},
+		check: func(out Output) error {
+			if !out.Reason.Success() || out.State.Loop != 3 || out.State.ResetID != "r1" {
+				return fmt.Errorf("got %s after %d loops, reset %q", out.Reason, out.State.Loop, out.State.ResetID)
+			}
+			return nil
+		},
+	},
+	{
+		// A question, as the first version of the workflow handled it: the
+		// workflow ended and the answer started a new one.
+		file:   "history-question-ends.json",
+		policy: policy,
+		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
+			if n == 2 {
+				return asking(in, now)
+			}
+			it, _ := working(in, now)
+			return it
+		},
+		check: func(out Output) error {
+			if out.Reason != reason.NeedsClarification || out.State.Loop != 2 {
+				return fmt.Errorf("got %s after %d loops, want needs_clarification after 2", out.Reason, out.State.Loop)
+			}
+			return nil
+		},
+	},
+}
+
+// TestRecordHistory runs every recording on a real dev server, replays
+// what it recorded through today's code and, with -update, writes it to
+// testdata for TestReplayRecordedHistories. Recordings of a workflow
+// version that is gone are kept in testdata; their scenario here changes
+// to the new behaviour.
 func TestRecordHistory(t *testing.T) {
 	srv := devserver.Start(t, filepath.Join(t.TempDir(), "temporal.db"))
 	c, err := client.Dial(client.Options{HostPort: srv.Addr, Identity: "ralph-replay-test"})
@@ -54,50 +122,67 @@ func TestRecordHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var mu sync.Mutex
-	calls := 0
-	iterate := func(ctx context.Context, in IterateInput) (loop.Iteration, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		calls++
-		now := time.Now().UTC().Round(0)
-		it, _ := working(in, now)
-		switch calls {
-		case 2:
-			it.Changed, it.Files, it.Observed.FilesModified = false, 0, 0
-			it.Observed.UsageLimit = analyze.UsageLimit{Detected: true, Kind: "five_hour",
-				ResetsAt: now.Add(2 * time.Second).Format(time.RFC3339), Message: "limit"}
-		case 3:
-			it, _ = done(in, now)
-		}
-		return it, nil
+	for i, rc := range recordings {
+		t.Run(rc.file, func(t *testing.T) {
+			queue := fmt.Sprintf("replay-%d", i)
+			var mu sync.Mutex
+			calls := 0
+			iterate := func(ctx context.Context, in IterateInput) (loop.Iteration, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				return rc.call(calls, in, time.Now().UTC().Round(0)), nil
+			}
+			w := worker.New(c, queue, worker.Options{Identity: "ralph-replay-test"})
+			w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+			w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+			if err := w.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			id := fmt.Sprintf("replay-%d", i+1)
+			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(id), TaskQueue: queue},
+				WorkflowName, Input{TaskID: id, Session: "a", Dir: "/src/a", TaskFile: "/home/handoffs/a-task.md", Prompt: "# Task", Policy: rc.policy()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc.send != nil {
+				if err := rc.send(ctx, c, run); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out Output
+			if err := run.Get(ctx, &out); err != nil {
+				t.Fatal(err)
+			}
+			if err := rc.check(out); err != nil {
+				t.Fatal(err)
+			}
+			data := history(t, ctx, c, run)
+			// What was just recorded replays too.
+			tmp := filepath.Join(t.TempDir(), "history.json")
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, tmp); err != nil {
+				t.Fatal(err)
+			}
+			if *update {
+				if err := os.WriteFile(filepath.Join("testdata", rc.file), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
-	w := worker.New(c, "replay", worker.Options{Identity: "ralph-replay-test"})
-	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
-	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	p := policy()
-	p.UsageLimitWait = time.Second
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID("replay-1"), TaskQueue: "replay"},
-		WorkflowName, Input{TaskID: "replay-1", Session: "a", Dir: "/src/a", TaskFile: "/home/handoffs/a-task.md", Prompt: "# Task", Policy: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalControl, loop.Control{ResetID: "r1", ResetBy: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	var out Output
-	if err := run.Get(ctx, &out); err != nil {
-		t.Fatal(err)
-	}
-	if !out.Reason.Success() || out.State.Loop != 3 || out.State.ResetID != "r1" {
-		t.Fatalf("got %s after %d loops, reset %q", out.Reason, out.State.Loop, out.State.ResetID)
-	}
+}
+
+// history is a run's history as JSON, without the recording host's name.
+func history(t *testing.T, ctx context.Context, c client.Client, run client.WorkflowRun) []byte {
+	t.Helper()
 	var h historypb.History
 	it := c.GetWorkflowHistory(ctx, run.GetID(), run.GetRunID(), false, 0)
 	for it.HasNext() {
@@ -115,19 +200,5 @@ func TestRecordHistory(t *testing.T) {
 	if host, err := os.Hostname(); err == nil && host != "" {
 		data = bytes.ReplaceAll(data, []byte(`"`+host+`:`), []byte(`"host:`))
 	}
-	// What was just recorded replays too.
-	tmp := filepath.Join(t.TempDir(), "history.json")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
-	if err := r.ReplayWorkflowHistoryFromJSONFile(nil, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("testdata/history-usage-limit-reset.json", data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return data
 }

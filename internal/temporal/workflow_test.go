@@ -59,6 +59,15 @@ func done(in IterateInput, now time.Time) (loop.Iteration, error) {
 	return it, nil
 }
 
+// asking is an iteration that stops to ask a person.
+func asking(in IterateInput, now time.Time) loop.Iteration {
+	it, _ := working(in, now)
+	it.Changed, it.Files, it.Observed.FilesModified = false, 0, 0
+	it.Observed.Status, it.Observed.ClarificationNeeded = analyze.StatusNeedsClarification, true
+	it.Observed.ClarificationQuestions = []string{"Which database?"}
+	return it
+}
+
 func newEnv(t *testing.T, s *script) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var suite testsuite.WorkflowTestSuite
