@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,9 +12,13 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
 	"ralph/internal/syncbuf"
+	"ralph/internal/temporal"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -115,10 +120,19 @@ func TestTemporalFleetEndToEnd(t *testing.T) {
 	if v.State != "waiting" || v.ExitReason != "needs_clarification" || v.Questions[0] != "PostgreSQL or SQLite?" {
 		t.Fatalf("question: %+v", v)
 	}
+	// The question is a wait inside the workflow: it runs on, and the
+	// answer resumes that same run.
+	asked := r.workflow(v.ID)
+	if asked.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		t.Fatalf("while the question waits the workflow is %s, want running", asked.Status)
+	}
 	r.ok("answer", "q", "SQLite")
 	v = r.waitFor("q", "done after the answer", stateIs("done"))
 	if v.LoopCount != 2 {
 		t.Errorf("q: %d loops, want 2", v.LoopCount)
+	}
+	if ended := r.workflow(v.ID); ended.Execution.RunId != asked.Execution.RunId || ended.Status != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		t.Errorf("after the answer: run %s %s, want run %s completed", ended.Execution.RunId, ended.Status, asked.Execution.RunId)
 	}
 	// The work was shared: every worker ran agent calls.
 	for name, l := range r.wlogs {
@@ -126,6 +140,19 @@ func TestTemporalFleetEndToEnd(t *testing.T) {
 			t.Errorf("worker %s ran no agent call", name)
 		}
 	}
+}
+
+// workflow describes the task's workflow, as Temporal has it.
+func (r *temporalRig) workflow(taskID string) *workflowpb.WorkflowExecutionInfo {
+	r.t.Helper()
+	c := r.srv.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := c.DescribeWorkflowExecution(ctx, temporal.WorkflowID(taskID), "")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return d.WorkflowExecutionInfo
 }
 
 // workerRunning names the worker whose log says it began what.
@@ -283,5 +310,23 @@ func TestTemporalCancel(t *testing.T) {
 	}
 	if processRunning(pid) {
 		t.Errorf("the cancelled task's agent %s lives on", pid)
+	}
+}
+
+// A task cancelled while its question waits ends its workflow too.
+func TestTemporalCancelWhileAsking(t *testing.T) {
+	r := newTemporalRig(t)
+	r.session("q", script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{result("sess-q", "Which one?\n---CLARITY_STATUS---\nSTATUS: NEEDS_CLARIFICATION\nCLARIFICATION_QUESTIONS: Red or blue?\n---END_CLARITY_STATUS---")}},
+	}})
+	r.worker("a")
+	r.start(1)
+	r.ok("start", "q", "Paint", "it")
+	r.ok("loop", "q")
+	v := r.waitFor("q", "asked", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
+	r.ok("cancel", "q")
+	r.waitFor("q", "cancelled", stateIs("cancelled"))
+	if got := r.workflow(v.ID).Status; got != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
+		t.Errorf("the cancelled task's workflow is %s, want cancelled", got)
 	}
 }

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"ralph/internal/engine"
 	"ralph/internal/loop"
@@ -16,6 +18,46 @@ import (
 // on the local backend.
 type Runner interface {
 	RunLoop(ctx context.Context, in RunIn) (engine.Result, loop.State, error)
+}
+
+// Resumer is a Runner whose loop can wait for a person inside itself, past
+// the end of its RunLoop (a Temporal workflow waits for the answer to its
+// questions): the daemon tells it when the person answers or asks for more
+// loops, before it queues the task again, and when the task is given up.
+type Resumer interface {
+	// Resume lets the task's loop, if it waits for an answer, go on with
+	// a budget of maxLoops; by says who asked.
+	Resume(ctx context.Context, taskID string, maxLoops int, by string) error
+	// Forget ends whatever is left of the task's loop.
+	Forget(ctx context.Context, taskID string) error
+}
+
+// resume hands an answer or a `loop` to a Resumer's waiting loop; d.mu is
+// held, so the task is queued only once the loop has the signal.
+func (d *Daemon) resume(t Task, maxLoops int, by string) error {
+	r, ok := d.opts.Runner.(Resumer)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := r.Resume(ctx, t.ID, maxLoops, by); err != nil {
+		return fmt.Errorf("the task's loop did not take it: %w", err)
+	}
+	return nil
+}
+
+// forget ends a Resumer's loop of a task given up while no worker ran it.
+func (d *Daemon) forget(t Task) {
+	r, ok := d.opts.Runner.(Resumer)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := r.Forget(ctx, t.ID); err != nil {
+		d.logf("[%s] task %s: %v", t.Session, t.ID, err)
+	}
 }
 
 // RunIn is one task's loop for a Runner.

@@ -254,6 +254,10 @@ func (d *Daemon) Loop(session string, maxLoops int) (TaskView, error) {
 		return TaskView{}, err
 	}
 	t.MaxLoops = v.LoopCount + maxLoops
+	if err := d.resume(t, maxLoops, "ralph task loop"); err != nil {
+		d.mu.Unlock()
+		return TaskView{}, err
+	}
 	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
 	err = d.db.UpdateTask(t)
 	d.mu.Unlock()
@@ -301,6 +305,7 @@ func (d *Daemon) Cancel(session string) (TaskView, error) {
 	} else {
 		t := *cur
 		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Cancelled, "", "cancelled", d.opts.Now()
+		d.forget(t)
 		d.settle(&t)
 	}
 	d.mu.Unlock()
@@ -386,6 +391,10 @@ func (d *Daemon) Answer(session, text string) (TaskView, error) {
 	}
 	if t.MaxLoops <= v.LoopCount {
 		t.MaxLoops = v.LoopCount + DefaultMaxLoops
+	}
+	if err := d.resume(t, t.MaxLoops-v.LoopCount, "ralph task answer"); err != nil {
+		d.mu.Unlock()
+		return TaskView{}, fmt.Errorf("the answer is in the task file, but %w (ralph task loop tries again)", err)
 	}
 	t.Questions = nil
 	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()

@@ -20,7 +20,6 @@ import (
 
 	"ralph/internal/analyze"
 	"ralph/internal/loop"
-	"ralph/internal/reason"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -89,21 +88,46 @@ var recordings = []recording{
 			return nil
 		},
 	},
+	// history-question-ends.json is the first version's: a question ended
+	// the workflow (and the answer started a new one).
 	{
-		// A question, as the first version of the workflow handled it: the
-		// workflow ended and the answer started a new one.
-		file:   "history-question-ends.json",
+		// A question waited on inside the workflow until the resume signal.
+		file:   "history-question-answered.json",
 		policy: policy,
 		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
-			if n == 2 {
+			switch n {
+			case 2:
 				return asking(in, now)
+			case 3:
+				it, _ := done(in, now)
+				return it
 			}
 			it, _ := working(in, now)
 			return it
 		},
+		send: func(ctx context.Context, c client.Client, run client.WorkflowRun) error {
+			for {
+				v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), QueryStatus)
+				if err != nil {
+					return err
+				}
+				var s Status
+				if err := v.Get(&s); err != nil {
+					return err
+				}
+				if s.Activity == ActivityQuestion {
+					return c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalResume, Resume{Asked: s.Asked, MaxLoops: 5, By: "test"})
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		},
 		check: func(out Output) error {
-			if out.Reason != reason.NeedsClarification || out.State.Loop != 2 {
-				return fmt.Errorf("got %s after %d loops, want needs_clarification after 2", out.Reason, out.State.Loop)
+			if !out.Reason.Success() || out.State.Loop != 3 {
+				return fmt.Errorf("got %s after %d loops, want success after 3", out.Reason, out.State.Loop)
 			}
 			return nil
 		},

@@ -7,9 +7,11 @@ import (
 	"io"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -38,6 +40,12 @@ type Runner struct {
 	Poll  time.Duration
 	Query time.Duration
 	Log   io.Writer
+
+	mu sync.Mutex
+	// resumed is, by task, the loop whose questions Resume answered: a
+	// RunLoop that sees them still open before the workflow has taken the
+	// signal must not report them again.
+	resumed map[string]int
 }
 
 // RunLoop runs the task's workflow until it ends. A workflow of the task
@@ -70,15 +78,19 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	done := make(chan struct{})
 	var out Output
 	var runErr error
+	// Not ctx: the daemon stopping must not look like the workflow
+	// failing. Cancelled when RunLoop returns while the workflow goes on
+	// (it waits for a person, or the daemon stops).
+	gctx, stopGet := context.WithCancel(context.Background())
+	defer stopGet()
 	go func() {
 		defer close(done)
-		// Not ctx: the daemon stopping must not look like the workflow
-		// failing.
-		runErr = run.Get(context.Background(), &out)
+		runErr = run.Get(gctx, &out)
 	}()
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var sent loop.Control
+	sentOnce := false
 	var sentLimits map[string]loop.AgentLimit
 	for {
 		select {
@@ -104,10 +116,12 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 				return engine.Result{Reason: reason.Interrupted, ExitCode: reason.Interrupted.ExitCode()}, m.st, nil
 			}
 		case <-t.C:
+			// The first time whatever the request: a workflow that lived
+			// through a question or a daemon restart may hold an older one.
 			ctl := control(in.Control)
-			if ctl != sent {
+			if ctl != sent || !sentOnce {
 				if err := r.Client.SignalWorkflow(ctx, id, run.GetRunID(), SignalControl, ctl); err == nil {
-					sent = ctl
+					sent, sentOnce = ctl, true
 				}
 			}
 			if in.SharedLimits != nil {
@@ -130,9 +144,71 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 				if sent.ResetID != "" && s.State.ResetID == sent.ResetID {
 					_ = in.Control.ClearReset(sent.ResetID)
 				}
+				if s.Activity == ActivityQuestion && s.Asked > r.answered(in.TaskID) {
+					// The workflow waits for a person; the daemon's task
+					// does too, until Resume.
+					return m.question(s)
+				}
 			}
 		}
 	}
+}
+
+// Resume implements serve.Resumer: the task's workflow, waiting for the
+// answer to its questions, goes on with a budget of maxLoops. A workflow
+// that is not waiting for one (it ended, or never asked) is left alone:
+// the daemon's next RunLoop starts or joins it.
+func (r *Runner) Resume(ctx context.Context, taskID string, maxLoops int, by string) error {
+	id := WorkflowID(taskID)
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := r.Client.QueryWorkflow(qctx, id, "", QueryStatus)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil
+		}
+		return fmt.Errorf("workflow %s: %w", id, err)
+	}
+	var s Status
+	if err := v.Get(&s); err != nil {
+		return fmt.Errorf("workflow %s: %w", id, err)
+	}
+	if s.Activity != ActivityQuestion {
+		return nil
+	}
+	if err := r.Client.SignalWorkflow(qctx, id, "", SignalResume, Resume{Asked: s.Asked, MaxLoops: maxLoops, By: by}); err != nil {
+		return fmt.Errorf("resume workflow %s: %w", id, err)
+	}
+	r.mu.Lock()
+	if r.resumed == nil {
+		r.resumed = map[string]int{}
+	}
+	r.resumed[taskID] = s.Asked
+	r.mu.Unlock()
+	return nil
+}
+
+// Forget implements serve.Resumer: a task given up while its workflow
+// waits for a person ends the workflow too.
+func (r *Runner) Forget(ctx context.Context, taskID string) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := r.Client.CancelWorkflow(cctx, WorkflowID(taskID), "")
+	var nf *serviceerror.NotFound
+	if err != nil && !errors.As(err, &nf) {
+		return fmt.Errorf("cancel workflow %s: %w", WorkflowID(taskID), err)
+	}
+	r.mu.Lock()
+	delete(r.resumed, taskID)
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *Runner) answered(taskID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.resumed[taskID]
 }
 
 func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }
@@ -205,6 +281,16 @@ func (m *mirror) records(st loop.State, recs []loop.Metrics) {
 		_ = m.in.Save(st, nil)
 	}
 	m.st = st
+}
+
+// question ends the daemon's side of the loop while the workflow waits for
+// the answer: the task waits with the questions, as on the local backend.
+func (m *mirror) question(s Status) (engine.Result, loop.State, error) {
+	m.records(s.State, s.Records)
+	if err := m.in.Save(s.State, nil); err != nil {
+		return engine.Result{ExitCode: 1}, s.State, err
+	}
+	return engine.Result{Reason: reason.NeedsClarification, Message: s.Message, ExitCode: reason.NeedsClarification.ExitCode(), Loops: s.State.Loop}, s.State, nil
 }
 
 func (m *mirror) finish(out Output, err error) (engine.Result, loop.State, error) {

@@ -29,8 +29,18 @@ const (
 	// SignalLimits carries the usage limits other tasks of the fleet saw
 	// (map[agent]loop.AgentLimit): one account's limit holds them all.
 	SignalLimits = "limits"
+	// SignalResume ends a wait for a person (Resume).
+	SignalResume = "resume"
 	QueryStatus  = "status"
 	DefaultQueue = "ralph"
+)
+
+// Workflow versions (workflow.GetVersion): a running workflow keeps the
+// behaviour it started with when it is replayed.
+const (
+	// versionQuestionWait: a question is a wait for the answer inside the
+	// workflow; before it, a question ended the workflow.
+	versionQuestionWait = "question-wait"
 )
 
 // Defaults of Input's tunables.
@@ -99,10 +109,30 @@ type Status struct {
 	State loop.State `json:"state"`
 	// Records are the last iterations' records, oldest first.
 	Records []loop.Metrics `json:"records,omitempty"`
-	// Activity is "executing", "waiting: KIND" or "paused"; WaitUntil the
-	// end of a wait.
+	// Activity is "executing", "waiting: KIND", "paused", "question" or
+	// "stopped"; WaitUntil the end of a timed wait.
 	Activity  string    `json:"activity"`
 	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Asked is the loop whose questions (State.Last.Questions) the
+	// workflow waits to have answered, while Activity is "question".
+	Asked int `json:"asked,omitempty"`
+	// Message says why the loop waits for a person.
+	Message string `json:"message,omitempty"`
+}
+
+// ActivityQuestion is Status.Activity while the loop waits for a person.
+const ActivityQuestion = "question"
+
+// Resume is the resume signal: the person answered the questions asked at
+// loop Asked (the answer is in the task file, which the agent reads) or
+// asked for more loops. A resume for another loop's questions is stale and
+// ignored.
+type Resume struct {
+	Asked int `json:"asked"`
+	// MaxLoops is the budget of the run the answer starts: the task's
+	// loops left (0: the one the workflow started with).
+	MaxLoops int    `json:"max_loops,omitempty"`
+	By       string `json:"by,omitempty"`
 }
 
 // IterateInput is one agent call.
@@ -125,13 +155,13 @@ func WorkflowID(taskID string) string { return "ralph-task-" + taskID }
 // Task is the workflow: Next decides, an activity calls the agent, Fold
 // folds the result in, until a stop.
 func Task(ctx workflow.Context, in Input) (Output, error) {
-	w := &run{in: in, st: in.State, ctl: in.Control, records: in.Records, session: in.AgentSession, plan: in.Plan}
+	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, session: in.AgentSession, plan: in.Plan}
 	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
 	if !in.Begun {
-		w.st, _ = loop.Begin(w.st, now(), in.Policy)
+		w.st, _ = loop.Begin(w.st, now(), w.policy)
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) {
-		return Status{State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until}, nil
+		return Status{State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until, Asked: w.asked, Message: w.message}, nil
 	}); err != nil {
 		return Output{}, err
 	}
@@ -155,7 +185,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 	for calls := 0; ; {
 		drain()
 		var step loop.Step
-		w.st, step = loop.Next(w.st, loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl, SharedLimits: shared}, in.Policy)
+		w.st, step = loop.Next(w.st, loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl, SharedLimits: shared}, w.policy)
 		switch step.Kind {
 		case loop.Stop:
 			return w.end(step.Reason, step.Message), nil
@@ -191,6 +221,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		if calls >= limit {
 			next := in
 			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.session, w.plan
+			next.Policy = w.policy
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
@@ -206,7 +237,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 			return Output{}, err
 		}
 		var d loop.Decision
-		w.st, d = loop.Fold(w.st, it, in.Policy)
+		w.st, d = loop.Fold(w.st, it, w.policy)
 		w.plan = it.Plan
 		switch {
 		case d.ResetSession != "":
@@ -218,15 +249,71 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		if len(w.records) > recordsKept {
 			w.records = w.records[len(w.records)-recordsKept:]
 		}
+		if d.Kind == loop.Stop && d.Reason == reason.NeedsClarification &&
+			workflow.GetVersion(ctx, versionQuestionWait, workflow.DefaultVersion, 1) == 1 {
+			w.message = d.Message
+			answered, err := w.awaitAnswer(ctx, signals, limits, &shared)
+			if err != nil {
+				return w.end(reason.Interrupted, "cancelled"), err
+			}
+			if answered {
+				// The answer starts a new run of the loop, as `ralph task
+				// answer` does on the local backend.
+				w.st, _ = loop.Begin(w.st, now(), w.policy)
+				continue
+			}
+		}
 		if d.Kind == loop.Stop {
 			return w.end(d.Reason, d.Message), nil
 		}
 	}
 }
 
+// awaitAnswer waits, without a timer, for the answer to the questions the
+// last call asked. It reports false when a stop request came first (the
+// loop ends, the questions still open, as on the local backend) and an
+// error when the workflow was cancelled.
+func (w *run) awaitAnswer(ctx workflow.Context, signals, limits workflow.ReceiveChannel, shared *map[string]loop.AgentLimit) (bool, error) {
+	w.activity, w.until, w.asked = ActivityQuestion, time.Time{}, w.st.Loop
+	defer func() { w.asked, w.message = 0, "" }()
+	resume := workflow.GetSignalChannel(ctx, SignalResume)
+	for {
+		var r Resume
+		got := false
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(resume, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, &r)
+			got = r.Asked == w.asked
+		})
+		sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
+			var x loop.Control
+			c.Receive(ctx, &x)
+			w.ctl = x
+		})
+		sel.AddReceive(limits, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, shared)
+		})
+		sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+		sel.Select(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return false, temporal.NewCanceledError()
+		case got:
+			if r.MaxLoops > 0 {
+				w.policy.Budget.MaxLoops = r.MaxLoops
+			}
+			return true, nil
+		case w.ctl.Stop:
+			return false, nil
+		}
+	}
+}
+
 // run is one workflow run's variables.
 type run struct {
-	in       Input
+	in Input
+	// policy is in.Policy, with the budget an answer grants.
+	policy   loop.Policy
 	st       loop.State
 	ctl      loop.Control
 	records  []loop.Metrics
@@ -234,6 +321,8 @@ type run struct {
 	plan     stop.Plan
 	activity string
 	until    time.Time
+	asked    int
+	message  string
 }
 
 func (w *run) end(r reason.Reason, msg string) Output {

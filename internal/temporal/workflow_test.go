@@ -274,3 +274,62 @@ func TestWorkflowCancelEndsTheLoop(t *testing.T) {
 		t.Fatalf("%d calls, want 1", len(s.calls))
 	}
 }
+
+// A question is a wait for the answer, with no timer: the resume signal
+// for its loop starts a new run with the budget it brings; a stale one is
+// ignored.
+func TestWorkflowWaitsForTheAnswer(t *testing.T) {
+	s := &script{steps: []step{func(in IterateInput, now time.Time) (loop.Iteration, error) { return asking(in, now), nil }, done}}
+	env := newEnv(t, s)
+	var during Status
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalResume, Resume{Asked: 7})
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(QueryStatus)
+		if err == nil {
+			err = v.Get(&during)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+		env.SignalWorkflow(SignalResume, Resume{Asked: 1, MaxLoops: 3, By: "test"})
+	}, 48*time.Hour)
+	p := policy()
+	p.Budget.MaxLoops = 1
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t11", Session: "a", Policy: p})
+	out := result(t, env)
+	if during.Activity != ActivityQuestion || during.Asked != 1 || len(during.State.Last.Questions) != 1 || during.Message == "" {
+		t.Fatalf("status while asking = %+v", during)
+	}
+	if !out.Reason.Success() || out.State.Loop != 2 || len(s.calls) != 2 {
+		t.Fatalf("got %s after %d loops, %d calls; want success after 2", out.Reason, out.State.Loop, len(s.calls))
+	}
+	if got := s.at[1].Sub(s.at[0]); got < 48*time.Hour {
+		t.Errorf("second call %v after the first, want after the answer (48h)", got)
+	}
+}
+
+// A stop request while the question waits ends the loop with the
+// question open; a cancel ends the workflow as cancelled.
+func TestWorkflowQuestionEndsOnStopOrCancel(t *testing.T) {
+	asks := func(in IterateInput, now time.Time) (loop.Iteration, error) { return asking(in, now), nil }
+	s := &script{steps: []step{asks}}
+	env := newEnv(t, s)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalControl, loop.Control{Stop: true, StopBy: "test"})
+	}, time.Hour)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t12", Session: "a", Policy: policy()})
+	if out := result(t, env); out.Reason != reason.NeedsClarification || len(out.State.Last.Questions) != 1 {
+		t.Fatalf("after a stop: %s with questions %q, want needs_clarification with the question", out.Reason, out.State.Last.Questions)
+	}
+
+	s = &script{steps: []step{asks}}
+	env = newEnv(t, s)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t13", Session: "a", Policy: policy()})
+	var canceled *temporal.CanceledError
+	if err := env.GetWorkflowError(); !errors.As(err, &canceled) {
+		t.Fatalf("after a cancel: %v, want cancelled", err)
+	}
+}

@@ -7,6 +7,8 @@ package devserver
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 
 	"ralph/internal/syncbuf"
 )
@@ -125,4 +128,17 @@ func freePort(t testing.TB) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Client dials the server with the SDK's log kept quiet; it is closed when
+// the test ends.
+func (s *Server) Client() client.Client {
+	s.t.Helper()
+	c, err := client.Dial(client.Options{HostPort: s.Addr,
+		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(c.Close)
+	return c
 }
