@@ -260,6 +260,9 @@ func serveFlagTest(t *testing.T, path string) {
 		if o.TemporalHeartbeat == 0 {
 			o.TemporalHeartbeat = temporal.DefaultHeartbeat
 		}
+		if o.TemporalTakeoverAfter == 0 {
+			o.TemporalTakeoverAfter = temporal.DefaultTakeoverAfter
+		}
 		return &o
 	}
 	abs, _ := filepath.Abs("src/web")
@@ -273,7 +276,7 @@ func serveFlagTest(t *testing.T, path string) {
 			want: defaults(serveOptions{TmuxTarget: "agent-{session}", TmuxSocket: "/run/t.sock", WatchInterval: 500 * time.Millisecond,
 				Given: []string{"tmux-socket", "tmux-target", "watch-interval"}})},
 		{argv: "serve --watch-interval 0", want: &serveOptions{Listen: serve.DefaultListen, MaxParallel: 4, TmuxTarget: serve.DefaultWatchTarget, Given: []string{"watch-interval"},
-			Backend: "local", TemporalQueue: temporal.DefaultQueue, TemporalHeartbeat: temporal.DefaultHeartbeat}},
+			Backend: "local", TemporalQueue: temporal.DefaultQueue, TemporalHeartbeat: temporal.DefaultHeartbeat, TemporalTakeoverAfter: temporal.DefaultTakeoverAfter}},
 		{argv: "serve --backend temporal --temporal-address 127.0.0.1:7233 --temporal-namespace ns --temporal-queue q --temporal-heartbeat 5s",
 			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "ns", TemporalQueue: "q",
 				TemporalHeartbeat: 5 * time.Second,
@@ -281,6 +284,11 @@ func serveFlagTest(t *testing.T, path string) {
 		{argv: "serve --backend temporal --temporal-address h:1 --temporal-pin api=host-a --temporal-pin web=host-b",
 			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "h:1", TemporalPins: map[string]string{"api": "host-a", "web": "host-b"},
 				Given: []string{"backend", "temporal-address", "temporal-pin"}})},
+		{argv: "serve --backend temporal --temporal-address h:1 --temporal-pin api=host-a --temporal-handover origin --temporal-takeover-after 90s",
+			want: defaults(serveOptions{Backend: "temporal", TemporalAddress: "h:1", TemporalPins: map[string]string{"api": "host-a"},
+				TemporalHandover: "origin", TemporalTakeoverAfter: 90 * time.Second,
+				Given: []string{"backend", "temporal-address", "temporal-handover", "temporal-pin", "temporal-takeover-after"}})},
+		{argv: "serve --backend temporal --temporal-address h:1 --temporal-takeover-after 0s", code: 1, says: "--temporal-takeover-after 0s: want a positive duration"},
 		{argv: "serve --temporal-pin api", code: 1, says: `--temporal-pin "api": want SESSION=QUEUE`},
 		{argv: "serve --backend temporal", code: 1, says: "want --temporal-address HOST:PORT"},
 		{argv: "serve --backend nomad", code: 1, says: `--backend "nomad": want local or temporal`},
@@ -366,6 +374,8 @@ func workerFlagTest(t *testing.T, path string) {
 		{argv: "worker --temporal-address 127.0.0.1:7233", want: defaults(workerOptions{Address: "127.0.0.1:7233"})},
 		{argv: "worker --temporal-address h:1 --temporal-namespace ns --queue q --host-queue host-a --home w --max-calls 2",
 			want: defaults(workerOptions{Address: "h:1", Namespace: "ns", Queue: "q", HostQueue: "host-a", Home: "w", MaxCalls: 2})},
+		{argv: "worker --temporal-address h:1 --host-queue host-b --takeover /var/lib/ralph/takeover",
+			want: defaults(workerOptions{Address: "h:1", HostQueue: "host-b", Takeover: "/var/lib/ralph/takeover"})},
 		{argv: "worker", code: 1, says: "--temporal-address: want HOST:PORT"},
 		{argv: "worker --temporal-address h:1 --max-calls 0", code: 1, says: "--max-calls 0: want 1 or more"},
 		{argv: "worker extra --temporal-address h:1", code: 1, says: `unknown command "extra"`},

@@ -24,6 +24,7 @@ import (
 	"ralph/internal/store"
 	"ralph/internal/telegram"
 	"ralph/internal/temporal"
+	"ralph/internal/trust"
 )
 
 const serveLong = `Runs many loops in one daemon, driven by ` + "`ralph task`" + ` over a local HTTP API.
@@ -86,6 +87,11 @@ type serveOptions struct {
 	TemporalHeartbeat time.Duration
 	// TemporalPins pin sessions' agent calls to host queues (SESSION=QUEUE).
 	TemporalPins map[string]string
+	// TemporalHandover is the git remote pinned sessions' trees are
+	// published to after every call ("": none); TemporalTakeoverAfter how
+	// long a call waits for its host before a takeover worker runs it.
+	TemporalHandover      string
+	TemporalTakeoverAfter time.Duration
 	// Given names the flags on the command line, which win over the
 	// config file.
 	Given []string
@@ -151,6 +157,8 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.TemporalQueue, "temporal-queue", temporal.DefaultQueue, "the task queue the workers take work from")
 	f.StringArrayVar(&pins, "temporal-pin", nil, "SESSION=QUEUE: run the session's agent calls only on workers with --host-queue QUEUE (repeatable)")
 	f.DurationVar(&o.TemporalHeartbeat, "temporal-heartbeat", temporal.DefaultHeartbeat, "how long a silent worker keeps an iteration before another worker runs it again")
+	f.StringVar(&o.TemporalHandover, "temporal-handover", "", "REMOTE: publish pinned sessions' working trees to this git remote after every call, so a worker with --takeover can carry on when their host dies")
+	f.DurationVar(&o.TemporalTakeoverAfter, "temporal-takeover-after", temporal.DefaultTakeoverAfter, "how long a pinned call waits for its host before a takeover worker runs it (with --temporal-handover)")
 	return cmd
 }
 
@@ -295,14 +303,27 @@ func buildLoop(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
 	return buildLoopWith(dir, warn, config.Layer{})
 }
 
+// buildLoopVouched is buildLoop for a tree a worker took over from a host
+// that stopped answering: its .ralphrc is trusted if it is the one the
+// host ran with (SHA-256 rc), which the host's owner trusted there.
+func buildLoopVouched(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
+	return buildLoopTrusting(dir, warn, config.Layer{}, rc)
+}
+
 // buildLoopWith is buildLoop with settings over the environment's (the
 // sandbox of requests' sessions).
 func buildLoopWith(dir string, warn io.Writer, over config.Layer) (loop.Spec, []agent.Adapter, error) {
+	return buildLoopTrusting(dir, warn, over, "")
+}
+
+// buildLoopTrusting is buildLoopWith that also trusts a .ralphrc whose
+// SHA-256 is vouched ("": none).
+func buildLoopTrusting(dir string, warn io.Writer, over config.Layer, vouched string) (loop.Spec, []agent.Adapter, error) {
 	cfg, skipped, err := readConfig(dir, over, warn)
 	if err == nil {
 		err = unreadable(skipped)
 	}
-	if err == nil {
+	if err == nil && (vouched == "" || trust.Sum(dir) != vouched) {
 		// A session's .ralphrc runs nothing it names until it is trusted,
 		// in the daemon as in `ralph run`.
 		err = requireTrust(dir, cfg)

@@ -37,6 +37,9 @@ type workerOptions struct {
 	HostQueue string
 	Home      string
 	MaxCalls  int
+	// Takeover is where this worker keeps the trees it takes over from
+	// hosts that stopped answering ("": it takes none over).
+	Takeover string
 }
 
 // newWorkerCmd builds `ralph worker`; runF replaces runWorker in flag tests.
@@ -64,6 +67,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 	f.StringVar(&o.HostQueue, "host-queue", "", "this machine's own queue: the agent calls of sessions pinned to it (ralph serve --temporal-pin)")
 	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
 	f.IntVar(&o.MaxCalls, "max-calls", 4, "agent calls this worker runs at once")
+	f.StringVar(&o.Takeover, "takeover", "", "DIR: take over pinned sessions whose host stopped answering, into working trees under DIR (ralph serve --temporal-handover)")
 	return cmd
 }
 
@@ -81,11 +85,21 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	agent.Withhold(serve.DaemonSecrets...)
 	host, _ := os.Hostname()
 	id := fmt.Sprintf("ralph-worker@%s/%d", host, os.Getpid())
+	takeover := ""
+	if o.Takeover != "" {
+		if takeover, err = filepath.Abs(o.Takeover); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(takeover, 0o700); err != nil {
+			return err
+		}
+	}
 	log := &syncLog{w: o.IO.Err}
 	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Address, o.Queue, home, o.MaxCalls)
 	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Address: o.Address, Namespace: o.Namespace, Queue: o.Queue, HostQueue: o.HostQueue,
 		Identity: id, MaxCalls: o.MaxCalls, Log: log,
-		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log}})
+		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
+			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched}})
 	if err == nil {
 		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
 	}
@@ -100,7 +114,11 @@ func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	return &temporal.Runner{Client: c, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}, c.Close, nil
+	r := &temporal.Runner{Client: c, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}
+	if o.TemporalHandover != "" {
+		r.Handover = &temporal.Handover{Remote: o.TemporalHandover, After: o.TemporalTakeoverAfter}
+	}
+	return r, c.Close, nil
 }
 
 // checkBackend validates serve's backend flags.
@@ -114,6 +132,9 @@ func checkBackend(o *serveOptions) error {
 		}
 		if o.TemporalHeartbeat < 0 {
 			return usageError{fmt.Errorf("--temporal-heartbeat %s: want a positive duration", o.TemporalHeartbeat)}
+		}
+		if o.TemporalTakeoverAfter <= 0 {
+			return usageError{fmt.Errorf("--temporal-takeover-after %s: want a positive duration", o.TemporalTakeoverAfter)}
 		}
 		return nil
 	}

@@ -84,17 +84,25 @@ func Publish(ctx context.Context, dir, remoteURL, ref string) (string, error) {
 }
 
 // Receive makes dir the working tree a Publish left: it fetches commit from
-// ref at remoteURL (dir becomes a repository if it is not one), puts HEAD
-// on the snapshot's parent, on the branch it was published from, and the
-// files as the snapshot has them, nothing staged. dir is ralph's own
+// ref at remoteURL (dir becomes a repository if it is not one, with the
+// URL as its remote name, so the tree publishes where it came from), puts
+// HEAD on the snapshot's parent, on the branch it was published from, and
+// the files as the snapshot has them, nothing staged. dir is ralph's own
 // workspace: whatever it held before is replaced.
-func Receive(ctx context.Context, dir, remoteURL, ref, commit string) error {
+func Receive(ctx context.Context, dir, name, remoteURL, ref, commit string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		if _, err := git(ctx, dir, "init", "-q"); err != nil {
 			return fmt.Errorf("handover: %w", err)
+		}
+	}
+	if name != "" && name != remoteURL {
+		if _, err := git(ctx, dir, "remote", "set-url", name, remoteURL); err != nil {
+			if _, err := git(ctx, dir, "remote", "add", name, remoteURL); err != nil {
+				return fmt.Errorf("handover: %w", err)
+			}
 		}
 	}
 	const local = "refs/ralph/handover"

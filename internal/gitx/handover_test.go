@@ -44,7 +44,7 @@ func TestHandoverCarriesTheWorkingTree(t *testing.T) {
 	}
 
 	b := &repo{tb: t, dir: filepath.Join(t.TempDir(), "api")}
-	if err := Receive(ctx, b.dir, u, ref, commit); err != nil {
+	if err := Receive(ctx, b.dir, "origin", u, ref, commit); err != nil {
 		t.Fatal(err)
 	}
 	if b.head() != a.head() || strings.TrimSpace(b.git("symbolic-ref", "--short", "HEAD")) != "main" {
@@ -62,6 +62,10 @@ func TestHandoverCarriesTheWorkingTree(t *testing.T) {
 		t.Errorf("received status:\n%s", got)
 	}
 
+	if got, err := RemoteURL(ctx, b.dir, "origin"); err != nil || got != u {
+		t.Errorf("the received tree's origin: %q, %v; want %q", got, err, u)
+	}
+
 	// The next handover, from the receiver, replaces what a receiver held:
 	// a file deleted there is gone, leftovers are cleaned.
 	b.remove("new/util.go")
@@ -74,14 +78,14 @@ func TestHandoverCarriesTheWorkingTree(t *testing.T) {
 	c.git("init", "-q")
 	c.write("junk.txt", "left over\n")
 	for _, d := range []string{b.dir, c.dir} {
-		if err := Receive(ctx, d, u, ref, c2); err != nil {
+		if err := Receive(ctx, d, "origin", u, ref, c2); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if c.exists("junk.txt") || c.exists("new/util.go") || c.read("two.go") != "package main\n" {
 		t.Errorf("second handover: junk %v, deleted file %v", c.exists("junk.txt"), c.exists("new/util.go"))
 	}
-	if err := Receive(ctx, c.dir, u, ref, commit); err == nil {
+	if err := Receive(ctx, c.dir, "origin", u, ref, commit); err == nil {
 		t.Error("Receive of a commit the ref no longer has: no error")
 	}
 }

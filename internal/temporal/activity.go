@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -13,9 +14,11 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/engine"
+	"ralph/internal/gitx"
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	"ralph/internal/trust"
 )
 
 // ErrConfig is the error type of an iteration no retry can fix (an agent
@@ -35,38 +38,125 @@ type Activities struct {
 	// Heartbeat is how often a running call says it is alive (0: a third
 	// of the heartbeat timeout the workflow set).
 	Heartbeat time.Duration
+	// HostQueue is this worker's own queue, which a session whose tree it
+	// takes over is pinned to from then on ("": none).
+	HostQueue string
+	// TakeoverDir, when set, is where this worker keeps the trees it takes
+	// over from hosts that stopped answering (one per session).
+	TakeoverDir string
+	// BuildVouched is Build for a tree taken over: its .ralphrc runs if
+	// its SHA-256 is rc, the one the session's host trusted.
+	BuildVouched func(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
 }
 
 // Iterate runs one agent call and returns what it measured. It heartbeats
 // while the agent runs; a cancelled workflow cancels the call (and its
-// process group) through the heartbeat's answer.
-func (a *Activities) Iterate(ctx context.Context, in IterateInput) (loop.Iteration, error) {
+// process group) through the heartbeat's answer. A call From a snapshot
+// first takes the session's tree over; a call with Push publishes the tree
+// when it is done.
+func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutput, error) {
 	log := a.Log
 	if log == nil {
 		log = io.Discard
 	}
-	info := activity.GetInfo(ctx)
-	spec, ads, err := a.Build(in.Dir, &prefixed{w: log, p: "[" + in.Session + "] "})
-	if err != nil {
-		return loop.Iteration{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(log, "%s [%s] %s\n", time.Now().UTC().Format(time.RFC3339), in.Session, fmt.Sprintf(format, args...))
 	}
-	spec.Dir = in.Dir
-	ws := &workerStore{home: a.Home, session: in.Session, dir: in.Dir, taskFile: in.TaskFile}
+	info := activity.GetInfo(ctx)
+	dir, err := a.workspace(ctx, in, logf)
+	if err != nil {
+		return IterateOutput{}, err
+	}
+	rc := trust.Sum(dir)
+	build := a.Build
+	if in.Vouched != "" && a.BuildVouched != nil && a.holds(dir) {
+		build = func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
+			return a.BuildVouched(dir, in.Vouched, warn)
+		}
+	}
+	spec, ads, err := build(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
+	if err != nil {
+		return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+	}
+	spec.Dir = dir
+	ws := &workerStore{home: a.Home, session: in.Session, dir: dir, taskFile: in.TaskFile}
 	if err := ws.EnsureDirs(); err != nil {
-		return loop.Iteration{}, err
+		return IterateOutput{}, err
 	}
 	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(in.Prompt), 0o644); err != nil {
-		return loop.Iteration{}, err
+		return IterateOutput{}, err
 	}
-	fmt.Fprintf(log, "%s [%s] task %s: loop %d, attempt %d\n", time.Now().UTC().Format(time.RFC3339), in.Session, in.TaskID, in.State.Loop+1, info.Attempt)
+	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: &memSession{id: in.AgentSession},
 		Emit: func(ev loop.Event) {
 			if ev.Type == loop.EventWarning || ev.Type == loop.EventError {
 				fmt.Fprintf(log, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), in.Session, store.Redact(ev.Message))
 			}
 		}})
+	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
+	it, ok, err := eng.Measure(ctx, in.State, in.Agent)
+	stopBeat()
+	out := IterateOutput{Iteration: it}
+	switch {
+	case err != nil:
+		return out, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+	case !ok:
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, fmt.Errorf("the agent call was interrupted")
+	}
+	if err := serve.RewriteTaskStatus(in.TaskFile, it.Observed.Status, it.Observed.StatusBlock); err != nil {
+		logf("task file: %v", err)
+	}
+	logf("task %s: loop %d done (exit %d, %s)", in.TaskID, it.Loop, it.ExitCode, it.Observed.Status)
+	if in.Push != "" {
+		// A failed publish costs the next takeover this call's work, not
+		// the call: the workflow keeps the last snapshot.
+		if u, err := gitx.RemoteURL(ctx, dir, in.Push); err != nil {
+			logf("handover: remote %s: %v", in.Push, err)
+		} else if commit, err := gitx.Publish(ctx, dir, u, in.Ref); err != nil {
+			logf("%v", err)
+		} else {
+			out.Snapshot = &Snapshot{URL: u, Ref: in.Ref, Commit: commit, RC: rc}
+		}
+	}
+	if in.From != nil {
+		out.Host, out.Dir = a.HostQueue, dir
+	}
+	return out, nil
+}
 
-	// Three beats in each heartbeat timeout: one lost beat is no death.
+// workspace is the call's working tree: the session's, or for a takeover
+// this worker's copy of it, brought to the snapshot.
+func (a *Activities) workspace(ctx context.Context, in IterateInput, logf func(string, ...any)) (string, error) {
+	if in.From == nil {
+		return in.Dir, nil
+	}
+	if a.TakeoverDir == "" {
+		return "", temporal.NewNonRetryableApplicationError("this worker takes no trees over (ralph worker --takeover DIR)", ErrConfig, nil)
+	}
+	dir := filepath.Join(a.TakeoverDir, in.Session)
+	if err := gitx.Receive(ctx, dir, in.Push, in.From.URL, in.From.Ref, in.From.Commit); err != nil {
+		return "", err
+	}
+	logf("took the tree over from %s at %s into %s", in.From.Ref, in.From.Commit[:min(12, len(in.From.Commit))], dir)
+	return dir, nil
+}
+
+// holds reports whether dir is a tree this worker took over.
+func (a *Activities) holds(dir string) bool {
+	if a.TakeoverDir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(a.TakeoverDir, dir)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+// heartbeat says the call is alive, three times per heartbeat timeout (one
+// lost beat is no death), until the returned stop.
+func (a *Activities) heartbeat(ctx context.Context, loopN int) (stop func()) {
+	info := activity.GetInfo(ctx)
 	beat := a.Heartbeat
 	if beat <= 0 {
 		beat = max(info.HeartbeatTimeout/3, 100*time.Millisecond)
@@ -74,9 +164,10 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (loop.Iterati
 	if info.HeartbeatTimeout <= 0 {
 		beat = 5 * time.Second
 	}
-	hctx, stopBeat := context.WithCancel(ctx)
-	defer stopBeat()
+	hctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		t := time.NewTicker(beat)
 		defer t.Stop()
 		for {
@@ -84,26 +175,12 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (loop.Iterati
 			case <-hctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx, in.State.Loop+1)
+				activity.RecordHeartbeat(ctx, loopN)
 			}
 		}
 	}()
-	activity.RecordHeartbeat(ctx, in.State.Loop+1)
-	it, ok, err := eng.Measure(ctx, in.State, in.Agent)
-	switch {
-	case err != nil:
-		return it, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
-	case !ok:
-		if ctx.Err() != nil {
-			return it, ctx.Err()
-		}
-		return it, fmt.Errorf("the agent call was interrupted")
-	}
-	if err := serve.RewriteTaskStatus(in.TaskFile, it.Observed.Status, it.Observed.StatusBlock); err != nil {
-		fmt.Fprintf(log, "%s [%s] task file: %v\n", time.Now().UTC().Format(time.RFC3339), in.Session, err)
-	}
-	fmt.Fprintf(log, "%s [%s] task %s: loop %d done (exit %d, %s)\n", time.Now().UTC().Format(time.RFC3339), in.Session, in.TaskID, it.Loop, it.ExitCode, it.Observed.Status)
-	return it, nil
+	activity.RecordHeartbeat(ctx, loopN)
+	return func() { cancel(); <-done }
 }
 
 // workerStore is engine.Store for one call on a worker: the project is the

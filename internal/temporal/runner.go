@@ -34,6 +34,9 @@ type Runner struct {
 	Pins map[string]string
 	// Heartbeat is the iterations' heartbeat timeout (0: DefaultHeartbeat).
 	Heartbeat time.Duration
+	// Handover, when set, publishes the working trees of pinned sessions
+	// after every call, for a takeover when their host stops answering.
+	Handover *Handover
 	// Poll is how often the runner looks at the requests (0: 500ms);
 	// Query how often it asks the workflow how it is (0: 2s): a query is
 	// a workflow task on a worker, so a fleet of loops pays for each.
@@ -70,7 +73,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Policy: in.Spec.Policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session]})
+		Policy: in.Spec.Policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session)})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
@@ -209,6 +212,16 @@ func (r *Runner) answered(taskID string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.resumed[taskID]
+}
+
+// handover is the session's Handover: pinned sessions only, as an
+// unpinned one's tree is already any worker's.
+func (r *Runner) handover(session string) *Handover {
+	if r.Handover == nil || r.Pins[session] == "" {
+		return nil
+	}
+	h := *r.Handover
+	return &h
 }
 
 func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }

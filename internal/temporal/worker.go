@@ -82,6 +82,16 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 		}
 		defer h.Stop()
 	}
+	if o.Activities.TakeoverDir != "" {
+		// The calls of sessions whose host stopped answering.
+		tw := worker.New(c, queue+TakeoverSuffix, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+			DisableWorkflowWorker: true})
+		tw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+		if err := tw.Start(); err != nil {
+			return err
+		}
+		defer tw.Stop()
+	}
 	<-ctx.Done()
 	return nil
 }

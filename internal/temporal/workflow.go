@@ -10,12 +10,15 @@
 package temporal
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"ralph/internal/gitx"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/stop"
@@ -49,6 +52,10 @@ const (
 	// mid-iteration is noticed this long after its last heartbeat and the
 	// iteration retried on another worker.
 	DefaultHeartbeat = 30 * time.Second
+	// DefaultTakeoverAfter is how long a pinned call waits for its host
+	// before a takeover worker runs it: longer than a call waits for a
+	// free slot on a busy host.
+	DefaultTakeoverAfter = 5 * time.Minute
 	// DefaultIterationTimeout bounds one agent call when the loop sets no
 	// timeout of its own.
 	DefaultIterationTimeout = 2 * time.Hour
@@ -84,6 +91,10 @@ type Input struct {
 	// ContinueAfter is how many calls one run makes before it continues
 	// as new (0: ContinueAfter).
 	ContinueAfter int `json:"continue_after,omitempty"`
+	// Handover, for a pinned session, publishes its working tree after
+	// every call, so that another worker can take the task over when the
+	// host stops answering (nil: the task waits for its host).
+	Handover *Handover `json:"handover,omitempty"`
 
 	// State is the loop state to start from; the rest is carried over by
 	// continue-as-new.
@@ -93,7 +104,33 @@ type Input struct {
 	Records      []loop.Metrics `json:"records,omitempty"`
 	AgentSession string         `json:"agent_session,omitempty"`
 	Plan         stop.Plan      `json:"plan,omitzero"`
+	Snapshot     *Snapshot      `json:"snapshot,omitempty"`
+	Adrift       bool           `json:"adrift,omitempty"`
 }
+
+// Handover says where a pinned session's working tree is published.
+type Handover struct {
+	// Remote is the tree's git remote (a name, or a URL without a secret).
+	Remote string `json:"remote"`
+	// After is how long a call waits for its host before a worker with
+	// `--takeover` runs it from the last snapshot.
+	After time.Duration `json:"after"`
+}
+
+// Snapshot is a working tree published after a call (gitx.Publish).
+type Snapshot struct {
+	URL    string `json:"url"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// RC is the SHA-256 of the .ralphrc the call ran with, trusted on its
+	// worker ("": none): a worker taking the tree over runs it only if the
+	// tree's .ralphrc is still that one.
+	RC string `json:"rc,omitempty"`
+}
+
+// TakeoverSuffix names, after the workflow's queue, the queue of the agent
+// calls whose host stopped answering: workers with `--takeover` poll it.
+const TakeoverSuffix = ".takeover"
 
 // Output is how a task's loop ended.
 type Output struct {
@@ -113,6 +150,11 @@ type Status struct {
 	// "stopped"; WaitUntil the end of a timed wait.
 	Activity  string    `json:"activity"`
 	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Host is the queue the session's calls go to ("" any worker's) and
+	// Dir its working tree there: they change when a worker takes the
+	// tree over.
+	Host string `json:"host,omitempty"`
+	Dir  string `json:"dir,omitempty"`
 	// Asked is the loop whose questions (State.Last.Questions) the
 	// workflow waits to have answered, while Activity is "question".
 	Asked int `json:"asked,omitempty"`
@@ -146,6 +188,27 @@ type IterateInput struct {
 	State    loop.State `json:"state"`
 	// AgentSession is the agent session to resume ("" for a fresh one).
 	AgentSession string `json:"agent_session,omitempty"`
+	// Push, when set, is the remote the tree is published to after the
+	// call, at Ref.
+	Push string `json:"push,omitempty"`
+	Ref  string `json:"ref,omitempty"`
+	// From is the snapshot to take the tree over from: the session's host
+	// stopped answering.
+	From *Snapshot `json:"from,omitempty"`
+	// Vouched is the .ralphrc the session's trees have run with (Snapshot.RC),
+	// which a tree a worker took over may run with too.
+	Vouched string `json:"vouched,omitempty"`
+}
+
+// IterateOutput is what a call returns: the iteration's measurement and
+// where the session's tree is now.
+type IterateOutput struct {
+	loop.Iteration
+	Snapshot *Snapshot `json:"snapshot,omitempty"`
+	// Host and Dir are the queue and the tree of the worker that took the
+	// tree over, which the session's calls go to from now on.
+	Host string `json:"host,omitempty"`
+	Dir  string `json:"dir,omitempty"`
 }
 
 // WorkflowID is the task's workflow id: one task, one workflow, so a
@@ -155,13 +218,15 @@ func WorkflowID(taskID string) string { return "ralph-task-" + taskID }
 // Task is the workflow: Next decides, an activity calls the agent, Fold
 // folds the result in, until a stop.
 func Task(ctx workflow.Context, in Input) (Output, error) {
-	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, session: in.AgentSession, plan: in.Plan}
+	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, session: in.AgentSession, plan: in.Plan,
+		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift}
 	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
 	if !in.Begun {
 		w.st, _ = loop.Begin(w.st, now(), w.policy)
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) {
-		return Status{State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until, Asked: w.asked, Message: w.message}, nil
+		return Status{State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until,
+			Host: w.host, Dir: w.dir, Asked: w.asked, Message: w.message}, nil
 	}); err != nil {
 		return Output{}, err
 	}
@@ -221,7 +286,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		if calls >= limit {
 			next := in
 			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.session, w.plan
-			next.Policy = w.policy
+			next.Policy, next.HostQueue, next.Dir, next.Snapshot, next.Adrift = w.policy, w.host, w.dir, w.snap, w.adrift
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
@@ -229,7 +294,8 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 			w.session = ""
 		}
 		w.activity, w.until = "executing", time.Time{}
-		it, err := w.iterate(ctx, step.Agent)
+		out, err := w.iterate(ctx, step.Agent)
+		it := out.Iteration
 		if err != nil {
 			if ctx.Err() != nil {
 				return w.end(reason.Interrupted, "cancelled"), temporal.NewCanceledError()
@@ -323,6 +389,13 @@ type run struct {
 	until    time.Time
 	asked    int
 	message  string
+	// host and dir are where the session's calls run; snap the tree's
+	// last snapshot; adrift that its host stopped answering and no worker
+	// has taken the tree over yet.
+	host   string
+	dir    string
+	snap   *Snapshot
+	adrift bool
 }
 
 func (w *run) end(r reason.Reason, msg string) Output {
@@ -330,9 +403,32 @@ func (w *run) end(r reason.Reason, msg string) Output {
 	return Output{Reason: r, Message: msg, ExitCode: r.ExitCode(), State: w.st, Records: w.records}
 }
 
-// iterate runs the Iterate activity: it heartbeats, so a dead worker's
-// call is retried elsewhere; what it returns is small plain data.
-func (w *run) iterate(ctx workflow.Context, agent int) (loop.Iteration, error) {
+// iterate runs one call. A pinned call its host does not start in time,
+// when the tree has a snapshot to take over from, goes to the takeover
+// queue: the worker that runs it holds the tree from then on.
+func (w *run) iterate(ctx workflow.Context, agent int) (IterateOutput, error) {
+	out, err := w.call(ctx, agent)
+	var te *temporal.TimeoutError
+	if err != nil && errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START && w.snap != nil && !w.adrift {
+		workflow.GetLogger(ctx).Warn("the session's host did not start the call: a takeover worker runs it", "host", w.host)
+		w.adrift = true
+		out, err = w.call(ctx, agent)
+	}
+	if err != nil {
+		return out, fmt.Errorf("iteration %d: %w", w.st.Loop+1, err)
+	}
+	if out.Snapshot != nil {
+		w.snap = out.Snapshot
+	}
+	if w.adrift && out.Host != "" {
+		w.host, w.dir, w.adrift = out.Host, out.Dir, false
+	}
+	return out, nil
+}
+
+// call runs the Iterate activity: it heartbeats, so a dead worker's call
+// is retried elsewhere; what it returns is small plain data.
+func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 	in := w.in
 	timeout := in.Timeout
 	if timeout <= 0 {
@@ -346,8 +442,8 @@ func (w *run) iterate(ctx workflow.Context, agent int) (loop.Iteration, error) {
 	if attempts <= 0 {
 		attempts = 5
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue: in.HostQueue,
+	opts := workflow.ActivityOptions{
+		TaskQueue: w.host,
 		// The agent's own timeout plus room to measure the call.
 		StartToCloseTimeout: timeout + 5*time.Minute,
 		HeartbeatTimeout:    hb,
@@ -355,14 +451,23 @@ func (w *run) iterate(ctx workflow.Context, agent int) (loop.Iteration, error) {
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
 			MaximumInterval: time.Minute, MaximumAttempts: int32(attempts),
 			NonRetryableErrorTypes: []string{ErrConfig}},
-	})
-	var it loop.Iteration
-	err := workflow.ExecuteActivity(actx, ActivityIterate, IterateInput{
-		TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Agent: agent, State: w.st, AgentSession: w.session,
-	}).Get(ctx, &it)
-	if err != nil {
-		return it, fmt.Errorf("iteration %d: %w", w.st.Loop+1, err)
 	}
-	return it, nil
+	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
+		Agent: agent, State: w.st, AgentSession: w.session}
+	if h := in.Handover; h != nil {
+		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
+		if w.snap != nil {
+			ci.Vouched = w.snap.RC
+			if w.host != "" && h.After > 0 {
+				opts.ScheduleToStartTimeout = h.After
+			}
+		}
+		if w.adrift {
+			opts.TaskQueue, opts.ScheduleToStartTimeout = workflow.GetInfo(ctx).TaskQueueName+TakeoverSuffix, 0
+			ci.From = w.snap
+		}
+	}
+	var out IterateOutput
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
+	return out, err
 }

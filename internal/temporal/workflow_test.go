@@ -3,12 +3,14 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	tlog "go.temporal.io/sdk/log"
@@ -331,5 +333,70 @@ func TestWorkflowQuestionEndsOnStopOrCancel(t *testing.T) {
 	var canceled *temporal.CanceledError
 	if err := env.GetWorkflowError(); !errors.As(err, &canceled) {
 		t.Fatalf("after a cancel: %v, want cancelled", err)
+	}
+}
+
+// A pinned call its host does not start in time goes, with the tree's
+// last snapshot, to the takeover queue; the worker that takes the tree
+// over holds it from then on.
+func TestWorkflowTakesATreeOverWhenItsHostIsGone(t *testing.T) {
+	type call struct {
+		queue string
+		in    IterateInput
+	}
+	var calls []call
+	snap := func(n int) *Snapshot {
+		return &Snapshot{URL: "/srv/a.git", Ref: "refs/heads/ralph/handover/a", Commit: fmt.Sprintf("c%d", n), RC: "rc-sum"}
+	}
+	iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
+		calls = append(calls, call{queue: activity.GetInfo(ctx).TaskQueue, in: in})
+		now := time.Now().UTC()
+		switch len(calls) {
+		case 1:
+			it, _ := working(in, now)
+			return IterateOutput{Iteration: it, Snapshot: snap(1)}, nil
+		case 2:
+			// What the server reports when no worker of the host's queue
+			// started the call in time.
+			return IterateOutput{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil)
+		case 3:
+			it, _ := working(in, now)
+			return IterateOutput{Iteration: it, Snapshot: snap(3), Host: "host-b", Dir: "/takeover/a"}, nil
+		}
+		it, _ := done(in, now)
+		return IterateOutput{Iteration: it, Snapshot: snap(len(calls))}, nil
+	}
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t14", Session: "a", Dir: "/src/a", Policy: policy(),
+		HostQueue: "host-a", Handover: &Handover{Remote: "origin", After: time.Minute}})
+	out := result(t, env)
+	if !out.Reason.Success() || out.State.Loop != 3 || len(calls) != 4 {
+		t.Fatalf("got %s after %d loops and %d calls; want success after 3 loops, 4 calls", out.Reason, out.State.Loop, len(calls))
+	}
+	want := []struct {
+		queue, dir, from, vouched string
+	}{
+		{"host-a", "/src/a", "", ""},
+		{"host-a", "/src/a", "", "rc-sum"},
+		{"default-test-taskqueue" + TakeoverSuffix, "/src/a", "c1", "rc-sum"},
+		{"host-b", "/takeover/a", "", "rc-sum"},
+	}
+	for i, w := range want {
+		c := calls[i]
+		from := ""
+		if c.in.From != nil {
+			from = c.in.From.Commit
+		}
+		if c.queue != w.queue || c.in.Dir != w.dir || from != w.from || c.in.Vouched != w.vouched ||
+			c.in.Push != "origin" || c.in.Ref != "refs/heads/ralph/handover/a" {
+			t.Errorf("call %d: queue %s, dir %s, from %q, vouched %q, push %q %q; want %+v", i+1, c.queue, c.in.Dir, from, c.in.Vouched, c.in.Push, c.in.Ref, w)
+		}
+	}
+	if calls[1].in.State.Loop != 1 || calls[2].in.State.Loop != 1 {
+		t.Errorf("the call the host never started counted: loops %d then %d", calls[1].in.State.Loop, calls[2].in.State.Loop)
 	}
 }

@@ -61,6 +61,17 @@ func Key(rcPath string, content []byte) (path, sum string, err error) {
 	return abs, hex.EncodeToString(h[:]), nil
 }
 
+// Sum is the SHA-256 of dir's .ralphrc as the record keys it ("" when
+// there is none): what a host that ran the file vouches for.
+func Sum(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, ".ralphrc"))
+	if err != nil {
+		return ""
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
 // List reads every entry; a missing record is empty.
 func (s Store) List() ([]Entry, error) {
 	data, err := os.ReadFile(s.Path)
