@@ -81,8 +81,8 @@ type serveOptions struct {
 	// Backend is "local" (loops in this process) or "temporal" (workflows
 	// on `ralph worker` processes, docs/temporal.md).
 	Backend           string
-	TemporalAddress   string
-	TemporalNamespace string
+	// Temporal is the connection to the Temporal frontend.
+	Temporal temporal.Conn
 	TemporalQueue     string
 	TemporalHeartbeat time.Duration
 	// TemporalPins pin sessions' agent calls to host queues (SESSION=QUEUE).
@@ -152,8 +152,7 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
 	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
 	f.StringVar(&o.Backend, "backend", "local", "where loops run: local (in this process) or temporal (on `ralph worker` processes)")
-	f.StringVar(&o.TemporalAddress, "temporal-address", "", "the Temporal frontend HOST:PORT (--backend temporal)")
-	f.StringVar(&o.TemporalNamespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
+	temporalConnFlags(f, &o.Temporal)
 	f.StringVar(&o.TemporalQueue, "temporal-queue", temporal.DefaultQueue, "the task queue the workers take work from")
 	f.StringArrayVar(&pins, "temporal-pin", nil, "SESSION=QUEUE: run the session's agent calls only on workers with --host-queue QUEUE (repeatable)")
 	f.DurationVar(&o.TemporalHeartbeat, "temporal-heartbeat", temporal.DefaultHeartbeat, "how long a silent worker keeps an iteration before another worker runs it again")
@@ -374,5 +373,5 @@ func backendNote(o *serveOptions) string {
 	if o.Backend != "temporal" {
 		return ""
 	}
-	return fmt.Sprintf(", on Temporal at %s (queue %s)", o.TemporalAddress, o.TemporalQueue)
+	return fmt.Sprintf(", on Temporal at %s (queue %s)", o.Temporal.Address, o.TemporalQueue)
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"ralph/internal/agent"
 	"ralph/internal/serve"
@@ -31,8 +32,7 @@ Prompts and iteration logs go under --home (default: RALPH_HOME, as for
 
 type workerOptions struct {
 	IO        IO
-	Address   string
-	Namespace string
+	Conn      temporal.Conn
 	Queue     string
 	HostQueue string
 	Home      string
@@ -51,7 +51,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 		Long:  workerLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Address == "" {
+			if o.Conn.Address == "" {
 				return usageError{fmt.Errorf("--temporal-address: want HOST:PORT of the Temporal frontend")}
 			}
 			if o.MaxCalls < 1 {
@@ -61,8 +61,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Address, "temporal-address", "", "the Temporal frontend, HOST:PORT")
-	f.StringVar(&o.Namespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
+	temporalConnFlags(f, &o.Conn)
 	f.StringVar(&o.Queue, "queue", temporal.DefaultQueue, "the task queue to take work from")
 	f.StringVar(&o.HostQueue, "host-queue", "", "this machine's own queue: the agent calls of sessions pinned to it (ralph serve --temporal-pin)")
 	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
@@ -95,8 +94,8 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		}
 	}
 	log := &syncLog{w: o.IO.Err}
-	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Address, o.Queue, home, o.MaxCalls)
-	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Address: o.Address, Namespace: o.Namespace, Queue: o.Queue, HostQueue: o.HostQueue,
+	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Conn.Address, o.Queue, home, o.MaxCalls)
+	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
 		Identity: id, MaxCalls: o.MaxCalls, Log: log,
 		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
 			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched}})
@@ -110,7 +109,7 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 // close releases the connection.
 func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error) {
 	host, _ := os.Hostname()
-	c, err := temporal.Dial(o.TemporalAddress, o.TemporalNamespace, fmt.Sprintf("ralph-serve@%s/%d", host, os.Getpid()), log)
+	c, err := temporal.Dial(temporal.ConnFromEnv(o.Temporal), fmt.Sprintf("ralph-serve@%s/%d", host, os.Getpid()), log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,13 +120,26 @@ func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error
 	return r, c.Close, nil
 }
 
+// temporalConnFlags are the flags of the connection to Temporal, the same
+// for the daemon and the workers. The API key is not one of them: it is a
+// secret, read from the environment (temporal.EnvAPIKey).
+func temporalConnFlags(f *pflag.FlagSet, c *temporal.Conn) {
+	f.StringVar(&c.Address, "temporal-address", "", "the Temporal frontend HOST:PORT")
+	f.StringVar(&c.Namespace, "temporal-namespace", "", "the Temporal namespace (default: \"default\")")
+	f.BoolVar(&c.TLS, "temporal-tls", false, "connect over TLS (the CA, client certificate and API key options turn it on too)")
+	f.StringVar(&c.CA, "temporal-tls-ca", "", "PEM file of the CAs that sign the server's certificate (default: the system's)")
+	f.StringVar(&c.Cert, "temporal-tls-cert", "", "PEM file of the client certificate, for mTLS")
+	f.StringVar(&c.Key, "temporal-tls-key", "", "PEM file of the client certificate's key, for mTLS")
+	f.StringVar(&c.ServerName, "temporal-tls-server-name", "", "the name the server's certificate must carry, if not the address's host")
+}
+
 // checkBackend validates serve's backend flags.
 func checkBackend(o *serveOptions) error {
 	switch o.Backend {
 	case "local":
 		return nil
 	case "temporal":
-		if o.TemporalAddress == "" {
+		if o.Temporal.Address == "" {
 			return usageError{fmt.Errorf("--backend temporal: want --temporal-address HOST:PORT")}
 		}
 		if o.TemporalHeartbeat < 0 {

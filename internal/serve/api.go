@@ -28,7 +28,7 @@ const EnvToken = "RALPH_API_TOKEN"
 // gets them (an agent reads other people's text; what it never sees it
 // cannot be talked into leaking).
 var DaemonSecrets = []string{"RALPH_API_TOKEN", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "GITHUB_TOKEN",
-	"GITHUB_WEBHOOK_SECRET", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"}
+	"GITHUB_WEBHOOK_SECRET", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "RALPH_TEMPORAL_API_KEY"}
 
 // Token returns the API token: $RALPH_API_TOKEN, else the one in home,
 // created (mode 0600) when create is set and there is none.

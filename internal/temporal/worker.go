@@ -2,21 +2,16 @@ package temporal
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"log/slog"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
 
 // WorkerOptions configure a `ralph worker`.
 type WorkerOptions struct {
-	Address   string // the Temporal frontend, HOST:PORT
-	Namespace string // "" for "default"
+	Conn Conn // the Temporal frontend
 	Queue     string // the task queue ("" for DefaultQueue)
 	// HostQueue is this machine's own queue ("" for none): the agent calls
 	// of the sessions whose working trees live here are pinned to it.
@@ -28,20 +23,6 @@ type WorkerOptions struct {
 	// MaxCalls bounds the agent calls this worker runs at once (0: 4).
 	MaxCalls int
 	Log      io.Writer
-}
-
-// Dial connects to the Temporal frontend; the SDK's own log goes to w at
-// warning level and above, so a worker's output stays ralph's.
-func Dial(address, namespace, identity string, w io.Writer) (client.Client, error) {
-	if w == nil {
-		w = io.Discard
-	}
-	c, err := client.Dial(client.Options{HostPort: address, Namespace: namespace, Identity: identity,
-		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})))})
-	if err != nil {
-		return nil, fmt.Errorf("temporal at %s: %w", address, err)
-	}
-	return c, nil
 }
 
 // Register puts the workflow and the activity on w under their wire names.
@@ -56,7 +37,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	if queue == "" {
 		queue = DefaultQueue
 	}
-	c, err := Dial(o.Address, o.Namespace, o.Identity, o.Log)
+	c, err := Dial(o.Conn, o.Identity, o.Log)
 	if err != nil {
 		return err
 	}

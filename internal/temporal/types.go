@@ -1,0 +1,156 @@
+package temporal
+
+import (
+	"time"
+
+	"ralph/internal/loop"
+	"ralph/internal/reason"
+	"ralph/internal/stop"
+)
+
+// The workflow's inputs, outputs, signals and query answers: plain data,
+// recorded in its history, so a change must still decode what running
+// workflows recorded.
+
+// Input starts (or continues) a task's workflow. Everything is plain data.
+type Input struct {
+	TaskID  string `json:"task_id"`
+	Session string `json:"session"`
+	// Dir is the session's working tree, TaskFile its plan and Prompt what
+	// the agent is told, on the worker's machine.
+	Dir      string      `json:"dir"`
+	TaskFile string      `json:"task_file"`
+	Prompt   string      `json:"prompt"`
+	Policy   loop.Policy `json:"policy"`
+	// Timeout bounds one agent call (0: DefaultIterationTimeout).
+	Timeout   time.Duration `json:"timeout,omitempty"`
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// MaxAttempts bounds the tries of one iteration whose worker died or
+	// failed (0: 5).
+	MaxAttempts int `json:"max_attempts,omitempty"`
+	// HostQueue pins the agent calls to the workers polling it: the ones
+	// on the machine that holds the session's working tree ("": any
+	// worker of the workflow's queue).
+	HostQueue string `json:"host_queue,omitempty"`
+	// ContinueAfter is how many calls one run makes before it continues
+	// as new (0: ContinueAfter).
+	ContinueAfter int `json:"continue_after,omitempty"`
+	// Handover, for a pinned session, publishes its working tree after
+	// every call, so that another worker can take the task over when the
+	// host stops answering (nil: the task waits for its host).
+	Handover *Handover `json:"handover,omitempty"`
+
+	// State is the loop state to start from; the rest is carried over by
+	// continue-as-new.
+	State        loop.State     `json:"state"`
+	Begun        bool           `json:"begun,omitempty"`
+	Control      loop.Control   `json:"control,omitzero"`
+	Records      []loop.Metrics `json:"records,omitempty"`
+	AgentSession string         `json:"agent_session,omitempty"`
+	Plan         stop.Plan      `json:"plan,omitzero"`
+	Snapshot     *Snapshot      `json:"snapshot,omitempty"`
+	Adrift       bool           `json:"adrift,omitempty"`
+}
+
+// Handover says where a pinned session's working tree is published.
+type Handover struct {
+	// Remote is the tree's git remote (a name, or a URL without a secret).
+	Remote string `json:"remote"`
+	// After is how long a call waits for its host before a worker with
+	// `--takeover` runs it from the last snapshot.
+	After time.Duration `json:"after"`
+}
+
+// Snapshot is a working tree published after a call (gitx.Publish).
+type Snapshot struct {
+	URL    string `json:"url"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// RC is the SHA-256 of the .ralphrc the call ran with, trusted on its
+	// worker ("": none): a worker taking the tree over runs it only if the
+	// tree's .ralphrc is still that one.
+	RC string `json:"rc,omitempty"`
+}
+
+// TakeoverSuffix names, after the workflow's queue, the queue of the agent
+// calls whose host stopped answering: workers with `--takeover` poll it.
+const TakeoverSuffix = ".takeover"
+
+// Output is how a task's loop ended.
+type Output struct {
+	Reason   reason.Reason  `json:"reason"`
+	Message  string         `json:"message"`
+	ExitCode int            `json:"exit_code"`
+	State    loop.State     `json:"state"`
+	Records  []loop.Metrics `json:"records,omitempty"`
+}
+
+// Status is the query's answer: the loop as it is now.
+type Status struct {
+	State loop.State `json:"state"`
+	// Records are the last iterations' records, oldest first.
+	Records []loop.Metrics `json:"records,omitempty"`
+	// Activity is "executing", "waiting: KIND", "paused", "question" or
+	// "stopped"; WaitUntil the end of a timed wait.
+	Activity  string    `json:"activity"`
+	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Host is the queue the session's calls go to ("" any worker's) and
+	// Dir its working tree there: they change when a worker takes the
+	// tree over.
+	Host string `json:"host,omitempty"`
+	Dir  string `json:"dir,omitempty"`
+	// Asked is the loop whose questions (State.Last.Questions) the
+	// workflow waits to have answered, while Activity is "question".
+	Asked int `json:"asked,omitempty"`
+	// Message says why the loop waits for a person.
+	Message string `json:"message,omitempty"`
+}
+
+// ActivityQuestion is Status.Activity while the loop waits for a person.
+const ActivityQuestion = "question"
+
+// Resume is the resume signal: the person answered the questions asked at
+// loop Asked (the answer is in the task file, which the agent reads) or
+// asked for more loops. A resume for another loop's questions is stale and
+// ignored.
+type Resume struct {
+	Asked int `json:"asked"`
+	// MaxLoops is the budget of the run the answer starts: the task's
+	// loops left (0: the one the workflow started with).
+	MaxLoops int    `json:"max_loops,omitempty"`
+	By       string `json:"by,omitempty"`
+}
+
+// IterateInput is one agent call.
+type IterateInput struct {
+	TaskID   string     `json:"task_id"`
+	Session  string     `json:"session"`
+	Dir      string     `json:"dir"`
+	TaskFile string     `json:"task_file"`
+	Prompt   string     `json:"prompt"`
+	Agent    int        `json:"agent"`
+	State    loop.State `json:"state"`
+	// AgentSession is the agent session to resume ("" for a fresh one).
+	AgentSession string `json:"agent_session,omitempty"`
+	// Push, when set, is the remote the tree is published to after the
+	// call, at Ref.
+	Push string `json:"push,omitempty"`
+	Ref  string `json:"ref,omitempty"`
+	// From is the snapshot to take the tree over from: the session's host
+	// stopped answering.
+	From *Snapshot `json:"from,omitempty"`
+	// Vouched is the .ralphrc the session's trees have run with (Snapshot.RC),
+	// which a tree a worker took over may run with too.
+	Vouched string `json:"vouched,omitempty"`
+}
+
+// IterateOutput is what a call returns: the iteration's measurement and
+// where the session's tree is now.
+type IterateOutput struct {
+	loop.Iteration
+	Snapshot *Snapshot `json:"snapshot,omitempty"`
+	// Host and Dir are the queue and the tree of the worker that took the
+	// tree over, which the session's calls go to from now on.
+	Host string `json:"host,omitempty"`
+	Dir  string `json:"dir,omitempty"`
+}
