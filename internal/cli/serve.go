@@ -80,9 +80,9 @@ type serveOptions struct {
 	WatchInterval time.Duration
 	// Backend is "local" (loops in this process) or "temporal" (workflows
 	// on `ralph worker` processes, docs/temporal.md).
-	Backend           string
+	Backend string
 	// Temporal is the connection to the Temporal frontend.
-	Temporal temporal.Conn
+	Temporal          temporal.Conn
 	TemporalQueue     string
 	TemporalHeartbeat time.Duration
 	// TemporalPins pin sessions' agent calls to host queues (SESSION=QUEUE).

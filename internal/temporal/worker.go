@@ -11,8 +11,8 @@ import (
 
 // WorkerOptions configure a `ralph worker`.
 type WorkerOptions struct {
-	Conn Conn // the Temporal frontend
-	Queue     string // the task queue ("" for DefaultQueue)
+	Conn  Conn   // the Temporal frontend
+	Queue string // the task queue ("" for DefaultQueue)
 	// HostQueue is this machine's own queue ("" for none): the agent calls
 	// of the sessions whose working trees live here are pinned to it.
 	HostQueue string
