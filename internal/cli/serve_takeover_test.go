@@ -66,6 +66,9 @@ func TestTemporalTakeoverWhenTheHostDies(t *testing.T) {
 	if !strings.Contains(blog, "[p] took the tree over from refs/heads/ralph/handover/p") || !strings.Contains(blog, "task t1: loop 2 done") {
 		t.Errorf("worker b did not take p over:\n%s", blog)
 	}
+	if !strings.Contains(r.log.String(), "its calls run on host-b now") {
+		t.Errorf("the daemon did not say the tree moved:\n%s", r.log.String())
+	}
 	tree := filepath.Join(takeover, "p")
 	for name, want := range map[string]string{"one.txt": "1\n", "two.txt": "2\n"} {
 		if got, err := os.ReadFile(filepath.Join(tree, name)); err != nil || string(got) != want {

@@ -77,7 +77,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
-	m := &mirror{in: in, last: in.State.Loop, st: in.State}
+	m := &mirror{in: in, last: in.State.Loop, st: in.State, host: r.Pins[in.Session]}
 	done := make(chan struct{})
 	var out Output
 	var runErr error
@@ -245,6 +245,8 @@ type mirror struct {
 	// waiting is the wait last announced.
 	waiting string
 	until   time.Time
+	// host is the queue the session's calls go to, as last announced.
+	host string
 }
 
 func (m *mirror) emit(ev loop.Event) {
@@ -256,6 +258,7 @@ func (m *mirror) emit(ev loop.Event) {
 
 func (m *mirror) update(s Status) {
 	m.records(s.State, s.Records)
+	m.moved(s.Host, s.Dir, s.State.Loop)
 	if kind, ok := strings.CutPrefix(s.Activity, "waiting: "); ok {
 		if kind != m.waiting || !s.WaitUntil.Equal(m.until) {
 			m.emit(loop.Event{Type: loop.EventWait, Loop: s.State.Loop, WaitKind: kind, Until: s.WaitUntil,
@@ -272,6 +275,16 @@ func (m *mirror) update(s Status) {
 	if m.in.Status != nil {
 		m.in.Status(st)
 	}
+}
+
+// moved announces a takeover: the session's calls run on host now.
+func (m *mirror) moved(host, dir string, loopN int) {
+	if host == "" || host == m.host {
+		return
+	}
+	m.emit(loop.Event{Type: loop.EventWarning, Loop: loopN,
+		Message: fmt.Sprintf("the session's tree was taken over: its calls run on %s now, in %s (%s stopped answering)", host, dir, m.host)})
+	m.host = host
 }
 
 func (m *mirror) records(st loop.State, recs []loop.Metrics) {
@@ -318,6 +331,7 @@ func (m *mirror) finish(out Output, err error) (engine.Result, loop.State, error
 	case err != nil:
 		return engine.Result{ExitCode: 1, Loops: m.st.Loop}, m.st, err
 	}
+	m.moved(out.Host, out.Dir, out.State.Loop)
 	m.records(out.State, out.Records)
 	if err := m.in.Save(out.State, nil); err != nil {
 		return engine.Result{ExitCode: 1}, out.State, err

@@ -83,6 +83,9 @@ type Output struct {
 	ExitCode int            `json:"exit_code"`
 	State    loop.State     `json:"state"`
 	Records  []loop.Metrics `json:"records,omitempty"`
+	// Host and Dir are where the session's calls ran last (Status).
+	Host string `json:"host,omitempty"`
+	Dir  string `json:"dir,omitempty"`
 }
 
 // Status is the query's answer: the loop as it is now.

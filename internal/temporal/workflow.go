@@ -257,7 +257,13 @@ type run struct {
 
 func (w *run) end(r reason.Reason, msg string) Output {
 	w.activity, w.until = "stopped", time.Time{}
-	return Output{Reason: r, Message: msg, ExitCode: r.ExitCode(), State: w.st, Records: w.records}
+	out := Output{Reason: r, Message: msg, ExitCode: r.ExitCode(), State: w.st, Records: w.records}
+	if w.host != w.in.HostQueue {
+		// Only a takeover says where: an unchanged result replays as it
+		// was recorded.
+		out.Host, out.Dir = w.host, w.dir
+	}
+	return out
 }
 
 // iterate runs one call. A pinned call its host does not start in time,
