@@ -54,6 +54,10 @@ type recording struct {
 	// send runs once the workflow has started.
 	send  func(ctx context.Context, c client.Client, run client.WorkflowRun) error
 	check func(out Output) error
+	// input adjusts the workflow's input (nil: as it is).
+	input func(in *Input)
+	// output, when set, makes the call's whole answer from its iteration.
+	output func(n int, it loop.Iteration) IterateOutput
 }
 
 var recordings = []recording{
@@ -90,6 +94,30 @@ var recordings = []recording{
 	},
 	// history-question-ends.json is the first version's: a question ended
 	// the workflow (and the answer started a new one).
+	{
+		// A pinned call its host never starts: after the schedule-to-start
+		// timeout it runs on the takeover queue from the snapshot.
+		file:   "history-takeover.json",
+		policy: policy,
+		input: func(in *Input) {
+			in.HostQueue, in.Handover = "gone-host", &Handover{Remote: "origin", After: time.Second}
+			in.Snapshot = &Snapshot{URL: "/srv/a.git", Ref: "refs/heads/ralph/handover/a", Commit: "c0", RC: "rc"}
+		},
+		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
+			it, _ := done(in, now)
+			return it
+		},
+		output: func(n int, it loop.Iteration) IterateOutput {
+			return IterateOutput{Iteration: it, Host: "host-b", Dir: "/takeover/a",
+				Snapshot: &Snapshot{URL: "/srv/a.git", Ref: "refs/heads/ralph/handover/a", Commit: "c1", RC: "rc"}}
+		},
+		check: func(out Output) error {
+			if !out.Reason.Success() || out.State.Loop != 1 || out.Host != "host-b" {
+				return fmt.Errorf("got %s after %d loops on %q, want success after 1 on host-b", out.Reason, out.State.Loop, out.Host)
+			}
+			return nil
+		},
+	},
 	{
 		// A question waited on inside the workflow until the resume signal.
 		file:   "history-question-answered.json",
@@ -151,11 +179,15 @@ func TestRecordHistory(t *testing.T) {
 			queue := fmt.Sprintf("replay-%d", i)
 			var mu sync.Mutex
 			calls := 0
-			iterate := func(ctx context.Context, in IterateInput) (loop.Iteration, error) {
+			iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				calls++
-				return rc.call(calls, in, time.Now().UTC().Round(0)), nil
+				it := rc.call(calls, in, time.Now().UTC().Round(0))
+				if rc.output != nil {
+					return rc.output(calls, it), nil
+				}
+				return IterateOutput{Iteration: it}, nil
 			}
 			w := worker.New(c, queue, worker.Options{Identity: "ralph-replay-test"})
 			w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
@@ -164,11 +196,20 @@ func TestRecordHistory(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Stop()
+			tw := worker.New(c, queue+TakeoverSuffix, worker.Options{Identity: "ralph-replay-test", DisableWorkflowWorker: true})
+			tw.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+			if err := tw.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer tw.Stop()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			id := fmt.Sprintf("replay-%d", i+1)
-			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(id), TaskQueue: queue},
-				WorkflowName, Input{TaskID: id, Session: "a", Dir: "/src/a", TaskFile: "/home/handoffs/a-task.md", Prompt: "# Task", Policy: rc.policy()})
+			in := Input{TaskID: id, Session: "a", Dir: "/src/a", TaskFile: "/home/handoffs/a-task.md", Prompt: "# Task", Policy: rc.policy()}
+			if rc.input != nil {
+				rc.input(&in)
+			}
+			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: WorkflowID(id), TaskQueue: queue}, WorkflowName, in)
 			if err != nil {
 				t.Fatal(err)
 			}
