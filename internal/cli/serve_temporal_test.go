@@ -148,11 +148,11 @@ func (r *temporalRig) workflow(taskID string) *workflowpb.WorkflowExecutionInfo 
 	c := r.srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	d, err := c.DescribeWorkflowExecution(ctx, temporal.WorkflowID(taskID), "")
+	d, err := c.DescribeWorkflow(ctx, temporal.WorkflowID(taskID), "")
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return d.WorkflowExecutionInfo
+	return d.RawResponse.WorkflowExecutionInfo
 }
 
 // workerRunning names the worker whose log says it began what.
