@@ -1,0 +1,5 @@
+//go:build !race
+
+package servetest
+
+const raceEnabled = false
