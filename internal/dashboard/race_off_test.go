@@ -1,5 +1,0 @@
-//go:build !race
-
-package dashboard
-
-const raceEnabled = false
