@@ -6,8 +6,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/github/githubtest"
+	"ralph/internal/servetest"
 )
 
 // importFixture is the fake GitHub the import scripts talk to.
@@ -35,12 +35,7 @@ func importFixture() githubtest.Data {
 // REST API started here (its URL in $GITHUB_API_URL) and, for real imports,
 // the scripted fake agent executable ($FAKEAGENT).
 func TestImportScripts(t *testing.T) {
-	// A binary of its own: TestScripts caches one in a package variable,
-	// and a t.TempDir here would vanish under it.
-	agentBin, err := script.Build(t.TempDir())
-	if err != nil {
-		t.Fatalf("build the fake agent: %v", err)
-	}
+	agentBin := servetest.Fake(t)
 	gh := githubtest.Start(t, importFixture())
 	limited := githubtest.Start(t, importFixture())
 	limited.RateLimit(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))

@@ -17,24 +17,14 @@ import (
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/breaker"
 	"ralph/internal/loop"
+	"ralph/internal/servetest"
 	"ralph/internal/store"
 )
 
-// buildRalph builds the real binary once per test binary.
-func buildRalph(t *testing.T) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "ralph")
-	cmd := exec.Command("go", "build", "-o", out, "ralph/cmd/ralph")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build ralph: %v\n%s", err, b)
-	}
-	return out
-}
-
 // A result line of the fake agent: a little work, its cost, a status block.
 func killScriptLine(text, status string) json.RawMessage {
-	res, _ := json.Marshal(text + "\n---RALPH_STATUS---\nSTATUS: " + status + "\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---")
-	return json.RawMessage(fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"session_id":"s-{{call}}","total_cost_usd":0.01,"usage":{"input_tokens":100,"output_tokens":10},"result":%s}`, res))
+	return servetest.Result{Session: "s-{{call}}", Text: text + "\n---RALPH_STATUS---\nSTATUS: " + status + "\nEXIT_SIGNAL: false\n---END_RALPH_STATUS---",
+		CostUSD: 0.01, InputTokens: 100, OutputTokens: 10}.Line()
 }
 
 // `kill -9` at random moments — during the agent call, the git snapshots,
@@ -50,19 +40,16 @@ func TestKillNineNeverLosesOrDoubleCounts(t *testing.T) {
 	if testing.Short() {
 		trials = 20
 	}
-	ralph := buildRalph(t)
-	fake, err := script.Build(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Without the race detector: it would slow the process down and move
+	// where the random kills land.
+	ralph, fake := servetest.PlainRalph(t), servetest.Fake(t)
 	work := t.TempDir()
 	dir := filepath.Join(work, "proj")
 	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
 	for name, content := range map[string]string{"PROMPT.md": "Work.\n", "fix_plan.md": "- [ ] one\n- [ ] two\n", "AGENT.md": "go test\n"} {
 		os.WriteFile(filepath.Join(dir, ".ralph", name), []byte(content), 0o644)
 	}
-	env := append(os.Environ(), "HOME="+work, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
+	env := append(servetest.Env(work, filepath.Join(work, "home")),
 		"RALPH_MAX_CALLS_PER_HOUR=100000", "RALPH_CB_NO_PROGRESS_THRESHOLD=50", "RALPH_FAKE_SCRIPT="+filepath.Join(work, "agent.json"))
 	for _, a := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
 		cmd := exec.Command("git", a...)

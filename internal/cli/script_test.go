@@ -14,36 +14,28 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/servetest"
 	"ralph/internal/store"
 )
 
 // The scripts in testdata/script run the real ralph command line: testscript
 // re-executes this test binary as "ralph". `ralph run` calls the scripted
-// fake agent executable, built once here.
+// fake agent executable (servetest.Fake), built once for all the tests.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(servetest.Tests(m), map[string]func(){
 		"ralph": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
-var fakeAgentBin string
-
 var updateReplay = flag.Bool("update-replay", false, "save each script's decisions to internal/loop/testdata/replay")
 
 func TestScripts(t *testing.T) {
-	if fakeAgentBin == "" {
-		bin, err := script.Build(t.TempDir())
-		if err != nil {
-			t.Fatalf("build the fake agent: %v", err)
-		}
-		fakeAgentBin = bin
-	}
+	fake := servetest.Fake(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("FAKEAGENT", fakeAgentBin)
+			env.Setenv("FAKEAGENT", fake)
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("GIT_AUTHOR_NAME", "t")

@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
+	"ralph/internal/servetest"
 )
 
 func TestSessionsConf(t *testing.T) {
@@ -79,33 +78,23 @@ func TestApplyServeConf(t *testing.T) {
 
 // The daemon runs from its config file alone.
 func TestServeFromConfigFile(t *testing.T) {
-	r := newFleetRig(t)
-	dir, scriptC := r.session("c", script.Script{RepeatLast: true, Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{result("sess-c", "Worked."+ralphStatus("IN_PROGRESS", 1))}},
+	r := servetest.New(t, servetest.Options{})
+	dir, scriptC := r.Session("c", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-c", "Worked."+servetest.RalphStatus("IN_PROGRESS", false, 1))}},
 	}})
-	os.MkdirAll(r.home, 0o700)
-	conf := fmt.Sprintf("# the fleet\nLISTEN=%s\nMAX_PARALLEL=1\nSESSION=c=%s\n", r.addr, dir)
-	os.WriteFile(filepath.Join(r.home, "serve.conf"), []byte(conf), 0o600)
-	r.sessions = nil
-	r.daemon = exec.Command(r.ralph, "serve", "--home", r.home, "--tmux-socket", r.tmuxSocket())
-	r.daemon.Env, r.daemon.Stdout, r.daemon.Stderr = r.env, r.log, r.log
-	if err := r.daemon.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(r.log.String(), "listening on"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no start:\n%s", r.log.String())
-		}
-	}
-	if log := r.log.String(); !strings.Contains(log, "listening on http://"+r.addr) || !strings.Contains(log, "sessions: c, max 1 loops at once") {
+	os.MkdirAll(r.Home, 0o700)
+	conf := fmt.Sprintf("# the fleet\nLISTEN=%s\nMAX_PARALLEL=1\nSESSION=c=%s\n", r.Addr, dir)
+	os.WriteFile(filepath.Join(r.Home, "serve.conf"), []byte(conf), 0o600)
+	r.Serve("--home", r.Home, "--tmux-socket", r.TmuxSocket())
+	if log := r.Log.String(); !strings.Contains(log, "listening on http://"+r.Addr) || !strings.Contains(log, "sessions: c, max 1 loops at once") {
 		t.Errorf("start line:\n%s", log)
 	}
-	if out := r.ok("start", "c", "From the file"); !strings.Contains(out, "From the file") {
+	if out := r.OK("start", "c", "From the file"); !strings.Contains(out, "From the file") {
 		t.Errorf("start: %s", out)
 	}
 	// The daemon's credentials stay out of its agents' environment.
-	r.ok("loop", "c", "1")
-	r.waitFor("c", "its one loop", stateIs("waiting"))
+	r.OK("loop", "c", "1")
+	r.WaitFor("c", "its one loop", servetest.StateIs("waiting"))
 	var call script.Call
 	if err := json.Unmarshal([]byte(strings.SplitN(readFile(t, script.ArgvLog(scriptC)), "\n", 2)[0]), &call); err != nil {
 		t.Fatal(err)

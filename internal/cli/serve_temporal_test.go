@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,32 +15,33 @@ import (
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
+	"ralph/internal/servetest"
 	"ralph/internal/syncbuf"
 	"ralph/internal/temporal"
 	"ralph/internal/temporal/devserver"
 )
 
-// temporalRig is a fleetRig whose daemon runs its loops on a real Temporal
-// dev server, on `ralph worker` processes the test starts and kills.
+// temporalRig is a daemon rig whose daemon runs its loops on a real
+// Temporal dev server, on `ralph worker` processes the test starts and
+// kills.
 type temporalRig struct {
-	*fleetRig
+	*servetest.Daemon
 	srv     *devserver.Server
-	workers map[string]*exec.Cmd
+	workers map[string]*servetest.Process
 	wlogs   map[string]*syncbuf.Buffer
 }
 
 func newTemporalRig(t *testing.T) *temporalRig {
 	t.Helper()
-	r := newFleetRig(t)
-	srv := devserver.Start(t, filepath.Join(r.work, "temporal.db"))
+	r := servetest.New(t, servetest.Options{})
+	srv := devserver.Start(t, filepath.Join(r.Work, "temporal.db"))
 	// A short heartbeat timeout: a killed worker's iteration moves on in
 	// seconds, not the default half minute.
-	r.extra = []string{"--backend", "temporal", "--temporal-address", srv.Addr, "--temporal-heartbeat", "3s"}
-	tr := &temporalRig{fleetRig: r, srv: srv, workers: map[string]*exec.Cmd{}, wlogs: map[string]*syncbuf.Buffer{}}
+	r.Extra = []string{"--backend", "temporal", "--temporal-address", srv.Addr, "--temporal-heartbeat", "3s"}
+	tr := &temporalRig{Daemon: r, srv: srv, workers: map[string]*servetest.Process{}, wlogs: map[string]*syncbuf.Buffer{}}
+	// The workers stop with the test (servetest.Start); their logs are
+	// the story of a failure.
 	t.Cleanup(func() {
-		for name := range tr.workers {
-			tr.killWorker(name)
-		}
 		if t.Failed() {
 			for name, l := range tr.wlogs {
 				t.Logf("worker %s log:\n%s", name, l.String())
@@ -54,20 +53,16 @@ func newTemporalRig(t *testing.T) *temporalRig {
 
 // worker starts `ralph worker NAME` with its own home and extra flags.
 func (r *temporalRig) worker(name string, extra ...string) {
-	r.t.Helper()
-	cmd := exec.Command(r.ralph, append([]string{"worker", "--temporal-address", r.srv.Addr, "--home", filepath.Join(r.work, "worker-"+name)}, extra...)...)
+	r.T.Helper()
 	l := &syncbuf.Buffer{}
-	cmd.Env, cmd.Stdout, cmd.Stderr = r.env, l, l
-	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	r.workers[name], r.wlogs[name] = cmd, l
+	r.workers[name] = servetest.Start(r.T, l, r.Ralph, r.Env,
+		append([]string{"worker", "--temporal-address", r.srv.Addr, "--home", filepath.Join(r.Work, "worker-"+name)}, extra...)...)
+	r.wlogs[name] = l
 }
 
 func (r *temporalRig) killWorker(name string) {
-	if cmd := r.workers[name]; cmd != nil && cmd.Process != nil {
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+	if p := r.workers[name]; p != nil {
+		p.Kill()
 	}
 	delete(r.workers, name)
 }
@@ -75,10 +70,10 @@ func (r *temporalRig) killWorker(name string) {
 // twoSteps is an agent that ticks a two-step checklist in two calls.
 func twoSteps(taskFile, session string) script.Script {
 	return script.Script{Iterations: []script.Iteration{
-		{Files: map[string]string{taskFile: checklist("Build it", session, true, false), "one.txt": "1\n"},
-			StdoutLines: []json.RawMessage{result("sess-"+session, "Made step 1."+ralphStatus("IN_PROGRESS", 1))}},
-		{Files: map[string]string{taskFile: checklist("Build it", session, true, true), "two.txt": "2\n"},
-			StdoutLines: []json.RawMessage{result("sess-"+session, "Made step 2."+ralphStatus("IN_PROGRESS", 0))}},
+		{Files: map[string]string{taskFile: servetest.TaskFile("Build it", session, true, false), "one.txt": "1\n"},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-"+session, "Made step 1."+servetest.RalphStatus("IN_PROGRESS", false, 1))}},
+		{Files: map[string]string{taskFile: servetest.TaskFile("Build it", session, true, true), "two.txt": "2\n"},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-"+session, "Made step 2."+servetest.RalphStatus("IN_PROGRESS", false, 0))}},
 	}}
 }
 
@@ -89,34 +84,34 @@ func TestTemporalFleetEndToEnd(t *testing.T) {
 	const n = 20
 	for i := range n {
 		name := fmt.Sprintf("s%02d", i)
-		r.session(name, twoSteps(filepath.Join(r.home, "handoffs", name+"-task.md"), name))
+		r.Session(name, twoSteps(filepath.Join(r.Home, "handoffs", name+"-task.md"), name))
 	}
-	r.session("q", script.Script{Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{result("sess-q", "I cannot pick a database.\n---CLARITY_STATUS---\nSTATUS: NEEDS_CLARIFICATION\nCLARIFICATION_QUESTIONS: PostgreSQL or SQLite?\n---END_CLARITY_STATUS---")}},
+	r.Session("q", script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "I cannot pick a database."+servetest.Question("PostgreSQL or SQLite?"))}},
 		{Files: map[string]string{"db.txt": "sqlite\n"},
-			StdoutLines: []json.RawMessage{result("sess-q", "Used SQLite, all done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---")}},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "Used SQLite, all done."+servetest.CompleteStatus)}},
 	}})
 	for _, w := range []string{"w1", "w2", "w3"} {
 		r.worker(w)
 	}
-	r.start(n + 1)
+	r.Start(n + 1)
 	began := time.Now()
 	for i := range n {
 		name := fmt.Sprintf("s%02d", i)
-		r.ok("start", name, "Build", "it")
-		r.ok("loop", name, "10")
+		r.OK("start", name, "Build", "it")
+		r.OK("loop", name, "10")
 	}
-	r.ok("start", "q", "Pick", "a", "database")
-	r.ok("loop", "q")
+	r.OK("start", "q", "Pick", "a", "database")
+	r.OK("loop", "q")
 	for i := range n {
 		name := fmt.Sprintf("s%02d", i)
-		v := r.waitFor(name, "done", stateIs("done"))
+		v := r.WaitFor(name, "done", servetest.StateIs("done"))
 		if v.LoopCount != 2 || len(v.History) != 2 || v.History[1].Loop != 2 || v.CircuitBreaker.State != "CLOSED" {
 			t.Errorf("%s: %d loops, history %+v, breaker %s", name, v.LoopCount, v.History, v.CircuitBreaker.State)
 		}
 	}
 	t.Logf("%d tasks of 2 iterations on 3 workers: %s", n, time.Since(began).Round(time.Millisecond))
-	v := r.waitFor("q", "asked", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
+	v := r.WaitFor("q", "asked", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
 	if v.State != "waiting" || v.ExitReason != "needs_clarification" || v.Questions[0] != "PostgreSQL or SQLite?" {
 		t.Fatalf("question: %+v", v)
 	}
@@ -126,8 +121,8 @@ func TestTemporalFleetEndToEnd(t *testing.T) {
 	if asked.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		t.Fatalf("while the question waits the workflow is %s, want running", asked.Status)
 	}
-	r.ok("answer", "q", "SQLite")
-	v = r.waitFor("q", "done after the answer", stateIs("done"))
+	r.OK("answer", "q", "SQLite")
+	v = r.WaitFor("q", "done after the answer", servetest.StateIs("done"))
 	if v.LoopCount != 2 {
 		t.Errorf("q: %d loops, want 2", v.LoopCount)
 	}
@@ -144,20 +139,20 @@ func TestTemporalFleetEndToEnd(t *testing.T) {
 
 // workflow describes the task's workflow, as Temporal has it.
 func (r *temporalRig) workflow(taskID string) *workflowpb.WorkflowExecutionInfo {
-	r.t.Helper()
+	r.T.Helper()
 	c := r.srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	d, err := c.DescribeWorkflow(ctx, temporal.WorkflowID(taskID), "")
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
 	return d.RawResponse.WorkflowExecutionInfo
 }
 
 // workerRunning names the worker whose log says it began what.
 func (r *temporalRig) workerRunning(what string) string {
-	r.t.Helper()
+	r.T.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		for name, l := range r.wlogs {
@@ -167,7 +162,7 @@ func (r *temporalRig) workerRunning(what string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	r.t.Fatalf("no worker began %q", what)
+	r.T.Fatalf("no worker began %q", what)
 	return ""
 }
 
@@ -177,17 +172,17 @@ func (r *temporalRig) workerRunning(what string) string {
 func TestTemporalWorkerKilledMidIteration(t *testing.T) {
 	r := newTemporalRig(t)
 	pidDir := t.TempDir()
-	file := filepath.Join(r.home, "handoffs", "k-task.md")
+	file := filepath.Join(r.Home, "handoffs", "k-task.md")
 	steps := twoSteps(file, "k")
 	// The first call hangs until its worker dies; the retry and the next
 	// call tick the checklist.
 	hang := script.Iteration{Sleep: script.Duration(time.Hour), PIDFile: filepath.Join(pidDir, "k.pid")}
-	_, scriptK := r.session("k", script.Script{Iterations: append([]script.Iteration{hang}, steps.Iterations...)})
+	_, scriptK := r.Session("k", script.Script{Iterations: append([]script.Iteration{hang}, steps.Iterations...)})
 	r.worker("a")
 	r.worker("b")
-	r.start(2)
-	r.ok("start", "k", "Build", "it")
-	r.ok("loop", "k", "10")
+	r.Start(2)
+	r.OK("start", "k", "Build", "it")
+	r.OK("loop", "k", "10")
 	victim := r.workerRunning("task t1: loop 1, attempt 1")
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -197,7 +192,7 @@ func TestTemporalWorkerKilledMidIteration(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	r.killWorker(victim)
-	v := r.waitFor("k", "done after its worker died", stateIs("done"))
+	v := r.WaitFor("k", "done after its worker died", servetest.StateIs("done"))
 	if v.LoopCount != 2 || len(v.History) != 2 || v.History[0].Loop != 1 || v.History[1].Loop != 2 {
 		t.Errorf("after the kill: %d loops, history %+v; want 2, each once", v.LoopCount, v.History)
 	}
@@ -222,25 +217,25 @@ func TestTemporalServerRestart(t *testing.T) {
 	r := newTemporalRig(t)
 	names := []string{"x", "y", "z"}
 	for _, name := range names {
-		file := filepath.Join(r.home, "handoffs", name+"-task.md")
+		file := filepath.Join(r.Home, "handoffs", name+"-task.md")
 		var its []script.Iteration
 		for i := 1; i <= 3; i++ {
 			done := make([]bool, 3)
 			for j := range i {
 				done[j] = true
 			}
-			its = append(its, script.Iteration{Files: map[string]string{file: checklist("Build it", name, done...), fmt.Sprintf("f%d.txt", i): "x\n"},
+			its = append(its, script.Iteration{Files: map[string]string{file: servetest.TaskFile("Build it", name, done...), fmt.Sprintf("f%d.txt", i): "x\n"},
 				Sleep:       script.Duration(time.Second),
-				StdoutLines: []json.RawMessage{result("sess-"+name, fmt.Sprintf("Step %d.", i)+ralphStatus("IN_PROGRESS", 3-i))}})
+				StdoutLines: []json.RawMessage{servetest.ResultLine("sess-"+name, fmt.Sprintf("Step %d.", i)+servetest.RalphStatus("IN_PROGRESS", false, 3-i))}})
 		}
-		r.session(name, script.Script{Iterations: its})
+		r.Session(name, script.Script{Iterations: its})
 	}
 	r.worker("a")
 	r.worker("b")
-	r.start(3)
+	r.Start(3)
 	for _, name := range names {
-		r.ok("start", name, "Build", "it")
-		r.ok("loop", name, "10")
+		r.OK("start", name, "Build", "it")
+		r.OK("loop", name, "10")
 	}
 	r.workerRunning("loop 1, attempt 1")
 	r.srv.Kill()
@@ -250,7 +245,7 @@ func TestTemporalServerRestart(t *testing.T) {
 	// the script moved on, so the task may finish a loop early, but no
 	// iteration is lost or counted twice.
 	for _, name := range names {
-		v := r.waitFor(name, "done after the server restart", stateIs("done"))
+		v := r.WaitFor(name, "done after the server restart", servetest.StateIs("done"))
 		if v.LoopCount < 2 || v.LoopCount > 3 || len(v.History) != v.LoopCount {
 			t.Errorf("%s: %d loops, history %+v", name, v.LoopCount, v.History)
 		}
@@ -266,18 +261,18 @@ func TestTemporalServerRestart(t *testing.T) {
 // worker of that host; the decisions may be made by any.
 func TestTemporalPinnedSession(t *testing.T) {
 	r := newTemporalRig(t)
-	r.session("p", twoSteps(filepath.Join(r.home, "handoffs", "p-task.md"), "p"))
-	r.session("u", twoSteps(filepath.Join(r.home, "handoffs", "u-task.md"), "u"))
-	r.extra = append(r.extra, "--temporal-pin", "p=host-b")
+	r.Session("p", twoSteps(filepath.Join(r.Home, "handoffs", "p-task.md"), "p"))
+	r.Session("u", twoSteps(filepath.Join(r.Home, "handoffs", "u-task.md"), "u"))
+	r.Extra = append(r.Extra, "--temporal-pin", "p=host-b")
 	r.worker("a", "--host-queue", "host-a")
 	r.worker("b", "--host-queue", "host-b")
-	r.start(2)
+	r.Start(2)
 	for _, s := range []string{"p", "u"} {
-		r.ok("start", s, "Build", "it")
-		r.ok("loop", s, "10")
+		r.OK("start", s, "Build", "it")
+		r.OK("loop", s, "10")
 	}
 	for _, s := range []string{"p", "u"} {
-		if v := r.waitFor(s, "done", stateIs("done")); v.LoopCount != 2 {
+		if v := r.WaitFor(s, "done", servetest.StateIs("done")); v.LoopCount != 2 {
 			t.Errorf("%s: %d loops, want 2", s, v.LoopCount)
 		}
 	}
@@ -291,19 +286,19 @@ func TestTemporalPinnedSession(t *testing.T) {
 func TestTemporalCancel(t *testing.T) {
 	r := newTemporalRig(t)
 	pidDir := t.TempDir()
-	r.session("c", script.Script{Iterations: []script.Iteration{{Sleep: script.Duration(time.Hour), PIDFile: filepath.Join(pidDir, "c.pid")}}})
+	r.Session("c", script.Script{Iterations: []script.Iteration{{Sleep: script.Duration(time.Hour), PIDFile: filepath.Join(pidDir, "c.pid")}}})
 	r.worker("a")
-	r.start(1)
-	r.ok("start", "c", "Never", "ends")
-	r.ok("loop", "c")
+	r.Start(1)
+	r.OK("start", "c", "Never", "ends")
+	r.OK("loop", "c")
 	r.workerRunning("task t1: loop 1, attempt 1")
 	var pid string
 	for deadline := time.Now().Add(30 * time.Second); pid == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		b, _ := os.ReadFile(filepath.Join(pidDir, "c.pid"))
 		pid = strings.TrimSpace(string(b))
 	}
-	r.ok("cancel", "c")
-	r.waitFor("c", "cancelled", stateIs("cancelled"))
+	r.OK("cancel", "c")
+	r.WaitFor("c", "cancelled", servetest.StateIs("cancelled"))
 	deadline := time.Now().Add(15 * time.Second)
 	for processRunning(pid) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -316,16 +311,16 @@ func TestTemporalCancel(t *testing.T) {
 // A task cancelled while its question waits ends its workflow too.
 func TestTemporalCancelWhileAsking(t *testing.T) {
 	r := newTemporalRig(t)
-	r.session("q", script.Script{Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{result("sess-q", "Which one?\n---CLARITY_STATUS---\nSTATUS: NEEDS_CLARIFICATION\nCLARIFICATION_QUESTIONS: Red or blue?\n---END_CLARITY_STATUS---")}},
+	r.Session("q", script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "Which one?"+servetest.Question("Red or blue?"))}},
 	}})
 	r.worker("a")
-	r.start(1)
-	r.ok("start", "q", "Paint", "it")
-	r.ok("loop", "q")
-	v := r.waitFor("q", "asked", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
-	r.ok("cancel", "q")
-	r.waitFor("q", "cancelled", stateIs("cancelled"))
+	r.Start(1)
+	r.OK("start", "q", "Paint", "it")
+	r.OK("loop", "q")
+	v := r.WaitFor("q", "asked", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
+	r.OK("cancel", "q")
+	r.WaitFor("q", "cancelled", servetest.StateIs("cancelled"))
 	if got := r.workflow(v.ID).Status; got != enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED {
 		t.Errorf("the cancelled task's workflow is %s, want cancelled", got)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
+	"ralph/internal/servetest"
 )
 
 // The watchdog against a real tmux server: a real daemon, a task started
@@ -27,17 +28,17 @@ func TestServeWatchdogEndToEnd(t *testing.T) {
 		}
 		t.Skip("tmux is not installed: the watchdog reads tmux panes")
 	}
-	r := newFleetRig(t)
-	dir, _ := r.session("5", script.Script{})
-	r.extra = []string{"--watch-interval", "100ms"}
-	r.start(1)
-	t.Cleanup(func() { exec.Command(tmux, "-S", r.tmuxSocket(), "kill-server").Run() })
+	r := servetest.New(t, servetest.Options{})
+	dir, _ := r.Session("5", script.Script{})
+	r.Extra = []string{"--watch-interval", "100ms"}
+	r.Start(1)
+	t.Cleanup(func() { exec.Command(tmux, "-S", r.TmuxSocket(), "kill-server").Run() })
 
-	v := r.decodeTask(r.ok("start", "5", "Implement", "user", "auth", "--json"))
+	v := r.View("start", "5", "Implement", "user", "auth")
 	if v.State != "waiting" {
 		t.Fatalf("started: %+v", v)
 	}
-	board := r.waitWatchdog("the missing tmux session", func(w serve.WatchStatus) bool {
+	board := waitWatchdog(r, "the missing tmux session", func(w serve.WatchStatus) bool {
 		return !w.Active && w.Message == "no tmux session claude-5"
 	})
 	if board.Target != "claude-5" || board.TaskID != v.ID {
@@ -59,18 +60,18 @@ while [ ! -f "$WORK/go2" ]; do sleep 0.05; done
 printf 'Login works too.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---\n'
 sleep 600`
 	os.WriteFile(filepath.Join(work, "agent.sh"), []byte(agent), 0o755)
-	cmd := exec.Command(tmux, "-S", r.tmuxSocket(), "new-session", "-d", "-s", "claude-5", "-x", "100", "-y", "30",
+	cmd := exec.Command(tmux, "-S", r.TmuxSocket(), "new-session", "-d", "-s", "claude-5", "-x", "100", "-y", "30",
 		"env", "DIR="+dir, "WORK="+work, "TASK="+v.TaskFile, "sh", filepath.Join(work, "agent.sh"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
-	r.waitWatchdog("reading the pane", func(w serve.WatchStatus) bool { return w.Active && w.TaskID == v.ID })
-	if out := r.ok("status", "5"); !strings.Contains(out, "now: watched: tmux claude-5") {
+	waitWatchdog(r, "reading the pane", func(w serve.WatchStatus) bool { return w.Active && w.TaskID == v.ID })
+	if out := r.OK("status", "5"); !strings.Contains(out, "now: watched: tmux claude-5") {
 		t.Errorf("human status:\n%s", out)
 	}
 
 	os.WriteFile(filepath.Join(work, "go1"), nil, 0o644)
-	v = r.waitFor("5", "one block recorded", func(v serve.TaskView) bool { return len(v.History) == 1 })
+	v = r.WaitFor("5", "one block recorded", func(v serve.TaskView) bool { return len(v.History) == 1 })
 	h := v.History[0]
 	if h.Loop != 1 || h.StatusBlock["STATUS"] != "IN_PROGRESS" || h.StatusBlock["EXIT_SIGNAL"] != "false" || h.StatusBlock["TASKS_REMAINING"] != "1" || h.FilesModified != 1 {
 		t.Errorf("history: %+v", v.History)
@@ -81,53 +82,44 @@ sleep 600`
 	if f := readFile(t, v.TaskFile); !strings.Contains(f, "**Status:** IN_PROGRESS") || !strings.Contains(f, "WORK_TYPE: feature") || !strings.Contains(f, "- [x] user model") {
 		t.Errorf("task file:\n%s", f)
 	}
-	board = r.waitWatchdog("the block's STATUS", func(w serve.WatchStatus) bool { return w.Status == "IN_PROGRESS" })
+	board = waitWatchdog(r, "the block's STATUS", func(w serve.WatchStatus) bool { return w.Status == "IN_PROGRESS" })
 	if !board.Active || board.Seen.IsZero() {
 		t.Errorf("board: %+v", board)
 	}
 
 	os.WriteFile(filepath.Join(work, "go2"), nil, 0o644)
-	v = r.waitFor("5", "done", stateIs("done"))
+	v = r.WaitFor("5", "done", servetest.StateIs("done"))
 	if v.ExitReason != "project_complete" || len(v.History) != 2 || v.History[1].StatusBlock["EXIT_SIGNAL"] != "true" || v.LoopCount != 2 {
 		t.Errorf("done task: %+v", v)
 	}
-	archived := filepath.Join(r.home, "handoffs", "archive", "5-"+v.ID+"-task.md")
+	archived := filepath.Join(r.Home, "handoffs", "archive", "5-"+v.ID+"-task.md")
 	if v.TaskFile != archived {
 		t.Errorf("task file %s, want %s", v.TaskFile, archived)
 	}
 	if f := readFile(t, archived); !strings.Contains(f, "**Status:** DONE") || !strings.Contains(f, "EXIT_SIGNAL: true") {
 		t.Errorf("archived task file:\n%s", f)
 	}
-	if _, err := os.Stat(filepath.Join(r.home, "handoffs", "5-task.md")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(r.Home, "handoffs", "5-task.md")); !os.IsNotExist(err) {
 		t.Errorf("the finished task file stayed: %v", err)
 	}
-	if out := r.ok("watchdog"); !strings.Contains(out, "claude-5") || !strings.Contains(out, "is done") {
+	if out := r.OK("watchdog"); !strings.Contains(out, "claude-5") || !strings.Contains(out, "is done") {
 		t.Errorf("ralph task watchdog:\n%s", out)
 	}
-	if log := r.log.String(); !strings.Contains(log, "notify: ✅ session 5") || !strings.Contains(log, "watchdog: STATUS COMPLETE, EXIT_SIGNAL true on tmux claude-5") {
+	if log := r.Log.String(); !strings.Contains(log, "notify: ✅ session 5") || !strings.Contains(log, "watchdog: STATUS COMPLETE, EXIT_SIGNAL true on tmux claude-5") {
 		t.Errorf("daemon log:\n%s", log)
 	}
 }
 
-func (r *fleetRig) decodeTask(out string) serve.TaskView {
-	r.t.Helper()
-	var v serve.TaskView
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		r.t.Fatalf("%v: %s", err, out)
-	}
-	return v
-}
-
 // waitWatchdog polls `ralph task watchdog --json` until session 5's entry
 // satisfies cond.
-func (r *fleetRig) waitWatchdog(what string, cond func(serve.WatchStatus) bool) serve.WatchStatus {
-	r.t.Helper()
+func waitWatchdog(r *servetest.Daemon, what string, cond func(serve.WatchStatus) bool) serve.WatchStatus {
+	r.T.Helper()
 	var last string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		last = r.ok("watchdog", "--json")
+		last = r.OK("watchdog", "--json")
 		var list []serve.WatchStatus
 		if err := json.Unmarshal([]byte(last), &list); err != nil {
-			r.t.Fatalf("watchdog --json: %v %s", err, last)
+			r.T.Fatalf("watchdog --json: %v %s", err, last)
 		}
 		for _, w := range list {
 			if w.Session == "5" && cond(w) {
@@ -135,6 +127,6 @@ func (r *fleetRig) waitWatchdog(what string, cond func(serve.WatchStatus) bool) 
 			}
 		}
 	}
-	r.t.Fatalf("the watchdog never showed %s; last: %s", what, last)
+	r.T.Fatalf("the watchdog never showed %s; last: %s", what, last)
 	return serve.WatchStatus{}
 }

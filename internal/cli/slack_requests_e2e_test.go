@@ -24,9 +24,9 @@ const (
 func newSlackRig(t *testing.T, s script.Script, extra ...string) (*requestRig, *fakeslack.Server) {
 	r := newRequestRig(t, s)
 	fs := fakeslack.Start(t, fakeslack.Options{BotToken: slackBot, AppToken: slackApp})
-	r.env = append(r.env, "RALPH_GITHUB_REPOS=", "SLACK_BOT_TOKEN="+slackBot, "SLACK_API_URL="+fs.URL,
+	r.Env = append(r.Env, "RALPH_GITHUB_REPOS=", "SLACK_BOT_TOKEN="+slackBot, "SLACK_API_URL="+fs.URL,
 		"RALPH_SLACK_REPO=acme/app", "RALPH_SLACK_CHANNELS=CALLOW", "RALPH_SLACK_USERS=UALICE")
-	r.env = append(r.env, extra...)
+	r.Env = append(r.Env, extra...)
 	return r, fs
 }
 
@@ -47,9 +47,9 @@ func waitSlack(t *testing.T, fs *fakeslack.Server, channel, thread, want string)
 
 func greetingScript() script.Script {
 	return script.Script{RepeatLast: true, Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{clarity("NEEDS_CLARIFICATION", "true", "false", "true", "Which greeting should hello.txt hold?", "asked")}},
+		{StdoutLines: []json.RawMessage{clarity("NEEDS_CLARIFICATION", true, false, true, "Which greeting should hello.txt hold?", "asked")}},
 		{Files: map[string]string{"hello.txt": "hello, world\n"},
-			StdoutLines: []json.RawMessage{clarity("COMPLETE", "true", "true", "false", "", "Added hello.txt, all done.")}},
+			StdoutLines: []json.RawMessage{clarity("COMPLETE", true, true, false, "", "Added hello.txt, all done.")}},
 	}}
 }
 
@@ -61,8 +61,8 @@ func greetingScript() script.Script {
 // and the bot's own messages change nothing; no secret shows anywhere.
 func TestRequestsSlackEndToEnd(t *testing.T) {
 	r, fs := newSlackRig(t, greetingScript(), "SLACK_SIGNING_SECRET="+slackSecret)
-	r.start(1)
-	hook := "http://" + r.addr + "/webhooks/slack"
+	r.Start(1)
+	hook := "http://" + r.Addr + "/webhooks/slack"
 	post := func(body []byte, at time.Time, secret string, retry int) int {
 		t.Helper()
 		code, _, err := fakeslack.Post(hook, secret, at, body, retry)
@@ -94,7 +94,7 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 		t.Errorf("retry: %d", code)
 	}
 	q := waitSlack(t, fs, "CALLOW", root, "Which greeting should hello.txt hold?")
-	v := r.waitFor(session, "waiting for an answer", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
+	v := r.WaitFor(session, "waiting for an answer", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
 	if v.Origin != "slack" || v.Title != "Add a greeting file" {
 		t.Errorf("origin %q, title %q", v.Origin, v.Title)
 	}
@@ -102,7 +102,7 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	own, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UBOT", BotID: "BBOT", Text: q.Text, TS: q.TS, ThreadTS: root}, false)
 	post(own, time.Now(), slackSecret, 0)
 	time.Sleep(500 * time.Millisecond)
-	if v := r.status(session); len(v.Questions) == 0 {
+	if v := r.Status(session); len(v.Questions) == 0 {
 		t.Fatalf("the bot's own message answered the question: %+v", v)
 	}
 	answer, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "Say hello, world.", TS: fmt.Sprintf("%d.000300", time.Now().Unix()), ThreadTS: root}, false)
@@ -115,10 +115,10 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	if len(pulls) != 1 || pulls[0].Head != branch || pulls[0].Base != "main" {
 		t.Fatalf("pull requests: %+v", pulls)
 	}
-	if got := r.git("", "--git-dir", r.remote, "show", branch+":hello.txt"); got != "hello, world\n" {
+	if got := r.Git("", "--git-dir", r.remote, "show", branch+":hello.txt"); got != "hello, world\n" {
 		t.Errorf("pushed hello.txt: %q", got)
 	}
-	v = r.waitFor(session, "done with its PR", func(v serve.TaskView) bool { return v.PRURL != "" })
+	v = r.WaitFor(session, "done with its PR", func(v serve.TaskView) bool { return v.PRURL != "" })
 	if string(v.State) != "done" || !strings.Contains(link.Text, v.PRURL) {
 		t.Errorf("task %s, pr_url %q; link %q", v.State, v.PRURL, link.Text)
 	}
@@ -146,11 +146,11 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	if len(fs.Messages("COTHER")) != 0 {
 		t.Errorf("answered in a channel not allowed: %+v", fs.Messages("COTHER"))
 	}
-	if out := r.ok("list", "--json"); strings.Count(out, `"origin": "slack"`)+strings.Count(out, `"origin":"slack"`) != 1 {
+	if out := r.OK("list", "--json"); strings.Count(out, `"origin": "slack"`)+strings.Count(out, `"origin":"slack"`) != 1 {
 		t.Errorf("want exactly one Slack task: %s", out)
 	}
 	for _, secret := range []string{slackBot, slackSecret} {
-		if strings.Contains(r.log.String(), secret) {
+		if strings.Contains(r.Log.String(), secret) {
 			t.Error("a Slack secret in the daemon's log")
 		}
 	}
@@ -162,10 +162,10 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 // posted in the thread.
 func TestRequestsSlackSocketMode(t *testing.T) {
 	r, fs := newSlackRig(t, greetingScript(), "SLACK_APP_TOKEN="+slackApp)
-	r.start(1)
+	r.Start(1)
 	for deadline := time.Now().Add(30 * time.Second); !fs.Connected(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no Socket Mode connection; log:\n%s", r.log.String())
+			t.Fatalf("no Socket Mode connection; log:\n%s", r.Log.String())
 		}
 	}
 	root := fmt.Sprintf("%d.000100", time.Now().Unix())
@@ -178,7 +178,7 @@ func TestRequestsSlackSocketMode(t *testing.T) {
 	if !fs.Acked(env) {
 		t.Error("the envelope was not acknowledged")
 	}
-	if strings.Contains(r.log.String(), slackApp) {
+	if strings.Contains(r.Log.String(), slackApp) {
 		t.Error("the app token in the daemon's log")
 	}
 }
@@ -187,12 +187,12 @@ func TestRequestsSlackSocketMode(t *testing.T) {
 // thread that says to reply "retry"; that reply resumes it to a pull
 // request.
 func TestRequestsSlackHaltAndRetry(t *testing.T) {
-	idle := script.Iteration{StdoutLines: []json.RawMessage{clarity("IN_PROGRESS", "false", "false", "false", "", "thinking")}}
+	idle := script.Iteration{StdoutLines: []json.RawMessage{clarity("IN_PROGRESS", false, false, false, "", "thinking")}}
 	r, fs := newSlackRig(t, script.Script{RepeatLast: true, Iterations: []script.Iteration{idle, idle, idle,
-		{Files: map[string]string{"done.txt": "done\n"}, StdoutLines: []json.RawMessage{clarity("COMPLETE", "true", "true", "false", "", "Done now.")}},
+		{Files: map[string]string{"done.txt": "done\n"}, StdoutLines: []json.RawMessage{clarity("COMPLETE", true, true, false, "", "Done now.")}},
 	}}, "SLACK_SIGNING_SECRET="+slackSecret, "RALPH_CB_NO_PROGRESS_THRESHOLD=3")
-	r.start(1)
-	hook := "http://" + r.addr + "/webhooks/slack"
+	r.Start(1)
+	hook := "http://" + r.Addr + "/webhooks/slack"
 	root := fmt.Sprintf("%d.000100", time.Now().Unix())
 	mention, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Stuck work", TS: root}, true)
 	if code, _, err := fakeslack.Post(hook, slackSecret, time.Now(), mention, 0); err != nil || code != http.StatusOK {

@@ -13,6 +13,7 @@ import (
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/faketelegram"
+	"ralph/internal/servetest"
 )
 
 const tgToken = "987654:telegram-e2e-TOKEN-value_x"
@@ -24,13 +25,13 @@ var (
 )
 
 // telegramRig is a fleet rig whose daemon talks to a fake Bot API.
-func telegramRig(t *testing.T, extraEnv ...string) (*fleetRig, *faketelegram.Server) {
+func telegramRig(t *testing.T, extraEnv ...string) (*servetest.Daemon, *faketelegram.Server) {
 	t.Helper()
-	r := newFleetRig(t)
+	r := servetest.New(t, servetest.Options{})
 	api := faketelegram.New(tgToken)
 	t.Cleanup(api.Close)
-	r.env = append(r.env, "TELEGRAM_BOT_TOKEN="+tgToken, "TELEGRAM_ALLOWED_CHATS=42,-100", "TELEGRAM_API_URL="+api.URL)
-	r.env = append(r.env, extraEnv...)
+	r.Env = append(r.Env, "TELEGRAM_BOT_TOKEN="+tgToken, "TELEGRAM_ALLOWED_CHATS=42,-100", "TELEGRAM_API_URL="+api.URL)
+	r.Env = append(r.Env, extraEnv...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, m := range api.Sent() {
@@ -68,16 +69,16 @@ func ask(session string) json.RawMessage {
 // nowhere.
 func TestTelegramEndToEnd(t *testing.T) {
 	r, api := telegramRig(t)
-	_, script5 := r.session("5", script.Script{Iterations: []script.Iteration{
+	_, script5 := r.Session("5", script.Script{Iterations: []script.Iteration{
 		{StdoutLines: []json.RawMessage{ask("sess-5")}},
 		{Files: map[string]string{"db.txt": "sqlite\n"},
-			StdoutLines: []json.RawMessage{result("sess-5", "Used SQLite, all done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---")}},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-5", "Used SQLite, all done."+servetest.CompleteStatus)}},
 	}})
-	r.session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+	r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{
 		{Files: map[string]string{"slow.txt": "{{call}}\n"}, Sleep: script.Duration(700 * time.Millisecond),
-			StdoutLines: []json.RawMessage{result("sess-a", "Slowly."+ralphStatus("IN_PROGRESS", 3))}},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-a", "Slowly."+servetest.RalphStatus("IN_PROGRESS", false, 3))}},
 	}})
-	r.start(2)
+	r.Start(2)
 
 	// A stranger first: nothing happens, nothing of its text is logged.
 	api.Send(tgStranger, "/ralph start 5 stranger-wants-this-title")
@@ -86,7 +87,7 @@ func TestTelegramEndToEnd(t *testing.T) {
 	if start.ChatID != 42 || !strings.Contains(start.Text, "5 · t1 waiting") || !strings.Contains(start.Text, "Pick a database") {
 		t.Fatalf("start reply: %+v", start)
 	}
-	if v := r.status("5"); v.Origin != "telegram" || v.Title != "Pick a database" {
+	if v := r.Status("5"); v.Origin != "telegram" || v.Title != "Pick a database" {
 		t.Errorf("the task: %+v", v)
 	}
 
@@ -98,7 +99,7 @@ func TestTelegramEndToEnd(t *testing.T) {
 	if !q.ForceReply || q.ChatID != 42 || !strings.Contains(q.Text, "Which database should I use? (PostgreSQL / SQLite)") {
 		t.Fatalf("question: %+v", q)
 	}
-	if v := r.status("5"); v.State != "waiting" || v.ExitReason != "needs_clarification" || len(v.Questions) != 1 {
+	if v := r.Status("5"); v.State != "waiting" || v.ExitReason != "needs_clarification" || len(v.Questions) != 1 {
 		t.Errorf("after the question: %+v", v)
 	}
 	// The reply answers it; the loop resumes in the same agent session and
@@ -110,7 +111,7 @@ func TestTelegramEndToEnd(t *testing.T) {
 	if done.ChatID != 42 || !strings.Contains(done.Text, "last: ") {
 		t.Errorf("done notice: %+v", done)
 	}
-	v := r.waitFor("5", "done", stateIs("done"))
+	v := r.WaitFor("5", "done", servetest.StateIs("done"))
 	if !strings.Contains(readFile(t, v.TaskFile), "A: SQLite, please.") {
 		t.Errorf("the answer is not in the task file:\n%s", readFile(t, v.TaskFile))
 	}
@@ -153,7 +154,7 @@ func TestTelegramEndToEnd(t *testing.T) {
 	n = len(api.Sent())
 	api.Press(tgOwner, stopped.MessageID, stopped.Buttons[0].Data)
 	said(t, api, n, "▶️ a · t2 running")
-	if v := r.status("a"); v.State != "running" || v.MaxLoops-v.LoopCount < 8 || v.MaxLoops-v.LoopCount > 10 {
+	if v := r.Status("a"); v.State != "running" || v.MaxLoops-v.LoopCount < 8 || v.MaxLoops-v.LoopCount > 10 {
 		t.Errorf("after the button: %s %d/%d", v.State, v.LoopCount, v.MaxLoops)
 	}
 	for _, c := range []struct{ text, want string }{
@@ -171,14 +172,14 @@ func TestTelegramEndToEnd(t *testing.T) {
 			t.Errorf("the bot answered a stranger: %+v", m)
 		}
 	}
-	log := r.log.String()
+	log := r.Log.String()
 	if !strings.Contains(log, "ignored a message from chat 666") || strings.Contains(log, "stranger-wants-this-title") {
 		t.Errorf("the stranger in the log:\n%s", log)
 	}
 	// The token: not in the log, not in the API.
-	apiToken := strings.TrimSpace(readFile(t, filepath.Join(r.home, "api-token")))
+	apiToken := strings.TrimSpace(readFile(t, filepath.Join(r.Home, "api-token")))
 	for _, path := range []string{"/api/tasks", "/api/tasks/5", "/api/sessions"} {
-		if _, body := r.api("GET", path, apiToken, ""); strings.Contains(body, tgToken) || strings.Contains(body, "telegram-e2e-TOKEN") {
+		if _, body := r.API("GET", path, apiToken, ""); strings.Contains(body, tgToken) || strings.Contains(body, "telegram-e2e-TOKEN") {
 			t.Errorf("%s shows the bot token", path)
 		}
 	}
@@ -191,21 +192,21 @@ func TestTelegramEndToEnd(t *testing.T) {
 // it again; a question asked before the restart is answered after it.
 func TestTelegramRestartNoReplay(t *testing.T) {
 	r, api := telegramRig(t)
-	r.session("5", script.Script{Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{result("sess-5", "Stuck.\n---CLARITY_STATUS---\nSTATUS: NEEDS_CLARIFICATION\nCLARIFICATION_QUESTIONS: Keep the old API?\n---END_CLARITY_STATUS---")}},
+	r.Session("5", script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-5", "Stuck."+servetest.Question("Keep the old API?"))}},
 		{Files: map[string]string{"api.txt": "kept\n"},
-			StdoutLines: []json.RawMessage{result("sess-5", "Kept it, done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---")}},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-5", "Kept it, done."+servetest.CompleteStatus)}},
 	}})
-	r.start(1)
+	r.Start(1)
 	api.Send(tgOwner, "/ralph start 5 Once only")
 	said(t, api, 0, "🆕")
 	api.Send(tgOwner, "/ralph loop 5")
 	q := said(t, api, 0, "❓ 5 · t1 asks:")
-	r.kill()
+	r.Kill()
 	// As if the bot had died before confirming: Telegram offers it all
 	// again.
 	api.Unconfirm()
-	r.start(1)
+	r.Start(1)
 	n := len(api.Sent())
 	api.Reply(tgOwner, q.MessageID, "Yes, keep it.")
 	said(t, api, n, "✍️ answer recorded")
@@ -224,7 +225,7 @@ func TestTelegramRestartNoReplay(t *testing.T) {
 	if created != 1 || refused != 0 {
 		t.Errorf("replayed after the restart: %d created, %d refused", created, refused)
 	}
-	if v := r.status("5"); v.ID != "t1" {
+	if v := r.Status("5"); v.ID != "t1" {
 		t.Errorf("a second task: %+v", v)
 	}
 }
@@ -234,27 +235,27 @@ func TestTelegramRestartNoReplay(t *testing.T) {
 // lives, and the chat works again once Telegram does.
 func TestTelegramBotAPIErrors(t *testing.T) {
 	r, api := telegramRig(t)
-	r.session("5", script.Script{RepeatLast: true, Iterations: []script.Iteration{
-		{Files: map[string]string{"work.txt": "{{call}}\n"}, StdoutLines: []json.RawMessage{result("sess-5", "Worked."+ralphStatus("IN_PROGRESS", 3))}},
+	r.Session("5", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+		{Files: map[string]string{"work.txt": "{{call}}\n"}, StdoutLines: []json.RawMessage{servetest.ResultLine("sess-5", "Worked."+servetest.RalphStatus("IN_PROGRESS", false, 3))}},
 	}})
 	api.FailNext("getUpdates", 3, http.StatusInternalServerError, 0)
 	api.FailNext("getUpdates", 2, http.StatusTooManyRequests, 1)
-	r.start(1)
+	r.Start(1)
 	api.FailNext("sendMessage", 1, http.StatusTooManyRequests, 1)
 	api.FailNext("sendMessage", 1, http.StatusBadGateway, 0)
 	api.Send(tgOwner, "/ralph start 5 Through the storm")
 	said(t, api, 0, "🆕")
 	// Now Telegram fails everything; the loop, driven from the CLI, runs.
 	api.FailNext("", 100000, http.StatusInternalServerError, 0)
-	r.ok("loop", "5", "3")
-	if v := r.waitFor("5", "its loops done", stateIs("waiting")); v.LoopCount != 3 || v.ExitReason != "max_loops" {
+	r.OK("loop", "5", "3")
+	if v := r.WaitFor("5", "its loops done", servetest.StateIs("waiting")); v.LoopCount != 3 || v.ExitReason != "max_loops" {
 		t.Errorf("the loop under a failing Telegram: %+v", v)
 	}
 	api.Heal()
 	n := len(api.Sent())
 	api.Send(tgOwner, "/ralph status 5")
 	said(t, api, n, "5 · t1 waiting · loop 3/3")
-	if log := r.log.String(); !strings.Contains(log, "telegram: polling: ") || !strings.Contains(log, "telegram: sendMessage: too many requests") ||
+	if log := r.Log.String(); !strings.Contains(log, "telegram: polling: ") || !strings.Contains(log, "telegram: sendMessage: too many requests") ||
 		strings.Contains(log, "telegram-e2e-TOKEN") {
 		t.Errorf("daemon log:\n%s", log)
 	}
@@ -264,10 +265,10 @@ func TestTelegramBotAPIErrors(t *testing.T) {
 // posts reach it, and a post without the secret is refused.
 func TestTelegramWebhook(t *testing.T) {
 	r, api := telegramRig(t)
-	hook := "http://" + r.addr + "/webhooks/telegram"
-	r.env = append(r.env, "TELEGRAM_WEBHOOK_SECRET=hook_secret-1", "TELEGRAM_WEBHOOK_URL="+hook)
-	r.session("5", script.Script{Iterations: []script.Iteration{{StdoutLines: []json.RawMessage{result("sess-5", "x")}}}})
-	r.start(1)
+	hook := "http://" + r.Addr + "/webhooks/telegram"
+	r.Env = append(r.Env, "TELEGRAM_WEBHOOK_SECRET=hook_secret-1", "TELEGRAM_WEBHOOK_URL="+hook)
+	r.Session("5", script.Script{Iterations: []script.Iteration{{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-5", "x")}}}})
+	r.Start(1)
 	deadline := time.Now().Add(30 * time.Second)
 	for u, _ := api.Webhook(); u == "" && time.Now().Before(deadline); u, _ = api.Webhook() {
 		time.Sleep(50 * time.Millisecond)
@@ -277,17 +278,17 @@ func TestTelegramWebhook(t *testing.T) {
 	}
 	api.Send(tgOwner, "/ralph start 5 By hook")
 	said(t, api, 0, "🆕 task created")
-	code, _ := r.api("POST", "/webhooks/telegram", "", `{"update_id":5,"message":{"message_id":1,"date":1,"chat":{"id":42,"type":"private"},"from":{"id":42,"is_bot":false,"first_name":"x"},"text":"/ralph cancel 5"}}`)
+	code, _ := r.API("POST", "/webhooks/telegram", "", `{"update_id":5,"message":{"message_id":1,"date":1,"chat":{"id":42,"type":"private"},"from":{"id":42,"is_bot":false,"first_name":"x"},"text":"/ralph cancel 5"}}`)
 	if code != http.StatusUnauthorized {
 		t.Errorf("a post without the secret: %d", code)
 	}
-	if v := r.status("5"); v.State != "waiting" {
+	if v := r.Status("5"); v.State != "waiting" {
 		t.Errorf("the forged cancel acted: %s", v.State)
 	}
 	if api.Calls("getUpdates") != 0 {
 		t.Error("the daemon polls in webhook mode")
 	}
-	if strings.Contains(r.log.String(), "hook_secret-1") {
+	if strings.Contains(r.Log.String(), "hook_secret-1") {
 		t.Error("the webhook secret is in the log")
 	}
 }
@@ -295,9 +296,9 @@ func TestTelegramWebhook(t *testing.T) {
 // A token without an allow-list stops the daemon, saying why, and
 // without the token.
 func TestTelegramRequiresAnAllowList(t *testing.T) {
-	r := newFleetRig(t)
-	cmd := exec.Command(r.ralph, "serve", "--home", r.home, "--listen", r.addr)
-	cmd.Env = append(r.env, "TELEGRAM_BOT_TOKEN="+tgToken, "TELEGRAM_ALLOWED_CHATS=")
+	r := servetest.New(t, servetest.Options{})
+	cmd := exec.Command(r.Ralph, "serve", "--home", r.Home, "--listen", r.Addr)
+	cmd.Env = append(r.Env, "TELEGRAM_BOT_TOKEN="+tgToken, "TELEGRAM_ALLOWED_CHATS=")
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "TELEGRAM_ALLOWED_CHATS is not") {
 		t.Fatalf("%v: %s", err, out)

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/servetest"
 )
 
 var shots = flag.String("screenshots", "", "write the browser test's screenshots (PNG) into this directory (docs/img)")
@@ -138,29 +139,29 @@ func jsString(s string) string {
 func TestBrowser(t *testing.T) {
 	ctx := browser(t)
 	r := newDaemonRig(t)
-	fileA := filepath.Join(r.home, "handoffs", "alpha-task.md")
-	r.session("alpha", script.Script{RepeatLast: true, Iterations: []script.Iteration{{
-		Files:     map[string]string{fileA: taskFile("Build the parser", "alpha", true, false, false), "n.txt": "{{call}}\n"},
+	fileA := filepath.Join(r.Home, "handoffs", "alpha-task.md")
+	r.Session("alpha", script.Script{RepeatLast: true, Iterations: []script.Iteration{{
+		Files:     map[string]string{fileA: servetest.TaskFile("Build the parser", "alpha", true, false, false), "n.txt": "{{call}}\n"},
 		LineDelay: script.Duration(250 * time.Millisecond),
 		StdoutLines: []json.RawMessage{
-			streamLine(map[string]any{"type": "system", "subtype": "init", "session_id": "sess-a"}),
-			assistantText("Reading the parser and its tests."),
-			assistantTool("Read", map[string]any{"file_path": "parser.go"}),
-			assistantTool("Bash", map[string]any{"command": "go test ./..."}),
-			assistantText("Tests pass; on to the next step."),
-			resultLine("sess-a", "Parsed the header."+ralphStatus(2)),
+			servetest.Line(map[string]any{"type": "system", "subtype": "init", "session_id": "sess-a"}),
+			servetest.AssistantText("Reading the parser and its tests."),
+			servetest.AssistantTool("Read", map[string]any{"file_path": "parser.go"}),
+			servetest.AssistantTool("Bash", map[string]any{"command": "go test ./..."}),
+			servetest.AssistantText("Tests pass; on to the next step."),
+			resultLine("sess-a", "Parsed the header."+servetest.RalphStatus("IN_PROGRESS", false, 2)),
 		}}}})
-	r.session("beta", script.Script{Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{resultLine("sess-b", "I cannot pick a database.\n---CLARITY_STATUS---\nSTATUS: NEEDS_CLARIFICATION\nCLARIFICATION_QUESTIONS: PostgreSQL or SQLite?\n---END_CLARITY_STATUS---")}},
+	r.Session("beta", script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{resultLine("sess-b", "I cannot pick a database."+servetest.Question("PostgreSQL or SQLite?"))}},
 		{Files: map[string]string{"db.txt": "sqlite\n"},
-			StdoutLines: []json.RawMessage{resultLine("sess-b", "Used SQLite, all done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---")}},
+			StdoutLines: []json.RawMessage{resultLine("sess-b", "Used SQLite, all done."+servetest.CompleteStatus)}},
 	}})
-	r.start()
-	base := "http://" + r.addr
+	r.Start(4)
+	base := "http://" + r.Addr
 
 	// Without the token: refused, whatever the path.
 	for _, p := range []string{"/", "/task/alpha", "/stats", "/events?view=overview", "/?token=wrong", "/api/tasks"} {
-		if code, body := r.api("GET", p, "", ""); code != 401 || strings.Contains(body, r.token) {
+		if code, body := r.API("GET", p, "", ""); code != 401 || strings.Contains(body, r.Token) {
 			t.Errorf("GET %s without the token: %d", p, code)
 		}
 	}
@@ -174,7 +175,7 @@ func TestBrowser(t *testing.T) {
 	if h := b.text("h1"); h != "Log in" {
 		t.Errorf("a browser without the cookie sees %q", h)
 	}
-	b.run(chromedp.Navigate(base + "/?token=" + r.token))
+	b.run(chromedp.Navigate(base + "/?token=" + r.Token))
 	loc := value(b, chromedp.Location())
 	if loc != base+"/" {
 		t.Errorf("after the login the address is %q", loc)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/servetest"
 )
 
 // tmuxPane drives one tmux session on a private server socket, so the test
@@ -62,10 +62,7 @@ func TestMonitorInTmux(t *testing.T) {
 		t.Skip("tmux is not installed")
 	}
 	work := t.TempDir()
-	fake, err := script.Build(work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := servetest.Fake(t)
 	proj := newProject(t)
 	type line = map[string]any
 	iteration := func(n int, status string, exit bool, plan string) map[string]any {
@@ -101,7 +98,7 @@ func TestMonitorInTmux(t *testing.T) {
 	p := &tmuxPane{t: t, bin: bin, socket: filepath.Join(work, "tmux.sock"), name: "ralph-e2e"}
 	t.Cleanup(func() { exec.Command(bin, "-S", p.socket, "kill-server").Run() })
 	shell := fmt.Sprintf("cd %s && env RALPH_DELAY=0 RALPH_FAKE_SCRIPT=%s TERM=xterm-256color %s run --monitor --agent-cmd %s; echo $? > %s; sleep 600",
-		shellQuote(proj), shellQuote(scriptPath), shellQuote(ralphBin), shellQuote(fake), shellQuote(exitFile))
+		shellQuote(proj), shellQuote(scriptPath), shellQuote(servetest.PlainRalph(t)), shellQuote(fake), shellQuote(exitFile))
 	p.tmux("new-session", "-d", "-s", p.name, "-x", "100", "-y", "32", "sh", "-c", shell)
 
 	// Iteration 1 is running: its number, the agent's activity, the breaker.

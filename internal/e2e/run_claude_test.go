@@ -19,25 +19,14 @@ import (
 
 	"ralph/internal/agenttest"
 	"ralph/internal/fakeapi"
+	"ralph/internal/servetest"
 	"ralph/internal/store"
 )
 
-var ralphBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ralph-e2e-bin")
-	if err != nil {
-		panic(err)
-	}
-	ralphBin = filepath.Join(dir, "ralph")
-	if out, err := exec.Command("go", "build", "-o", ralphBin, "ralph/cmd/ralph").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build ralph: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// TestMain: the ralph binary is built once for the package, without the
+// race detector, which would slow ralph under the real CLIs' timeouts
+// (servetest.PlainRalph).
+func TestMain(m *testing.M) { os.Exit(servetest.Tests(m).Run()) }
 
 const planMD = "# Plan\n\n## High\n- [ ] Create hello.txt\n- [ ] Check the plan\n\n## Optional\n- [ ] Polish\n"
 const donePlanMD = "# Plan\n\n## High\n- [x] Create hello.txt\n- [x] Check the plan\n\n## Optional\n- [ ] Polish\n"
@@ -88,7 +77,7 @@ func execRalph(t *testing.T, dir string, env []string, args ...string) run {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, ralphBin, args...)
+	cmd := exec.CommandContext(ctx, servetest.PlainRalph(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(env, "RALPH_TRACE="+tracePath(t))
 	var out, errb bytes.Buffer

@@ -21,18 +21,16 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/servetest"
 	"ralph/scripts/internal/loadrig"
 )
 
@@ -71,12 +69,7 @@ func run() error {
 		defer os.RemoveAll(work)
 	}
 	r := &rig{work: work, home: filepath.Join(work, "home"), rnd: rand.New(rand.NewPCG(1, 2))}
-	bin := filepath.Join(work, "bin")
-	r.ralph = filepath.Join(bin, "ralph")
-	if out, err := exec.Command("go", "build", "-o", r.ralph, "ralph/cmd/ralph").CombinedOutput(); err != nil {
-		return fmt.Errorf("build ralph: %v\n%s", err, out)
-	}
-	if r.fake, err = script.Build(bin); err != nil {
+	if r.ralph, r.fake, err = loadrig.Build(filepath.Join(work, "bin")); err != nil {
 		return err
 	}
 	r.env = loadrig.Env(work, r.home)
@@ -88,19 +81,7 @@ func run() error {
 	fmt.Printf("ralph run, %d iterations: %.2f ms own CPU per iteration\n", *iterations, solo)
 
 	fmt.Printf("making %d sessions…\n", *loops)
-	if err := os.MkdirAll(r.home, 0o700); err != nil {
-		return err
-	}
-	var conf strings.Builder
-	for i := range *loops {
-		name := fmt.Sprintf("s%03d", i)
-		dir, err := r.project(name, false)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&conf, "%s=%s\n", name, dir)
-	}
-	if err := os.WriteFile(filepath.Join(r.home, "sessions.conf"), []byte(conf.String()), 0o600); err != nil {
+	if err := loadrig.Sessions(r.home, *loops, func(name string) (string, error) { return r.project(name, false) }); err != nil {
 		return err
 	}
 
@@ -108,15 +89,13 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	rssSessions := loadrig.RSS(d.Process.Pid)
-	for i := range *loops {
-		if _, err := loadrig.Call(r.addr, "POST", "/api/tasks", fmt.Sprintf(`{"session":"s%03d","title":"Load task %d"}`, i, i)); err != nil {
-			return err
-		}
+	rssSessions := servetest.RSS(d.Process.Pid)
+	if err := loadrig.CreateTasks(r.addr, *loops); err != nil {
+		return err
 	}
 	time.Sleep(time.Second)
-	rssTasks := loadrig.RSS(d.Process.Pid)
-	cpu0 := loadrig.CPUTime(d.Process.Pid)
+	rssTasks := servetest.RSS(d.Process.Pid)
+	cpu0 := servetest.CPUTime(d.Process.Pid)
 
 	lat := &latencies{}
 	stopPoll := make(chan struct{})
@@ -127,27 +106,19 @@ func run() error {
 		r.poll(lat, stopPoll)
 	}()
 	began := time.Now()
-	for i := range *loops {
-		if _, err := loadrig.Call(r.addr, "POST", fmt.Sprintf("/api/tasks/s%03d/loop", i), fmt.Sprintf(`{"max_loops":%d}`, *iterations+5)); err != nil {
-			return err
-		}
+	if err := loadrig.LoopTasks(r.addr, *loops, *iterations+5); err != nil {
+		return err
 	}
 	var peak int64
-	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() { peak = max(peak, loadrig.RSS(d.Process.Pid)) })
+	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() { peak = max(peak, servetest.RSS(d.Process.Pid)) })
 	if err != nil {
 		return err
 	}
 	took := time.Since(began)
-	cpu := loadrig.CPUTime(d.Process.Pid) - cpu0
+	cpu := servetest.CPUTime(d.Process.Pid) - cpu0
 	close(stopPoll)
 	pollWG.Wait()
-	iters, done := 0, 0
-	for _, t := range tasks {
-		iters += t.LoopCount
-		if t.State == "done" {
-			done++
-		}
-	}
+	iters, done := loadrig.Tally(tasks)
 	perIter := float64(cpu.Microseconds()) / 1000 / float64(iters)
 	fmt.Printf("ralph serve, %d loops: %d/%d tasks done, %d iterations in %s\n", *loops, done, len(tasks), iters, took.Round(time.Second))
 	fmt.Printf("  own CPU %.2f ms per iteration (%.2f× ralph run's)\n", perIter, perIter/solo)
@@ -213,7 +184,7 @@ func (r *rig) soloRun() (float64, error) {
 			}
 			return float64(last.Microseconds()) / 1000 / float64(*iterations), nil
 		case <-time.After(20 * time.Millisecond):
-			if c := loadrig.CPUTime(cmd.Process.Pid); c > 0 {
+			if c := servetest.CPUTime(cmd.Process.Pid); c > 0 {
 				last = c
 			}
 		}
@@ -222,12 +193,10 @@ func (r *rig) soloRun() (float64, error) {
 
 func (r *rig) startDaemon() (*exec.Cmd, error) {
 	if r.addr == "" {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
+		var err error
+		if r.addr, err = servetest.FreeAddr(); err != nil {
 			return nil, err
 		}
-		r.addr = ln.Addr().String()
-		ln.Close()
 	}
 	log, err := os.OpenFile(filepath.Join(r.work, "serve.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -238,12 +207,10 @@ func (r *rig) startDaemon() (*exec.Cmd, error) {
 	if err := d.Start(); err != nil {
 		return nil, err
 	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, err := loadrig.Call(r.addr, "GET", "/api/sessions", ""); err == nil {
-			return d, nil
-		}
+	if err := loadrig.WaitUp(r.addr, 30*time.Second); err != nil {
+		return nil, fmt.Errorf("%w; see %s", err, log.Name())
 	}
-	return nil, fmt.Errorf("the daemon did not come up; see %s", log.Name())
+	return d, nil
 }
 
 // poll asks what a dashboard and a person with `ralph task status` would:
@@ -257,7 +224,7 @@ func (r *rig) poll(lat *latencies, stop <-chan struct{}) {
 		}
 		for _, p := range []struct{ name, path string }{
 			{"GET /api/tasks", "/api/tasks"},
-			{"GET /api/tasks/{session}", fmt.Sprintf("/api/tasks/s%03d", i%*loops)},
+			{"GET /api/tasks/{session}", "/api/tasks/" + loadrig.Session(i%*loops)},
 			{unknownRoute, "/api/none"},
 		} {
 			t0 := time.Now()

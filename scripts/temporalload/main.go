@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/servetest"
 	"ralph/internal/temporal/devserver"
 	"ralph/scripts/internal/loadrig"
 )
@@ -63,12 +63,7 @@ func run() error {
 		defer os.RemoveAll(work)
 	}
 	r := &rig{work: work, rnd: rand.New(rand.NewPCG(1, 2))}
-	bin := filepath.Join(work, "bin")
-	r.ralph = filepath.Join(bin, "ralph")
-	if out, err := exec.Command("go", "build", "-o", r.ralph, "ralph/cmd/ralph").CombinedOutput(); err != nil {
-		return fmt.Errorf("build ralph: %v\n%s", err, out)
-	}
-	if r.fake, err = script.Build(bin); err != nil {
+	if r.ralph, r.fake, err = loadrig.Build(filepath.Join(work, "bin")); err != nil {
 		return err
 	}
 	fmt.Printf("%d tasks of %d calls (%s–%s each), %d CPUs\n", *tasks, *iterations, *minCall, *maxCall, numCPU())
@@ -90,19 +85,10 @@ func (r *rig) measure(backend string) error {
 	base := filepath.Join(r.work, backend)
 	home := filepath.Join(base, "home")
 	env := loadrig.Env(base, home)
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return err
-	}
-	var conf strings.Builder
-	for i := range *tasks {
-		name := fmt.Sprintf("s%03d", i)
-		dir, err := loadrig.Project(base, name, r.ralph, r.fake, env, loadrig.AgentScript(r.rnd, *iterations, *minCall, *maxCall, false), false)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&conf, "%s=%s\n", name, dir)
-	}
-	if err := os.WriteFile(filepath.Join(home, "sessions.conf"), []byte(conf.String()), 0o600); err != nil {
+	err := loadrig.Sessions(home, *tasks, func(name string) (string, error) {
+		return loadrig.Project(base, name, r.ralph, r.fake, env, loadrig.AgentScript(r.rnd, *iterations, *minCall, *maxCall, false), false)
+	})
+	if err != nil {
 		return err
 	}
 	logf, err := os.Create(filepath.Join(base, "log"))
@@ -156,46 +142,30 @@ func (r *rig) measure(backend string) error {
 	if _, err := start("ralph serve", serveArgs...); err != nil {
 		return err
 	}
-	api := func(method, path, body string) ([]byte, error) { return loadrig.Call(addr, method, path, body) }
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := api("GET", "/api/sessions", ""); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the daemon did not come up; see %s", logf.Name())
-		}
+	if err := loadrig.WaitUp(addr, 60*time.Second); err != nil {
+		return fmt.Errorf("%w; see %s", err, logf.Name())
 	}
-	for i := range *tasks {
-		if _, err := api("POST", "/api/tasks", fmt.Sprintf(`{"session":"s%03d","title":"Load task %d"}`, i, i)); err != nil {
-			return err
-		}
+	if err := loadrig.CreateTasks(addr, *tasks); err != nil {
+		return err
 	}
 	cpu0 := map[string]time.Duration{}
 	for _, p := range procs {
-		cpu0[p.name] = loadrig.CPUTime(p.cmd.Process.Pid)
+		cpu0[p.name] = servetest.CPUTime(p.cmd.Process.Pid)
 	}
 	began := time.Now()
-	for i := range *tasks {
-		if _, err := api("POST", fmt.Sprintf("/api/tasks/s%03d/loop", i), fmt.Sprintf(`{"max_loops":%d}`, *iterations+5)); err != nil {
-			return err
-		}
+	if err := loadrig.LoopTasks(addr, *tasks, *iterations+5); err != nil {
+		return err
 	}
 	views, err := loadrig.WaitEnded(addr, 30*time.Minute, nil)
 	if err != nil {
 		return err
 	}
 	took := time.Since(began)
-	iters, done := 0, 0
-	for _, t := range views {
-		iters += t.LoopCount
-		if t.State == "done" {
-			done++
-		}
-	}
+	iters, done := loadrig.Tally(views)
 	fmt.Printf("%s backend: %d/%d tasks done, %d iterations in %s\n", backend, done, len(views), iters, took.Round(100*time.Millisecond))
 	var total time.Duration
 	for _, p := range procs {
-		c := loadrig.CPUTime(p.cmd.Process.Pid) - cpu0[p.name]
+		c := servetest.CPUTime(p.cmd.Process.Pid) - cpu0[p.name]
 		total += c
 		fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", p.name, c.Seconds(), float64(c.Microseconds())/1000/float64(iters))
 	}
@@ -207,12 +177,11 @@ func (r *rig) measure(backend string) error {
 }
 
 func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := servetest.FreeAddr()
 	if err != nil {
 		panic(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addr
 }
 
 func freePort() string {

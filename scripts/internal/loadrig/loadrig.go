@@ -1,35 +1,42 @@
-// Package loadrig is what the load scripts (serveload, temporalload) share:
-// the scripted agent's task, a trusted project around it, the daemon's API,
-// the wait for every task to end, and a process's own CPU and memory from
-// /proc (Linux only).
+// Package loadrig is the load the scripts serveload and temporalload put
+// on a fleet: many sessions, each with a task of scripted agent calls,
+// driven over the daemon's API until every task has ended. The daemon's
+// side (the binary, its environment, a trusted repository, the API, /proc
+// figures) is internal/servetest's, which the tests share.
 package loadrig
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/serve"
+	"ralph/internal/servetest"
 )
 
 // Token is the API token the scripts give their daemons.
 const Token = "load-test-token"
 
+// Build builds ralph (without the race detector: the figures are of the
+// real thing) and the scripted fake agent into dir.
+func Build(dir string) (ralph, fake string, err error) {
+	ralph = filepath.Join(dir, "ralph")
+	if err := servetest.BuildRalph(ralph, false); err != nil {
+		return "", "", err
+	}
+	fake, err = script.Build(dir)
+	return ralph, fake, err
+}
+
 // Env is the environment of a load run's processes under base (HOME) with
 // RALPH_HOME home.
 func Env(base, home string) []string {
-	return append(os.Environ(), "HOME="+base, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=load", "GIT_AUTHOR_EMAIL=load@example.com",
-		"GIT_COMMITTER_NAME=load", "GIT_COMMITTER_EMAIL=load@example.com", "RALPH_DELAY=0", "RALPH_FAILURE_BACKOFF=0",
-		"RALPH_HOME="+home, "RALPH_API_TOKEN="+Token)
+	return append(servetest.Env(base, home), "RALPH_API_TOKEN="+Token)
 }
 
 // AgentScript is a task of n calls lasting minCall to maxCall each; the
@@ -39,16 +46,14 @@ func AgentScript(rnd *rand.Rand, n int, minCall, maxCall time.Duration, plan boo
 	var s script.Script
 	for i := range n {
 		last := i == n-1
-		block := fmt.Sprintf("Step %d.\n---RALPH_STATUS---\nSTATUS: IN_PROGRESS\nEXIT_SIGNAL: false\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: %d\n---END_RALPH_STATUS---", i+1, n-i-1)
+		text := fmt.Sprintf("Step %d.", i+1) + servetest.RalphStatus("IN_PROGRESS", false, n-i-1)
 		if last {
-			block = "All done.\n---RALPH_STATUS---\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\nWORK_TYPE: IMPLEMENTATION\nFILES_MODIFIED: 1\nTASKS_REMAINING: 0\n---END_RALPH_STATUS---"
+			text = "All done." + servetest.RalphStatus("COMPLETE", true, 0)
 		}
-		text, _ := json.Marshal(block)
 		it := script.Iteration{
-			Sleep: script.Duration(minCall + time.Duration(rnd.Int64N(int64(maxCall-minCall)+1))),
-			Files: map[string]string{fmt.Sprintf("work-%d.txt", i+1): "done\n"},
-			StdoutLines: []json.RawMessage{json.RawMessage(fmt.Sprintf(
-				`{"type":"result","subtype":"success","is_error":false,"session_id":"load","result":%s,"usage":{"input_tokens":1000,"output_tokens":200}}`, text))},
+			Sleep:       script.Duration(minCall + time.Duration(rnd.Int64N(int64(maxCall-minCall)+1))),
+			Files:       map[string]string{fmt.Sprintf("work-%d.txt", i+1): "done\n"},
+			StdoutLines: []json.RawMessage{servetest.Result{Session: "load", Text: text, InputTokens: 1000, OutputTokens: 200}.Line()},
 		}
 		if plan && last {
 			it.Files[".ralph/fix_plan.md"] = "# Plan\n\n- [x] Do it\n"
@@ -58,65 +63,79 @@ func AgentScript(rnd *rand.Rand, n int, minCall, maxCall time.Duration, plan boo
 	return s
 }
 
-// Project makes base/src/NAME, a trusted git repository whose agent (the
+// Project makes base/src-NAME, a trusted git repository whose agent (the
 // fake at fake) plays s; with plan set it is a `ralph run` project too.
 func Project(base, name, ralph, fake string, env []string, s script.Script, plan bool) (string, error) {
-	dir := filepath.Join(base, "src", name)
-	scriptPath := filepath.Join(base, "scripts", name+".json")
-	for _, d := range []string{dir, filepath.Dir(scriptPath)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return "", err
-		}
-	}
-	if err := s.Write(scriptPath); err != nil {
-		return "", err
-	}
-	files := map[string]string{
-		".ralphrc":  fmt.Sprintf("CLAUDE_CODE_CMD=\"env %s=%s %s\"\nMAX_CALLS_PER_HOUR=10000\n", script.EnvScript, scriptPath, fake),
-		"README.md": "# " + name + "\n",
-	}
+	var files map[string]string
 	if plan {
-		files[".ralph/PROMPT.md"] = "Do the plan.\n"
-		files[".ralph/fix_plan.md"] = "# Plan\n\n- [ ] Do it\n"
-		files[".ralph/AGENT.md"] = "No build.\n"
+		files = map[string]string{".ralph/PROMPT.md": "Do the plan.\n", ".ralph/fix_plan.md": "# Plan\n\n- [ ] Do it\n", ".ralph/AGENT.md": "No build.\n"}
 	}
-	for f, content := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
-			return "", err
-		}
-	}
-	for _, c := range [][]string{{ralph, "trust", "-C", dir}, {"git", "init", "-q"}, {"git", "add", "-A"}, {"git", "commit", "-qm", "init"}} {
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%v: %v\n%s", c, err, out)
-		}
-	}
-	return dir, nil
+	dir, _, err := servetest.AgentRepo(ralph, fake, env, base, name, s, files)
+	return dir, err
 }
 
-var client = &http.Client{Timeout: 30 * time.Second}
+// Session is the name of the i-th session of a load.
+func Session(i int) string { return fmt.Sprintf("s%03d", i) }
 
-// Call makes one API request to the daemon at addr.
+// Sessions makes n sessions with project and registers them in
+// home/sessions.conf, where a daemon finds them.
+func Sessions(home string, n int, project func(name string) (string, error)) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	var conf strings.Builder
+	for i := range n {
+		dir, err := project(Session(i))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&conf, "%s=%s\n", Session(i), dir)
+	}
+	return os.WriteFile(filepath.Join(home, "sessions.conf"), []byte(conf.String()), 0o600)
+}
+
+// Call makes one API request to the daemon at addr; an answer that is not
+// a success is an error.
 func Call(addr, method, path, body string) ([]byte, error) {
-	req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+	code, b, err := servetest.Request(addr, Token, method, path, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+Token)
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
+	if code >= 300 {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, code, b)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s %s: %s %s", method, path, resp.Status, b)
+	return b, nil
+}
+
+// WaitUp waits until the daemon at addr answers, for at most limit.
+func WaitUp(addr string, limit time.Duration) error {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := Call(addr, "GET", "/api/sessions", ""); err == nil {
+			return nil
+		}
 	}
-	return b, err
+	return fmt.Errorf("the daemon at %s did not answer within %s", addr, limit)
+}
+
+// CreateTasks gives each of the n sessions a task.
+func CreateTasks(addr string, n int) error {
+	for i := range n {
+		if _, err := Call(addr, "POST", "/api/tasks", fmt.Sprintf(`{"session":%q,"title":"Load task %d"}`, Session(i), i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LoopTasks starts the loop of each of the n sessions' tasks, for at most
+// maxLoops iterations.
+func LoopTasks(addr string, n, maxLoops int) error {
+	for i := range n {
+		if _, err := Call(addr, "POST", "/api/tasks/"+Session(i)+"/loop", fmt.Sprintf(`{"max_loops":%d}`, maxLoops)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WaitEnded lists the tasks every 200 ms until none is running or queued,
@@ -151,32 +170,13 @@ func WaitEnded(addr string, limit time.Duration, each func()) ([]serve.TaskView,
 	}
 }
 
-// CPUTime is the process's own user+system CPU, without its children's.
-func CPUTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	// Fields after the command: state is 0, utime 11, stime 12 (in ticks;
-	// 100 per second on Linux).
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	sy, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+sy) * 10 * time.Millisecond
-}
-
-// RSS is the process's resident memory in bytes.
-func RSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024
+// Tally is how many iterations the tasks ran and how many ended done.
+func Tally(tasks []serve.TaskView) (iterations, done int) {
+	for _, t := range tasks {
+		iterations += t.LoopCount
+		if t.State == "done" {
+			done++
 		}
 	}
-	return 0
+	return iterations, done
 }

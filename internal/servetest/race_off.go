@@ -1,5 +1,5 @@
 //go:build !race
 
-package dashboard
+package servetest
 
 const raceEnabled = false
