@@ -1,8 +1,10 @@
 // Package wire owns Claude Code's output format (`--output-format json` and
-// `stream-json`): it decodes each event once into activity events, which
-// the live view, `ralph logs` and the dashboard show. The analyzer reads
-// the same format for its facts (status, usage, limits) with its own
-// streaming scanner, for speed.
+// `stream-json`), in one place: Decoder decodes each event into activity
+// events, which the live view, `ralph logs` and the dashboard show, and
+// Scanner reads the same events for the facts the analyzer judges (session,
+// text, tool calls, failed tool results, the result's status, usage, cost
+// and refused tools, rate limits), with a streaming scan that skips what no
+// fact comes from.
 package wire
 
 import (

@@ -1,7 +1,9 @@
-// Package wire owns the output format of `codex exec --json`: it decodes
-// each event once into activity events, which the live view, `ralph logs`
-// and the dashboard show. The analyzer reads the same format for its facts
-// (status, usage, limits) with its own streaming scanner, for speed.
+// Package wire owns the output format of `codex exec --json`, in one
+// place: Decoder decodes each event into activity events, which the live
+// view, `ralph logs` and the dashboard show, and Scanner reads the same
+// events for the facts the analyzer judges (thread, messages, commands and
+// their failures, file changes, usage, failed turns), with a streaming scan
+// that skips what no fact comes from.
 package wire
 
 import (

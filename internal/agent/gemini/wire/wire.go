@@ -1,8 +1,10 @@
 // Package wire owns Gemini CLI's output formats (`--output-format
-// stream-json` and `json`): it decodes them once into activity events,
-// which the live view, `ralph logs` and the dashboard show. The analyzer
-// reads the same formats for its facts (status, usage, limits) with its own
-// streaming scanner, for speed.
+// stream-json` and `json`), in one place: Decoder decodes them into
+// activity events, which the live view, `ralph logs` and the dashboard
+// show, and Scanner reads the same events and document for the facts the
+// analyzer judges (session, messages and their deltas, tool calls and
+// failures, errors, stats, the API's error object), with a streaming scan
+// that skips what no fact comes from.
 package wire
 
 import (
