@@ -84,3 +84,26 @@ func EachString(raw []byte, fn func(string)) {
 		return s.Skip()
 	})
 }
+
+// LooseString consumes the next value as Skip does and returns it decoded
+// when it is a string that decodes, "" otherwise: for a member some
+// readers of a value need and others do not, which must not make the
+// value fail for the others.
+func (s *Scanner) LooseString() (string, error) {
+	raw, err := s.Raw()
+	if err != nil || len(raw) == 0 || raw[0] != '"' {
+		return "", err
+	}
+	str, _ := New(raw).String()
+	return str, nil
+}
+
+// LooseNumber is LooseString for a number (read as Number reads one).
+func (s *Scanner) LooseNumber() (float64, error) {
+	raw, err := s.Raw()
+	if err != nil || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' {
+		return 0, err
+	}
+	f, _ := New(raw).Number()
+	return f, nil
+}
