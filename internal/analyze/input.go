@@ -183,14 +183,18 @@ func (c *collector) event(typ, b []byte) bool {
 	switch {
 	case len(typ) == 0:
 		ok = c.untyped(b)
-	// A type two formats share goes to the first that reads it: Codex and
-	// Gemini CLI write their "error" events alike.
-	case codexwire.Reads(typ):
-		ok = c.codex.Event(typ, b)
-	case geminiwire.Reads(typ, b):
+	case string(typ) == "result" && geminiwire.IsResult(b):
+		// The one type two formats share whose events differ: Gemini
+		// CLI's result is told from Claude Code's by its members.
 		ok = c.gemini.Event(typ, b)
 	case claudewire.Reads(typ):
 		ok = c.claude.Event(typ, b)
+	case codexwire.Reads(typ):
+		// Codex and Gemini CLI write their "error" events alike: Codex's
+		// scanner reads both.
+		ok = c.codex.Event(typ, b)
+	case geminiwire.Reads(typ):
+		ok = c.gemini.Event(typ, b)
 	default: // a type no supported format has: nothing to read in it
 		ok = jsonscan.ValidObject(b)
 	}
@@ -217,9 +221,16 @@ var typePrefix = []byte(`{"type":"`)
 // format's scanner reads it all), others are read through once.
 func eventType(b []byte) (typ []byte, ok bool) {
 	if bytes.HasPrefix(b, typePrefix) {
+		// A type is a short word: looked at a byte at a time, as a call
+		// of the vector search would cost more.
 		rest := b[len(typePrefix):]
-		if end := bytes.IndexByte(rest, '"'); end >= 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
-			return rest[:end], true
+		for i, ch := range rest {
+			if ch == '"' {
+				return rest[:i], true
+			}
+			if ch == '\\' {
+				break // escaped: decoded below
+			}
 		}
 	}
 	found := false

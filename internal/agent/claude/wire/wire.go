@@ -28,8 +28,8 @@ func Is(typ string) bool {
 
 // Reads reports whether the Scanner reads events of type typ: those of
 // stream-json, and the result that ends it and is the whole json output.
-// (Gemini CLI's stream ends with a "result" too: see the gemini wire
-// package's IsResult.)
+// (Gemini CLI's stream ends with a "result" too: the gemini wire package's
+// IsResult tells it apart.)
 func Reads(typ []byte) bool {
 	switch string(typ) {
 	case "system", "assistant", "user", "result", "rate_limit_event",

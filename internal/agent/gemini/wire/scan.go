@@ -19,9 +19,9 @@ type Scanner struct {
 // NewScanner returns a scanner that hands its facts to f.
 func NewScanner(f activity.Facts) *Scanner { return &Scanner{f: f} }
 
-// Event reads one event of a type the Scanner reads (Reads); line is the
-// whole event. It reports whether the line was a well-formed event: one
-// that is not gives no facts.
+// Event reads one event of a type the Scanner reads (Reads, IsResult);
+// line is the whole event. It reports whether the line was a well-formed
+// event: one that is not gives no facts.
 func (sc *Scanner) Event(typ, line []byte) bool {
 	var m members
 	if !m.parse(line) {

@@ -26,14 +26,13 @@ func Is(typ string) bool {
 	return false
 }
 
-// Reads reports whether the Scanner reads events of type typ; line is the
-// whole event, which tells a "result" of Gemini CLI's from Claude Code's.
-func Reads(typ, line []byte) bool {
+// Reads reports whether the Scanner reads events of type typ, but for
+// "result", which Claude Code's output ends with too: IsResult tells them
+// apart.
+func Reads(typ []byte) bool {
 	switch string(typ) {
 	case "init", "message", "tool_use", "tool_result", "error":
 		return true
-	case "result":
-		return IsResult(line)
 	}
 	return false
 }
