@@ -20,7 +20,9 @@ var _ activity.Facts = (*Facts)(nil)
 // String is the facts so far, one per line.
 func (f *Facts) String() string { return strings.Join(f.Lines, "\n") }
 
-func (f *Facts) add(format string, args ...any) { f.Lines = append(f.Lines, fmt.Sprintf(format, args...)) }
+func (f *Facts) add(format string, args ...any) {
+	f.Lines = append(f.Lines, fmt.Sprintf(format, args...))
+}
 
 // Session implements activity.Facts.
 func (f *Facts) Session(id []byte) { f.add("session %s", id) }
@@ -38,16 +40,22 @@ func (f *Facts) TextDelta(text string) { f.add("delta %q", text) }
 func (f *Facts) Answer(text string) { f.add("answer %q", text) }
 
 // Tool implements activity.Facts.
-func (f *Facts) Tool(name, command, path string) { f.add("tool %s command=%q path=%q", name, command, path) }
+func (f *Facts) Tool(name, command, path string) {
+	f.add("tool %s command=%q path=%q", name, command, path)
+}
 
 // ToolFailed implements activity.Facts.
 func (f *Facts) ToolFailed(output string) { f.add("tool failed %q", output) }
 
 // ToolTotals implements activity.Facts.
-func (f *Facts) ToolTotals(calls, writes int) { f.add("tool totals %d calls, %d writes", calls, writes) }
+func (f *Facts) ToolTotals(calls, writes int) {
+	f.add("tool totals %d calls, %d writes", calls, writes)
+}
 
 // Result implements activity.Facts.
-func (f *Facts) Result(failed, succeeded bool) { f.add("result failed=%v succeeded=%v", failed, succeeded) }
+func (f *Facts) Result(failed, succeeded bool) {
+	f.add("result failed=%v succeeded=%v", failed, succeeded)
+}
 
 // ResultText implements activity.Facts.
 func (f *Facts) ResultText(text string, failed bool) { f.add("result text %q failed=%v", text, failed) }
