@@ -15,7 +15,9 @@ var _ activity.Facts = (*collector)(nil)
 
 // settle hands a finished run of streamed text to the readers of the
 // agent's words: any fact of an event ends the run but another piece.
-// Stderr's facts come after the output and leave it to finish.
+// Stderr's facts (read after the output) leave a run still open to finish,
+// so its errors are listed after stderr's, as they were when the run was
+// ended only by the next event.
 func (c *collector) settle() {
 	if c.pendingDelta && c.inEvent {
 		c.flushDelta()
@@ -67,7 +69,7 @@ func (c *collector) TextDelta(text string) {
 		c.lastAssistant.reset()
 	}
 	c.lastAssistant.write(text)
-	c.lastMsgID = ""
+	c.lastMsgID = "" // a text block after the pieces is a message of its own
 	c.pendingDelta = true
 }
 
