@@ -52,8 +52,9 @@ type members struct {
 	// mayFail: the message has an "is_error" member whose value is not
 	// false, so a tool result in it may have failed (user events).
 	mayFail bool
-	// cost is total_cost_usd or cost_usd, whichever came last; the
-	// summary shows only the first, when it is given (hasTotalCost).
+	// cost is total_cost_usd or the older cost_usd, whichever came last;
+	// the live view's summary shows total_cost_usd alone, when it is given
+	// (hasTotalCost).
 	cost, totalCost                 float64
 	hasTotalCost, hasAPIErrorStatus bool
 	apiErrorStatus                  int
