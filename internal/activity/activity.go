@@ -1,9 +1,12 @@
 // Package activity is ralph's own model of what an agent does during a
 // call: its prose, its tool calls with their file or command, their
 // results, its errors, and how the call ended. Each agent's wire package
-// (internal/agent/<name>/wire) decodes that agent's output into these
-// events once; the live view, `ralph logs` and the dashboard show them,
-// whatever agent wrote the output.
+// (internal/agent/<name>/wire) reads that agent's output in one place and
+// turns it into these events, which the live view, `ralph logs` and the
+// dashboard show, and into Facts, which the analyzer judges — whatever
+// agent wrote the output. What the formats share (the names of a tool
+// input's command and file, of token counts, the tools that write files)
+// is read here, once for all of them.
 package activity
 
 import (

@@ -1,10 +1,14 @@
 // Package analyze turns one agent output into an Analysis: what the agent
 // said about its own work, what went wrong, and what it cost.
 //
-// It reads Claude Code json / stream-json, the older flat JSON schema, Codex
-// `exec --json`, Gemini CLI json / stream-json and plain text, detected from
-// the content. Input is streamed line by line: tool outputs are skipped
-// without being held, so memory stays flat however long the transcript is.
+// It reads Claude Code json / stream-json, Codex `exec --json`, Gemini CLI
+// json / stream-json, the older flat JSON schema and plain text, told apart
+// by their content. Each agent's format is known to that agent's wire
+// package alone (internal/agent/<name>/wire): the analyzer hands it each
+// event by its type, and its Scanner hands back the facts the event holds
+// (activity.Facts), which this package judges whatever agent gave them.
+// Input is streamed line by line and the scanners skip tool outputs without
+// holding them, so memory stays flat however long the transcript is.
 //
 // Status blocks, completion wording, questions and usage-limit messages are
 // read only from the agent's own words (result text, assistant text), never

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"time"
-	"unsafe"
 
-	"ralph/internal/jsonscan"
+	claudewire "ralph/internal/agent/claude/wire"
+	codexwire "ralph/internal/agent/codex/wire"
+	geminiwire "ralph/internal/agent/gemini/wire"
 )
 
 // maxFinalText bounds the agent's final message kept for the wording
@@ -18,8 +19,11 @@ const maxFinalText = 256 << 10
 type collector struct {
 	opts Options
 	low  []byte // scratch for lowerBuf
-	// text is the scratch a message's text is decoded into (textView).
-	text   []byte
+	// The agents' formats, each read by its own wire package's scanner,
+	// which hands the facts back to the collector.
+	claude *claudewire.Scanner
+	codex  *codexwire.Scanner
+	gemini *geminiwire.Scanner
 	blocks blockParser
 	errs   errorList
 	notes  warnSet
@@ -29,26 +33,31 @@ type collector struct {
 	resultText    *tailBuf
 	lastAssistant *tailBuf
 	lastMsgID     string
-	pendingGemini bool
 	plainText     *tailBuf // all text of a plain-text output
+
+	// inEvent: an event is being read; deltaEvent: it gave a piece of
+	// streamed text; pendingDelta: the pieces so far are not yet read as a
+	// message; resultEvent: it was a Result (which may carry the flat
+	// schema's fields).
+	inEvent, deltaEvent, pendingDelta, resultEvent bool
 
 	testCmds, implCalls, implCues int
 	editedFiles                   map[string]bool
 	statEdits                     int // successful edits counted by Gemini's stats, files unnamed
 	testsStatus                   string
 
-	sawResult, resultOK bool // a Claude result event; resultOK: it said is_error false
+	sawResult, resultOK bool // a Result; resultOK: it said the call succeeded
 	isError             bool
 	sessionID           string
 	initSessionID       string
 	usage               Usage
-	resultUsage         bool // a result-level account (tokens or only a cost) was read
-	resultTokens        bool // …and it gave token counts
-	seenResults         map[string]bool
+	resultUsage         bool             // a result-level account (tokens or only a cost) was read
+	resultTokens        bool             // …and it gave token counts
 	msgUsage            map[string]Usage // per assistant message id, when no result
 	msgOrder            []string
 	denials             []Denial
-	asked               []string // questions of a refused AskUserQuestion (askuser.go)
+	asked               []string // questions asked with a refused question tool (askuser.go)
+	askTool             string
 	toolCalls           int
 
 	limit limitState
@@ -83,36 +92,16 @@ type flatFields struct {
 }
 
 func newCollector(opts Options) *collector {
-	return &collector{
+	c := &collector{
 		opts:          opts,
 		resultText:    newTailBuf(maxFinalText),
 		lastAssistant: newTailBuf(maxFinalText),
 		plainText:     newTailBuf(maxFinalText),
 		editedFiles:   map[string]bool{},
-		seenResults:   map[string]bool{},
 		msgUsage:      map[string]Usage{},
 	}
-}
-
-// decodeText decodes the string value s is at into c.text (textView); on an
-// error c.text is empty, as String would return it.
-func (c *collector) decodeText(s *jsonscan.Scanner) error {
-	if cap(c.text) > 1<<20 {
-		c.text = nil // one long message does not stay held
-	}
-	var err error
-	c.text, err = s.AppendString(c.text[:0])
-	return err
-}
-
-// textView is c.text as a string without a copy: valid only until the next
-// message is decoded, which is why everything kept from the agent's words
-// (errors, limit messages, status block fields) is cloned where it is kept.
-func (c *collector) textView() string {
-	if len(c.text) == 0 {
-		return ""
-	}
-	return unsafe.String(&c.text[0], len(c.text))
+	c.claude, c.codex, c.gemini = claudewire.NewScanner(c), codexwire.NewScanner(c), geminiwire.NewScanner(c)
+	return c
 }
 
 // ownLine handles one line of the agent's own words. Cheap keyword checks on
@@ -194,19 +183,6 @@ func (c *collector) ownMessage(text string) {
 	c.blocks.endMessage()
 }
 
-// assistantText records a text block of an assistant message. Blocks of the
-// same message (same id) join into one final message.
-func (c *collector) assistantText(id, text string) {
-	if id == "" || id != c.lastMsgID {
-		c.lastAssistant.reset()
-	} else {
-		c.lastAssistant.write("\n")
-	}
-	c.lastMsgID = id
-	c.lastAssistant.write(text)
-	c.ownMessage(text)
-}
-
 // limitText notes the first usage-limit announcement in a line.
 func (c *collector) limitText(l string) { c.limitTextMask(l, hotWords.mask(l)) }
 
@@ -232,76 +208,6 @@ func (c *collector) limitTextMask(l string, m uint32) {
 	}
 }
 
-// failedToolOutput reads error lines from the output of a tool call that
-// failed; only its head is looked at, the rest is never held.
-func (c *collector) failedToolOutput(out string) {
-	const maxScan = 16 << 10
-	if c.errs.full() {
-		return
-	}
-	if len(out) > maxScan {
-		out = out[:maxScan]
-	}
-	for _, l := range strings.Split(out, "\n") {
-		if e, ok := errorLine(l); ok {
-			c.errs.add(e)
-		}
-	}
-}
-
-// toolUse records one tool call: what it tells about tests and edits.
-func (c *collector) toolUse(name, command, path string) {
-	c.toolCalls++
-	if isEditTool(name) {
-		c.implCalls++
-		if path != "" && len(c.editedFiles) < 10000 {
-			c.editedFiles[path] = true
-		}
-		return
-	}
-	if command == "" {
-		return
-	}
-	if isTestCommand(command) {
-		c.testCmds++
-	} else if shellWrites.MatchString(command) {
-		c.implCalls++
-	}
-}
-
-// isEditTool tells the tools that write files, by any agent's name for them.
-func isEditTool(name string) bool {
-	var buf [32]byte
-	low := name
-	if len(name) <= len(buf) && isASCII(name) {
-		for i := 0; i < len(name); i++ { // lower-cased without allocating
-			ch := name[i]
-			if 'A' <= ch && ch <= 'Z' {
-				ch += 'a' - 'A'
-			}
-			buf[i] = ch
-		}
-		low = unsafe.String(&buf[0], len(name))
-	} else {
-		low = strings.ToLower(name)
-	}
-	switch low {
-	case "write", "edit", "multiedit", "notebookedit", "write_file", "replace", "edit_file",
-		"apply_patch", "str_replace_editor", "str_replace_based_edit_tool", "create_file", "file_change":
-		return true
-	}
-	return false
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 func (c *collector) addDenial(tool, command string) {
 	for _, d := range c.denials {
 		if d.Tool == tool && d.Command == command {
@@ -309,7 +215,7 @@ func (c *collector) addDenial(tool, command string) {
 		}
 	}
 	if len(c.denials) < 100 {
-		c.denials = append(c.denials, Denial{Tool: tool, Command: command})
+		c.denials = append(c.denials, Denial{Tool: strings.Clone(tool), Command: strings.Clone(command)})
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 
 // finish turns what was collected into the Analysis.
 func (c *collector) finish() *Analysis {
-	c.flushGemini()
+	c.flushDelta()
 	c.blocks.endMessage()
 	a := &Analysis{
 		Status: StatusUnknown, WorkType: "UNKNOWN", TestsStatus: TestsUnknown,
@@ -116,7 +116,7 @@ func (c *collector) finish() *Analysis {
 	if c.skippedLong > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d line(s) longer than %d MB were skipped", c.skippedLong, maxLine>>20))
 	}
-	if a.Format == FormatStreamJSON && !c.sawResult && c.typedEvents > 0 && c.isClaude() {
+	if a.Format == FormatStreamJSON && !c.sawResult && c.typedEvents > 0 && c.resultExpected() {
 		a.Warnings = append(a.Warnings, "transcript has no result event (cut off?); analysed from what it holds")
 	}
 	if c.limit.zoneNote != "" && a.UsageLimit.Detected {
@@ -146,8 +146,11 @@ func confidenceScore(a *Analysis, flat bool) int {
 	return min(score, 100)
 }
 
-func (c *collector) isClaude() bool {
-	return c.initSessionID != "" || c.lastMsgID != "" && c.lastMsgID != "gemini-delta"
+// resultExpected says whether the transcript is in a format that ends with
+// a Result: only such formats give session hints and message ids (see
+// activity.Facts).
+func (c *collector) resultExpected() bool {
+	return c.initSessionID != "" || c.lastMsgID != ""
 }
 
 // finalText is the agent's last word: the result text, else its last

@@ -1,53 +1,90 @@
 package analyze
 
 import (
-	"strings"
-
+	"ralph/internal/activity"
+	claudewire "ralph/internal/agent/claude/wire"
 	"ralph/internal/jsonscan"
 )
 
-// untyped handles an object without a "type": a Gemini json result, the
-// older flat schema, a legacy CLI object or a bare error object. It reports
-// whether the object looked like any of them.
-func (c *collector) untyped(o *obj) bool {
-	if o.known == 0 {
+// untyped handles an object without a "type": a whole output that is one
+// document. It may be an agent's json output (Gemini CLI's, an older
+// Claude Code's result), a bare API error object, or the older flat schema
+// of self-reported fields, which any of them may carry too. It reports
+// whether the object was well-formed.
+func (c *collector) untyped(b []byte) bool {
+	var f flatObject
+	if !f.parse(b) {
 		return false
 	}
-	if len(o.sessionID) > 0 {
-		c.sessionID = string(o.sessionID)
+	if len(f.sessionID) > 0 {
+		c.sessionID = string(f.sessionID)
 	}
-	if o.response != nil { // Gemini CLI --output-format json
-		c.lastAssistant.reset()
-		c.lastAssistant.write(*o.response)
-		c.ownMessage(*o.response)
-	}
-	if o.stats != nil {
-		c.readGeminiStats(o.stats)
-	}
-	if o.errorRaw != nil { // {"error": {"code": 429, "message": …, "status": "RESOURCE_EXHAUSTED"}}
-		msg := stringField(o.errorRaw, "message")
-		if st := stringField(o.errorRaw, "status"); st != "" && !strings.Contains(msg, st) {
-			msg = st + ": " + msg
-		}
-		c.isError = true
-		c.errorMessage(msg)
-		if code := numberField(o.errorRaw, "code"); code == 429 && !c.limit.hasText {
-			c.limit.hasText, c.limit.textKind, c.limit.textMsg = true, LimitUnknown, foldLines(msg, maxLimitText)
-			if t, ok, note := parseReset(string(o.errorRaw), c.opts.Now); ok {
-				c.limit.textReset, c.limit.zoneNote = t, note
-			}
-		}
-	}
-	if o.result != nil || o.hasIsError || o.usage != nil {
-		c.claudeResult(o)
-		return true
-	}
-	c.readFlat(o)
+	c.gemini.Document(b)
+	c.claude.Document(b)
+	c.readFlat(&f)
 	return true
 }
 
+// flatObject holds the older flat schema's members of one object. Raw
+// members alias the input.
+type flatObject struct {
+	sessionID                                     []byte
+	status, workType, summary                     string
+	testsStatus, recommendation                   string
+	filesModified, tasksCompleted, tasksRemaining *int
+	exitSignal, denials, metadata                 []byte // exitSignal: a bool or a string
+}
+
+func (f *flatObject) parse(b []byte) bool {
+	s := jsonscan.New(b)
+	err := s.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "session_id", "sessionId":
+			f.sessionID, err = s.StringBytes()
+		case "status":
+			if s.Peek() == jsonscan.String {
+				f.status, err = s.String()
+			}
+		case "work_type":
+			f.workType, err = s.String()
+		case "summary":
+			if s.Peek() == jsonscan.String {
+				f.summary, err = s.String()
+			}
+		case "tests_status":
+			f.testsStatus, err = s.String()
+		case "recommendation":
+			f.recommendation, err = s.String()
+		case "files_modified":
+			f.filesModified, err = intPtr(s)
+		case "tasks_completed", "tasks_completed_this_loop":
+			f.tasksCompleted, err = intPtr(s)
+		case "tasks_remaining":
+			f.tasksRemaining, err = intPtr(s)
+		case "exit_signal":
+			f.exitSignal, err = s.Raw()
+		case "permission_denials":
+			f.denials, err = s.Raw()
+		case "metadata":
+			f.metadata, err = s.Raw()
+		}
+		return err
+	})
+	return err == nil && s.AtEnd()
+}
+
+func intPtr(s *jsonscan.Scanner) (*int, error) {
+	if s.Peek() == jsonscan.Null {
+		return nil, s.Skip()
+	}
+	f, err := s.Number()
+	v := int(f)
+	return &v, err
+}
+
 // readFlat reads the older flat schema's self-reported fields.
-func (c *collector) readFlat(o *obj) {
+func (c *collector) readFlat(o *flatObject) {
 	f := &c.flat
 	if o.status != "" {
 		f.present, f.status = true, o.status
@@ -81,7 +118,8 @@ func (c *collector) readFlat(o *obj) {
 		f.present, f.tasksRemaining = true, o.tasksRemaining
 	}
 	if o.denials != nil && !c.sawResult {
-		c.readDenials(o.denials)
+		// The schema copied Claude Code's refused tools, in its older shape.
+		claudewire.Denials(o.denials, c)
 	}
 	if len(o.metadata) > 0 {
 		c.readMetadata(o.metadata)
@@ -112,27 +150,12 @@ func (c *collector) readMetadata(raw []byte) {
 		case "usage":
 			u, _ := s.Raw()
 			if !c.resultUsage {
-				var us Usage
-				readClaudeUsage(u, &us)
-				c.usage.add(us)
+				var us activity.Usage
+				activity.ScanUsage(u, &us)
+				c.usage.add(Usage(us))
 				c.resultUsage, c.resultTokens = true, true
 			}
 		}
 		return nil
 	})
-}
-
-func numberField(raw []byte, name string) float64 {
-	var out float64
-	s := jsonscan.New(raw)
-	if s.Peek() != jsonscan.Object {
-		return 0
-	}
-	_ = s.Object(func(k []byte) error {
-		if string(k) == name {
-			out, _ = s.Number()
-		}
-		return nil
-	})
-	return out
 }

@@ -142,11 +142,9 @@ func (c *collector) jsonLine(line []byte, trunc bool) {
 			return
 		}
 		if t[0] == '{' {
-			var o obj
-			if o.parse(t) && o.typ != "" {
+			if typ, ok := eventType(t); ok && len(typ) > 0 && c.event(typ, t) {
 				c.jsonValues++
 				c.typedEvents++
-				c.event(&o)
 				return
 			}
 		}
@@ -159,18 +157,15 @@ func (c *collector) value(b []byte) {
 	s := jsonscan.New(b)
 	switch s.Peek() {
 	case jsonscan.Object:
-		var o obj
-		if o.parse(b) {
-			c.event(&o)
-			c.streamOnly = c.streamOnly || streamOnly(o.typ)
+		if typ, ok := eventType(b); ok && c.event(typ, b) {
+			c.streamOnly = c.streamOnly || streamOnly(typ)
 		}
 	case jsonscan.Array:
 		_ = s.Array(func(int) error {
 			raw, err := s.Raw()
 			if err == nil && len(raw) > 0 && raw[0] == '{' {
-				var o obj
-				if o.parse(raw) {
-					c.event(&o)
+				if typ, ok := eventType(raw); ok {
+					c.event(typ, raw)
 				}
 			}
 			return err
@@ -178,11 +173,86 @@ func (c *collector) value(b []byte) {
 	}
 }
 
+// event hands one JSON object to the wire scanner of the agent whose format
+// has its type, which hands the facts back (facts.go); an object without a
+// type is a whole output (untyped). It reports whether the object was
+// well-formed: one that is not gives no facts.
+func (c *collector) event(typ, b []byte) bool {
+	c.inEvent, c.deltaEvent, c.resultEvent = true, false, false
+	var ok bool
+	switch {
+	case len(typ) == 0:
+		ok = c.untyped(b)
+	case string(typ) == "result" && geminiwire.IsResult(b):
+		// The one type two formats share whose events differ: Gemini
+		// CLI's result is told from Claude Code's by its members.
+		ok = c.gemini.Event(typ, b)
+	case claudewire.Reads(typ):
+		ok = c.claude.Event(typ, b)
+	case codexwire.Reads(typ):
+		// Codex and Gemini CLI write their "error" events alike: Codex's
+		// scanner reads both.
+		ok = c.codex.Event(typ, b)
+	case geminiwire.Reads(typ):
+		ok = c.gemini.Event(typ, b)
+	default: // a type no supported format has: nothing to read in it
+		ok = jsonscan.ValidObject(b)
+	}
+	if ok && c.resultEvent && len(typ) > 0 {
+		// A result may carry the flat schema's self-reported fields too.
+		var f flatObject
+		if f.parse(b) {
+			c.readFlat(&f)
+		}
+	}
+	if ok && c.pendingDelta && !c.deltaEvent {
+		c.flushDelta() // an event without facts ends a run of streamed text too
+	}
+	c.inEvent = false
+	return ok
+}
+
+// typePrefix is how every agent's events begin: a type, first.
+var typePrefix = []byte(`{"type":"`)
+
+// eventType reads the type of a JSON object: its first "type" member, a
+// string, or nil when it has none. ok is false when the type is no string;
+// an object whose type comes first is checked no further here (its
+// format's scanner reads it all), others are read through once.
+func eventType(b []byte) (typ []byte, ok bool) {
+	if bytes.HasPrefix(b, typePrefix) {
+		// A type is a short word: looked at a byte at a time, as a call
+		// of the vector search would cost more.
+		rest := b[len(typePrefix):]
+		for i, ch := range rest {
+			if ch == '"' {
+				return rest[:i], true
+			}
+			if ch == '\\' {
+				break // escaped: decoded below
+			}
+		}
+	}
+	found := false
+	s := jsonscan.New(b)
+	err := s.Object(func(k []byte) error {
+		if string(k) != "type" || found {
+			return nil
+		}
+		found = true
+		var err error
+		typ, err = s.StringBytes()
+		return err
+	})
+	return typ, err == nil && s.AtEnd()
+}
+
 // streamOnly says whether an event of this type occurs only inside a
 // transcript, never as a whole output: each agent's wire package knows its
 // own.
-func streamOnly(typ string) bool {
-	return claudewire.Is(typ) || codexwire.Is(typ) || geminiwire.Is(typ)
+func streamOnly(typ []byte) bool {
+	t := string(typ)
+	return claudewire.Is(t) || codexwire.Is(t) || geminiwire.Is(t)
 }
 
 // textLine handles a line of plain text: the agent's own words.
@@ -291,7 +361,7 @@ const maxStderrObjects = 8
 
 // trailingErrorObject finds a JSON object with an error that starts at the
 // beginning of a line and runs to the end of t.
-func trailingErrorObject(t []byte) (*obj, bool) {
+func trailingErrorObject(t []byte) ([]byte, bool) {
 	end := len(t)
 	for range maxStderrObjects {
 		i := bytes.LastIndex(t[:end], []byte("\n{"))
@@ -302,9 +372,8 @@ func trailingErrorObject(t []byte) (*obj, bool) {
 			}
 			start = 0
 		}
-		var o obj
-		if o.parse(t[start:]) && o.errorRaw != nil {
-			return &o, true
+		if o := t[start:]; isErrorObject(o) {
+			return o, true
 		}
 		if start == 0 {
 			return nil, false
@@ -312,4 +381,18 @@ func trailingErrorObject(t []byte) (*obj, bool) {
 		end = i
 	}
 	return nil, false
+}
+
+// isErrorObject reports whether b is one object with an "error" member
+// that is not a string (an error object, or null).
+func isErrorObject(b []byte) bool {
+	found := false
+	s := jsonscan.New(b)
+	err := s.Object(func(k []byte) error {
+		if string(k) == "error" && s.Peek() != jsonscan.String {
+			found = true
+		}
+		return s.Skip() // Peek moved past blanks: Object would no longer skip the value
+	})
+	return err == nil && s.AtEnd() && found
 }

@@ -276,33 +276,3 @@ func TestPrefilterPatternsUnchanged(t *testing.T) {
 		t.Errorf("limit patterns changed:\n%s\nupdate limitStarts and this test", b.String())
 	}
 }
-
-// mayHoldFailure is whether reading a user event found that a tool result
-// in its message may have failed (o.mayFail).
-func mayHoldFailure(msg []byte) bool {
-	var o obj
-	if !o.parse([]byte(`{"type":"user","message":` + string(msg) + `}`)) {
-		return false
-	}
-	return o.mayFail
-}
-
-// A user message is scanned again only when a tool result in it can have
-// failed.
-func TestMayHoldFailure(t *testing.T) {
-	for msg, want := range map[string]bool{
-		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error":true}]}`:                    true,
-		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error" : true}]}`:                  true,
-		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error":"true"}]}`:                  true,
-		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error":false}]}`:                   false,
-		`{"role":"user","content":[{"type":"tool_result","content":"x"}]}`:                                    false,
-		`{"role":"user","content":[{"type":"tool_result","content":"{\"is_error\":true}","is_error":false}]}`: false,
-		`{"role":"user","content":[{"type":"tool_result","content":"\"is_error\"","is_error":false}]}`:        false,
-		`{"role":"user","content":[{"type":"tool_result","content":"x","is_error":false},{"is_error":true}]}`: true,
-		`{"role":"user","content":[{"type":"tool_result","name":"is_error","content":"x","is_error":	true}]}`: true,
-	} {
-		if got := mayHoldFailure([]byte(msg)); got != want {
-			t.Errorf("mayHoldFailure(%s) = %v, want %v", msg, got, want)
-		}
-	}
-}

@@ -1,17 +1,18 @@
 // Package wire owns Claude Code's output format (`--output-format json` and
-// `stream-json`): it decodes each event once into activity events, which
-// the live view, `ralph logs` and the dashboard show. The analyzer reads
-// the same format for its facts (status, usage, limits) with its own
-// streaming scanner, for speed.
+// `stream-json`), in one place: one streaming scan reads an event's members
+// (members.parse), and two readers use it. Decoder turns the events into
+// activity events, which the live view, `ralph logs` and the dashboard
+// show; Scanner hands the facts in them to the analyzer (activity.Facts):
+// session, text, tool calls, failed tool results, the result's status,
+// usage, cost and refused tools, rate limits. The scan picks the members it
+// needs and skips the rest — tool results, file contents — with a byte
+// search, never decoding or holding them.
 package wire
 
 import (
-	"encoding/json"
-	"fmt"
-	"strings"
-	"time"
+	"unsafe"
 
-	"ralph/internal/activity"
+	"ralph/internal/jsonscan"
 )
 
 // Is reports whether an event of type typ belongs to stream-json and to
@@ -25,229 +26,192 @@ func Is(typ string) bool {
 	return false
 }
 
-// event is what ralph reads of a Claude Code event. Tool results (user
-// events) are decoded only when they are shown.
-type event struct {
-	Type    string `json:"type"`
-	Subtype string `json:"subtype"`
-	Cwd     string `json:"cwd"`
-	Message struct {
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-	RateLimit *struct {
-		Status   string `json:"status"`
-		ResetsAt int64  `json:"resetsAt"`
-		Type     string `json:"rateLimitType"`
-	} `json:"rate_limit_info"`
-
-	// The final result event (the whole output with --output-format json).
-	IsError           bool            `json:"is_error"`
-	Result            *string         `json:"result"`
-	Errors            json.RawMessage `json:"errors"`
-	PermissionDenials []struct {
-		ToolName  string          `json:"tool_name"`
-		ToolInput json.RawMessage `json:"tool_input"`
-	} `json:"permission_denials"`
-	APIErrorStatus *int     `json:"api_error_status"`
-	NumTurns       int      `json:"num_turns"`
-	DurationMS     int64    `json:"duration_ms"`
-	CostUSD        *float64 `json:"total_cost_usd"`
-	Usage          struct {
-		Input         int64 `json:"input_tokens"`
-		Output        int64 `json:"output_tokens"`
-		CacheRead     int64 `json:"cache_read_input_tokens"`
-		CacheCreation int64 `json:"cache_creation_input_tokens"`
-	} `json:"usage"`
+// Reads reports whether the Scanner reads events of type typ: those of
+// stream-json, and the result that ends it and is the whole json output.
+// (Gemini CLI's stream ends with a "result" too: the gemini wire package's
+// IsResult tells it apart.)
+func Reads(typ []byte) bool {
+	switch string(typ) {
+	case "system", "assistant", "user", "result", "rate_limit_event",
+		"stream_event", "tool_progress", "control_request", "control_response", "keep_alive":
+		return true
+	}
+	return false
 }
 
-// Decoder turns Claude Code's output, line by line, into activity events.
-type Decoder struct {
-	s *activity.Sink
+// members holds the members of one event that ralph reads. Raw members
+// alias the line and are valid only while it is read.
+type members struct {
+	typ, subtype        []byte
+	cwd                 string
+	sessionID, uuid     []byte
+	apiError, errorStr  string
+	result              string
+	hasResult           bool
+	isError, hasIsError bool
+	// mayFail: the message has an "is_error" member whose value is not
+	// false, so a tool result in it may have failed (user events).
+	mayFail bool
+	// cost is total_cost_usd or the older cost_usd, whichever came last;
+	// the live view's summary shows total_cost_usd alone, when it is given
+	// (hasTotalCost).
+	cost, totalCost                 float64
+	hasTotalCost, hasAPIErrorStatus bool
+	apiErrorStatus                  int
+	numTurns, durationMS            float64
+
+	message, usage, modelUsage, denials, errors, rateLimit []byte
 }
 
-// NewDecoder returns a decoder that sends its events to s. The init
-// event's cwd replaces s.Dir: it is the CLI's own view of the directory
-// (symlinks resolved).
-func NewDecoder(s *activity.Sink) *Decoder { return &Decoder{s: s} }
-
-// Line decodes one line of output. A line of text is shown as it is; a
-// line cut short is dropped.
-func (d *Decoder) Line(line []byte) {
-	b, ok := d.s.Object(line)
-	if !ok {
-		return
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(b, &head) != nil {
-		return
-	}
-	switch head.Type {
-	case "system", "assistant", "result", "rate_limit_event":
-	case "user":
-		if !d.s.Results() {
-			return // tool results are not shown: spare decoding them
+func (m *members) parse(b []byte) bool {
+	s := jsonscan.New(b)
+	err := s.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "type":
+			m.typ, err = s.StringBytes()
+		case "subtype":
+			m.subtype, err = s.StringBytes()
+		case "cwd":
+			m.cwd, err = s.LooseString()
+		case "session_id", "sessionId":
+			m.sessionID, err = s.StringBytes()
+		case "uuid":
+			m.uuid, err = s.StringBytes()
+		case "api_error":
+			if s.Peek() == jsonscan.String {
+				m.apiError, err = s.String()
+			}
+		case "error":
+			if s.Peek() == jsonscan.String {
+				m.errorStr, err = s.String()
+			} else {
+				err = s.Skip()
+			}
+		case "result":
+			if s.Peek() == jsonscan.String {
+				m.result, err = s.String()
+				m.hasResult = true
+			}
+		case "is_error":
+			m.hasIsError = true
+			m.isError, err = s.Bool()
+		case "total_cost_usd":
+			m.hasTotalCost = s.Peek() != jsonscan.Null
+			m.totalCost, err = s.Number()
+			m.cost = m.totalCost
+		case "cost_usd":
+			m.cost, err = s.Number()
+		case "api_error_status":
+			m.hasAPIErrorStatus = s.Peek() != jsonscan.Null
+			var f float64
+			f, err = s.Number()
+			m.apiErrorStatus = int(f)
+		case "num_turns":
+			m.numTurns, err = s.LooseNumber()
+		case "duration_ms":
+			m.durationMS, err = s.LooseNumber()
+		case "usage":
+			m.usage, err = s.Raw()
+		case "modelUsage":
+			m.modelUsage, err = s.Raw()
+		case "permission_denials":
+			m.denials, err = s.Raw()
+		case "errors":
+			m.errors, err = s.Raw()
+		case "message":
+			// The one pass over a user event's tool results notes whether
+			// one may have failed; most did not, and are not read again.
+			m.message, m.mayFail, err = s.RawFind("is_error", notFalse)
+		case "rate_limit_info":
+			m.rateLimit, err = s.Raw()
 		}
-	default:
-		return // stream events and the like
-	}
-	var ev event
-	if json.Unmarshal(b, &ev) != nil {
-		return
-	}
-	switch ev.Type {
-	case "system":
-		if ev.Subtype == "init" && ev.Cwd != "" {
-			d.s.Dir = ev.Cwd
-		}
-	case "assistant":
-		d.assistant(ev.Message.Content)
-	case "user":
-		d.toolResults(ev.Message.Content)
-	case "rate_limit_event":
-		d.rateLimit(ev)
-	case "result":
-		d.result(ev)
-	}
+		return err
+	})
+	return err == nil && s.AtEnd()
 }
 
-// Flush implements activity.Decoder; nothing is held back.
-func (d *Decoder) Flush() {}
+// notFalse accepts the first byte of any value but false.
+func notFalse(first byte) bool { return first != 'f' }
 
-func (d *Decoder) assistant(content json.RawMessage) {
-	var blocks []struct {
-		Type  string          `json:"type"`
-		Text  string          `json:"text"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
-	}
-	if json.Unmarshal(content, &blocks) != nil {
-		var s string
-		if json.Unmarshal(content, &s) == nil {
-			d.s.Text(s)
-		}
-		return
-	}
-	for _, bl := range blocks {
-		switch bl.Type {
-		case "text":
-			d.s.Text(bl.Text)
-		case "tool_use":
-			d.s.Tool(bl.Name, activity.ToolTarget(bl.Input, d.s.Dir))
-		}
-	}
-}
-
-// result shows what went wrong, if anything (refused tools, the error),
-// the final answer unless the last prose already said it (stream-json
-// repeats it), and how the call ended.
-func (d *Decoder) result(ev event) {
-	for _, den := range ev.PermissionDenials {
-		msg := "permission denied: " + den.ToolName
-		if t := activity.ToolTarget(den.ToolInput, d.s.Dir); t != "" {
-			msg += " " + t
-		}
-		d.s.Error(msg)
-	}
-	if ev.IsError {
-		d.s.Error(errorMessage(ev))
-	} else if ev.Result != nil && strings.TrimSpace(*ev.Result) != strings.TrimSpace(d.s.LastText()) {
-		d.s.Text(*ev.Result)
-	}
-	status := ev.Subtype
-	if ev.IsError && (status == "" || status == "success") {
-		status = "error" // API errors still say "success"
-	}
-	if ev.APIErrorStatus != nil {
-		status += fmt.Sprintf(" (%d)", *ev.APIErrorStatus)
-	}
-	var cost string
-	if ev.CostUSD != nil {
-		cost = fmt.Sprintf("$%.4f", *ev.CostUSD)
-	}
-	u := ev.Usage
-	d.s.Summary("result: "+status, activity.Count(ev.NumTurns, "turn"), activity.Millis(ev.DurationMS),
-		activity.Tokens(u.Input, u.Output, u.CacheRead, u.CacheCreation), cost)
-}
-
-// errorMessage is what a failed call says went wrong: its result, else the
-// first of its errors (max turns has no result).
-func errorMessage(ev event) string {
-	if ev.Result != nil && strings.TrimSpace(*ev.Result) != "" {
-		return *ev.Result
-	}
-	var errs []string
-	if json.Unmarshal(ev.Errors, &errs) == nil && len(errs) > 0 {
-		return errs[0]
-	}
-	return "the agent reported an error (" + ev.Subtype + ")"
-}
-
-func (d *Decoder) toolResults(content json.RawMessage) {
-	var blocks []struct {
-		Type    string          `json:"type"`
-		Content json.RawMessage `json:"content"`
-		IsError bool            `json:"is_error"`
-	}
-	if json.Unmarshal(content, &blocks) != nil {
-		return // a prompt, not tool results
-	}
-	for _, b := range blocks {
-		if b.Type != "tool_result" {
-			continue
-		}
-		failure := ""
-		if b.IsError {
-			failure = "error"
-		}
-		d.s.Result(resultText(b.Content), failure)
-	}
-}
-
-// resultText is a tool result's text: a string, or text blocks.
-func resultText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
+// view is b as a string without a copy, valid while b is: what the facts
+// are handed lives only as long as the call (see activity.Facts).
+func view(b []byte) string {
+	if len(b) == 0 {
 		return ""
 	}
-	var parts []string
-	for _, b := range blocks {
-		switch b.Type {
-		case "text":
-			parts = append(parts, b.Text)
-		case "image":
-			parts = append(parts, "[image]")
-		}
-	}
-	return strings.Join(parts, "\n")
+	return unsafe.String(&b[0], len(b))
 }
 
-// rateLimit shows a rate limit that bites or is about to; the routine
-// "allowed" events are noise.
-func (d *Decoder) rateLimit(ev event) {
-	rl := ev.RateLimit
-	if rl == nil || rl.Status == "" || rl.Status == "allowed" {
-		return
+// block is one content block of an assistant message: its type, text
+// (decoded into a buffer reused for the next block), and a tool call's
+// name and raw input.
+type block struct {
+	typ, text []byte
+	name      string
+	input     []byte
+}
+
+// walkMessage reads an assistant message: each content block in turn,
+// with the message id as far as read (an older message's plain string
+// content is one text block), and after them its id and usage. text is
+// the buffer the blocks' text is decoded into.
+func walkMessage(msg []byte, text *[]byte, each func(id []byte, b block)) (id, usage []byte) {
+	if len(msg) == 0 {
+		return nil, nil
 	}
-	msg := "rate limit"
-	if rl.Type != "" {
-		msg += " " + rl.Type
+	s := jsonscan.New(msg)
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "id":
+			id, _ = s.StringBytes()
+		case "usage":
+			usage, _ = s.Raw()
+		case "content":
+			if s.Peek() == jsonscan.String { // older shape: plain string content
+				_ = decodeText(s, text)
+				each(id, block{typ: textType, text: *text})
+				return nil
+			}
+			return s.Array(func(int) error {
+				if s.Peek() != jsonscan.Object {
+					return s.Skip()
+				}
+				var b block
+				*text = (*text)[:0]
+				err := s.Object(func(k []byte) error {
+					var err error
+					switch string(k) {
+					case "type":
+						b.typ, err = s.StringBytes()
+					case "text":
+						err = decodeText(s, text)
+					case "name":
+						b.name, err = s.String()
+					case "input":
+						b.input, err = s.Raw()
+					}
+					return err
+				})
+				b.text = *text
+				each(id, b)
+				return err
+			})
+		}
+		return nil
+	})
+	return id, usage
+}
+
+var textType = []byte("text")
+
+// decodeText decodes the string value s is at into *text; on an error
+// *text is empty, as String would return it.
+func decodeText(s *jsonscan.Scanner, text *[]byte) error {
+	if cap(*text) > 1<<20 {
+		*text = nil // one long message does not stay held
 	}
-	msg += ": " + rl.Status
-	if rl.ResetsAt > 0 {
-		msg += ", resets " + time.Unix(rl.ResetsAt, 0).UTC().Format("2006-01-02 15:04 UTC")
-	}
-	if rl.Status == "rejected" {
-		d.s.Error(msg)
-		return
-	}
-	d.s.Emit(activity.Event{Kind: activity.Output, Text: msg})
+	var err error
+	*text, err = s.AppendString((*text)[:0])
+	return err
 }

@@ -1,17 +1,18 @@
-// Package wire owns the output format of `codex exec --json`: it decodes
-// each event once into activity events, which the live view, `ralph logs`
-// and the dashboard show. The analyzer reads the same format for its facts
-// (status, usage, limits) with its own streaming scanner, for speed.
+// Package wire owns the output format of `codex exec --json`, in one
+// place: one streaming scan reads an event's members (members.parse, and
+// itemMembers.parse for its item), and two readers use it. Decoder turns
+// the events into activity events, which the live view, `ralph logs` and
+// the dashboard show; Scanner hands the facts in them to the analyzer
+// (activity.Facts): the thread, messages, commands and their failures,
+// file changes, usage, failed turns. The scan picks the members it needs
+// and skips the rest with a byte search.
 package wire
 
 import (
-	"encoding/json"
-	"fmt"
-	"path"
+	"bytes"
 	"strings"
 
-	"ralph/internal/activity"
-	"ralph/internal/shellwords"
+	"ralph/internal/jsonscan"
 )
 
 // Is reports whether an event of type typ belongs to `codex exec --json`:
@@ -21,145 +22,125 @@ func Is(typ string) bool {
 	return strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item.")
 }
 
-type event struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-	Error   struct {
-		Message string `json:"message"`
-	} `json:"error"`
-	Item  *item `json:"item"`
-	Usage *struct {
-		Input  int64 `json:"input_tokens"`
-		Cached int64 `json:"cached_input_tokens"`
-		Output int64 `json:"output_tokens"`
-	} `json:"usage"`
+// Reads reports whether the Scanner reads events of type typ: the
+// thread, turn and item events, and "error" (which Gemini CLI's stream
+// writes the same way).
+func Reads(typ []byte) bool {
+	return bytes.HasPrefix(typ, []byte("thread.")) || bytes.HasPrefix(typ, []byte("turn.")) ||
+		bytes.HasPrefix(typ, []byte("item.")) || string(typ) == "error"
 }
 
-type item struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Message  string `json:"message"`
-	Command  string `json:"command"`
-	Output   string `json:"aggregated_output"`
-	ExitCode *int   `json:"exit_code"`
-	Changes  []struct {
-		Path string `json:"path"`
-		Kind string `json:"kind"`
-	} `json:"changes"`
-	Server string `json:"server"`
-	Tool   string `json:"tool"`
-	Query  string `json:"query"`
+// members holds the members of one event that ralph reads. Raw members
+// alias the line and are valid only while it is read.
+type members struct {
+	typ, threadID                  []byte
+	errorStr                       string
+	item, usage, errorRaw, message []byte
 }
 
-// Decoder turns Codex's events, line by line, into activity events.
-type Decoder struct {
-	s     *activity.Sink
-	shown map[string]bool // items whose call is already shown
-}
-
-// NewDecoder returns a decoder that sends its events to s.
-func NewDecoder(s *activity.Sink) *Decoder { return &Decoder{s: s, shown: map[string]bool{}} }
-
-// Line decodes one line of output. A line of text is shown as it is; a
-// line cut short is dropped.
-func (d *Decoder) Line(line []byte) {
-	b, ok := d.s.Object(line)
-	if !ok {
-		return
-	}
-	var ev event
-	if json.Unmarshal(b, &ev) != nil {
-		return
-	}
-	switch ev.Type {
-	case "item.started":
-		if ev.Item != nil {
-			d.call(ev.Item)
-		}
-	case "item.completed":
-		if ev.Item != nil {
-			d.item(ev.Item)
-		}
-	case "error":
-		d.s.Error(ev.Message)
-	case "turn.failed":
-		d.s.Error(ev.Error.Message)
-		d.s.Summary("turn failed")
-	case "turn.completed":
-		if u := ev.Usage; u != nil {
-			d.s.Summary("turn completed", activity.Tokens(u.Input, u.Output, u.Cached, 0))
-		} else {
-			d.s.Summary("turn completed")
-		}
-	}
-}
-
-// Flush implements activity.Decoder; nothing is held back.
-func (d *Decoder) Flush() {}
-
-func (d *Decoder) item(it *item) {
-	defer delete(d.shown, it.ID)
-	switch it.Type {
-	case "agent_message":
-		d.s.Text(it.Text)
-	case "error":
-		d.s.Error(it.Message)
-	case "command_execution":
-		d.call(it)
-		failure := ""
-		if it.ExitCode != nil && *it.ExitCode != 0 {
-			failure = fmt.Sprintf("exit %d", *it.ExitCode)
-		}
-		d.s.Result(it.Output, failure)
-	case "file_change":
-		for _, c := range it.Changes {
-			verb := map[string]string{"add": "Write", "delete": "Delete"}[c.Kind]
-			if verb == "" {
-				verb = "Edit"
+func (m *members) parse(b []byte) bool {
+	s := jsonscan.New(b)
+	err := s.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "type":
+			m.typ, err = s.StringBytes()
+		case "thread_id":
+			m.threadID, err = s.StringBytes()
+		case "item":
+			m.item, err = s.Raw()
+		case "usage":
+			m.usage, err = s.Raw()
+		case "error":
+			if s.Peek() == jsonscan.String {
+				m.errorStr, err = s.String()
+			} else {
+				m.errorRaw, err = s.Raw()
 			}
-			d.s.Tool(verb, activity.ShortTarget(activity.RelPath(c.Path, d.s.Dir)))
+		case "message":
+			m.message, err = s.Raw()
 		}
-	case "mcp_tool_call", "web_search":
-		d.call(it)
-	}
+		return err
+	})
+	return err == nil && s.AtEnd()
 }
 
-// call shows a tool call once: when it starts, so a followed log shows
-// what runs now, or when it completes if its start was not seen.
-func (d *Decoder) call(it *item) {
-	var tool, target string
-	switch it.Type {
-	case "command_execution":
-		tool, target = "Shell", activity.ShortTarget(unwrapShell(it.Command))
-	case "mcp_tool_call":
-		tool = it.Server + "." + it.Tool
-	case "web_search":
-		tool, target = "WebSearch", activity.ShortTarget(it.Query)
-	default:
+// errorText is what an error event says: its message, else its error as a
+// string or an object with a message.
+func (m *members) errorText() string {
+	msg := m.errorStr
+	if m.message != nil {
+		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
+			msg, _ = s.String()
+		}
+	}
+	if msg == "" {
+		msg = jsonscan.StringMember(m.errorRaw, "message")
+	}
+	return msg
+}
+
+// itemMembers holds the members of an item that ralph reads: what kind of
+// item, its text, a command with its output and exit code, the changes of
+// a file change, a tool of an MCP server, a web search.
+type itemMembers struct {
+	id, typ, text, message, command string
+	// said is the last of text and message: an agent message says one, an
+	// error the other.
+	said string
+	// output aliases the event when it has no escapes: valid only while
+	// the event is read.
+	output              []byte
+	exitCode            float64
+	hasExit             bool
+	changes             []byte
+	server, tool, query string
+}
+
+func (it *itemMembers) parse(raw []byte) {
+	if len(raw) == 0 {
 		return
 	}
-	if it.ID != "" {
-		if d.shown[it.ID] {
-			return
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "id":
+			it.id, err = s.LooseString()
+		case "type":
+			it.typ, err = s.String()
+		case "text":
+			if s.Peek() == jsonscan.String {
+				it.text, err = s.String()
+				it.said = it.text
+			}
+		case "message":
+			if s.Peek() == jsonscan.String {
+				it.message, err = s.String()
+				it.said = it.message
+			}
+		case "command":
+			if s.Peek() == jsonscan.String {
+				it.command, err = s.String()
+			}
+		case "aggregated_output":
+			if s.Peek() == jsonscan.String {
+				it.output, err = s.StringBytes()
+			}
+		case "exit_code":
+			if s.Peek() == jsonscan.Number {
+				it.hasExit = true
+				it.exitCode, err = s.Number()
+			}
+		case "changes":
+			it.changes, err = s.Raw()
+		case "server":
+			it.server, err = s.LooseString()
+		case "tool":
+			it.tool, err = s.LooseString()
+		case "query":
+			it.query, err = s.LooseString()
 		}
-		d.shown[it.ID] = true
-	}
-	d.s.Tool(tool, target)
-}
-
-// unwrapShell shows the command Codex ran, not its wrapper: Codex reports
-// every command as `bash -lc '<command>'`, or double-quoted when the
-// command holds a single quote. Splitting like a shell undoes either
-// quoting.
-func unwrapShell(cmd string) string {
-	w, err := shellwords.Split(cmd)
-	if err != nil || len(w) != 3 || (w[1] != "-c" && w[1] != "-lc") {
-		return cmd
-	}
-	switch path.Base(w[0]) {
-	case "sh", "bash", "zsh":
-		return w[2]
-	}
-	return cmd
+		return err
+	})
 }

@@ -1,25 +1,18 @@
 // Package wire owns Gemini CLI's output formats (`--output-format
-// stream-json` and `json`): it decodes them once into activity events,
-// which the live view, `ralph logs` and the dashboard show. The analyzer
-// reads the same formats for its facts (status, usage, limits) with its own
-// streaming scanner, for speed.
+// stream-json` and `json`), in one place: one streaming scan reads an
+// event's or the document's members (members.parse), and two readers use
+// it. Decoder turns them into activity events, which the live view, `ralph
+// logs` and the dashboard show; Scanner hands the facts in them to the
+// analyzer (activity.Facts): session, messages and their deltas, tool calls
+// and failures, errors, stats, the API's error object. The scan picks the
+// members it needs and skips the rest with a byte search.
 package wire
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
+	"unsafe"
 
-	"ralph/internal/activity"
+	"ralph/internal/jsonscan"
 )
-
-type apiError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-}
 
 // Is reports whether an event of type typ belongs to stream-json and to
 // no other agent's output. ("result" ends it with its stats, as Claude
@@ -33,149 +26,112 @@ func Is(typ string) bool {
 	return false
 }
 
-type event struct {
-	Type       string          `json:"type"`
-	Role       string          `json:"role"`
-	Content    string          `json:"content"`
-	Delta      bool            `json:"delta"`
-	ToolName   string          `json:"tool_name"`
-	Parameters json.RawMessage `json:"parameters"`
-	Status     string          `json:"status"`
-	Output     string          `json:"output"`
-	Message    string          `json:"message"`
-	Error      *apiError       `json:"error"`
-	Stats      *struct {
-		Input      int64 `json:"input_tokens"`
-		Output     int64 `json:"output_tokens"`
-		Cached     int64 `json:"cached"`
-		DurationMS int64 `json:"duration_ms"`
-		ToolCalls  int   `json:"tool_calls"`
-	} `json:"stats"`
+// Reads reports whether the Scanner reads events of type typ, but for
+// "result", which Claude Code's output ends with too: IsResult tells them
+// apart.
+func Reads(typ []byte) bool {
+	switch string(typ) {
+	case "init", "message", "tool_use", "tool_result", "error":
+		return true
+	}
+	return false
 }
 
-// Decoder turns Gemini CLI's output into activity events: stream-json line
-// by line, or the json document whole.
-type Decoder struct {
-	s       *activity.Sink
-	pending strings.Builder // the model's streamed chunks, joined into one text
+// IsResult reports whether a "result" event is Gemini CLI's: it carries
+// stats, and neither a result text nor a usage (Claude Code's carries
+// those).
+func IsResult(line []byte) bool {
+	var m members
+	return m.parse(line) && m.stats != nil && !m.hasResult && m.usage == nil
 }
 
-// NewDecoder returns a decoder that sends its events to s.
-func NewDecoder(s *activity.Sink) *Decoder { return &Decoder{s: s} }
+// members holds the members of one event or document that ralph reads. Raw members alias the input and are valid only while it is read.
+type members struct {
+	typ                                        []byte
+	sessionID, role, status, toolName, content []byte
+	delta, hasResult, hasResponse              bool
+	errorStr, response                         string
 
-// Line decodes one line of stream-json. A line of text is shown as it is;
-// a line cut short is dropped.
-func (d *Decoder) Line(line []byte) {
-	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '{' {
-		d.Flush()
-	}
-	b, ok := d.s.Object(line)
-	if !ok {
-		return
-	}
-	var ev event
-	if json.Unmarshal(b, &ev) != nil {
-		return
-	}
-	if ev.Type == "message" {
-		// The prompt comes back as a user message; the answer comes in
-		// deltas, shown as one text. A whole message stands alone.
-		switch {
-		case ev.Role != "assistant" && ev.Role != "model":
-		case ev.Delta:
-			d.pending.WriteString(ev.Content)
-		default:
-			d.Flush()
-			d.s.Text(ev.Content)
-		}
-		return
-	}
-	d.Flush()
-	switch ev.Type {
-	case "tool_use":
-		d.s.Tool(ev.ToolName, activity.ToolTarget(ev.Parameters, d.s.Dir))
-	case "tool_result":
-		out, failure := ev.Output, ""
-		if ev.Status == "error" {
-			failure = "error"
-			if out == "" && ev.Error != nil {
-				out = ev.Error.Message
+	errorRaw, message, params, output, stats, usage []byte
+}
+
+func (m *members) parse(b []byte) bool {
+	s := jsonscan.New(b)
+	err := s.Object(func(key []byte) error {
+		var err error
+		switch string(key) {
+		case "type":
+			m.typ, err = s.StringBytes()
+		case "session_id", "sessionId":
+			m.sessionID, err = s.StringBytes()
+		case "role":
+			m.role, err = s.StringBytes()
+		case "status":
+			if s.Peek() == jsonscan.String {
+				m.status, err = s.StringBytes()
 			}
+		case "tool_name":
+			m.toolName, err = s.StringBytes()
+		case "content":
+			if s.Peek() == jsonscan.String {
+				m.content, err = s.StringBytes()
+			} else {
+				err = s.Skip()
+			}
+		case "delta":
+			m.delta, err = s.Bool()
+		case "error":
+			if s.Peek() == jsonscan.String {
+				m.errorStr, err = s.String()
+			} else {
+				m.errorRaw, err = s.Raw()
+			}
+		case "message":
+			m.message, err = s.Raw()
+		case "parameters":
+			m.params, err = s.Raw()
+		case "output":
+			m.output, err = s.Raw()
+		case "stats":
+			m.stats, err = s.Raw()
+		case "response":
+			if s.Peek() == jsonscan.String {
+				m.response, err = s.String()
+				m.hasResponse = true
+			}
+		case "result":
+			if s.Peek() == jsonscan.String {
+				m.hasResult = true
+				_, err = s.StringBytes()
+			}
+		case "usage":
+			m.usage, err = s.Raw()
 		}
-		d.s.Result(out, failure)
-	case "error":
-		d.s.Error(ev.Message)
-	case "result":
-		if ev.Error != nil {
-			d.s.Error(ev.Error.Message)
-		}
-		status := "result: " + ev.Status
-		if s := ev.Stats; s != nil {
-			d.s.Summary(status, activity.Count(s.ToolCalls, "tool call"), activity.Millis(s.DurationMS),
-				activity.Tokens(s.Input, s.Output, s.Cached, 0))
-		} else {
-			d.s.Summary(status)
-		}
-	}
+		return err
+	})
+	return err == nil && s.AtEnd()
 }
 
-// Flush shows the text gathered so far.
-func (d *Decoder) Flush() {
-	if d.pending.Len() > 0 {
-		d.s.Text(d.pending.String())
-		d.pending.Reset()
+// view is b as a string without a copy, valid while b is: what the facts
+// are handed lives only as long as the call (see activity.Facts).
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
+	return unsafe.String(&b[0], len(b))
 }
 
-// Document decodes the json output, one document: the answer, an error,
-// and the totals of its stats (it names no individual tool calls).
-func (d *Decoder) Document(b []byte) {
-	var doc struct {
-		Response *string   `json:"response"`
-		Error    *apiError `json:"error"`
-		Stats    struct {
-			Models map[string]struct {
-				Tokens struct {
-					Input      int64 `json:"input"`
-					Prompt     int64 `json:"prompt"`
-					Candidates int64 `json:"candidates"`
-					Cached     int64 `json:"cached"`
-				} `json:"tokens"`
-			} `json:"models"`
-			Tools struct {
-				TotalCalls int `json:"totalCalls"`
-				ByName     map[string]struct {
-					Count int `json:"count"`
-				} `json:"byName"`
-			} `json:"tools"`
-		} `json:"stats"`
-	}
-	if json.Unmarshal(b, &doc) != nil {
-		return
-	}
-	if doc.Response != nil {
-		d.s.Text(*doc.Response)
-	}
-	if doc.Error != nil {
-		d.s.Error(doc.Error.Message)
-	}
-	var in, out, cached int64
-	for _, m := range doc.Stats.Models {
-		in += max(m.Tokens.Input, m.Tokens.Prompt)
-		out += m.Tokens.Candidates
-		cached += m.Tokens.Cached
-	}
-	tools := activity.Count(doc.Stats.Tools.TotalCalls, "tool call")
-	if names := slices.Sorted(maps.Keys(doc.Stats.Tools.ByName)); tools != "" && len(names) > 0 {
-		var each []string
-		for _, n := range names {
-			each = append(each, fmt.Sprintf("%s %d", n, doc.Stats.Tools.ByName[n].Count))
+// errorText is what an error event says: its message, else its error as a
+// string or an object with a message.
+func (m *members) errorText() string {
+	msg := m.errorStr
+	if m.message != nil {
+		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
+			msg, _ = s.String()
 		}
-		tools += " (" + strings.Join(each, ", ") + ")"
 	}
-	status := "result"
-	if doc.Error != nil {
-		status = "result: error"
+	if msg == "" {
+		msg = jsonscan.StringMember(m.errorRaw, "message")
 	}
-	d.s.Summary(status, tools, activity.Tokens(in, out, cached, 0))
+	return msg
 }

@@ -1,0 +1,240 @@
+package wire
+
+import (
+	"strings"
+	"time"
+
+	"ralph/internal/activity"
+	"ralph/internal/jsonscan"
+)
+
+// contentText reads a tool result's content: a string or text blocks.
+func contentText(raw []byte) string {
+	s := jsonscan.New(raw)
+	switch s.Peek() {
+	case jsonscan.String:
+		t, _ := s.String()
+		return t
+	case jsonscan.Array:
+		var b strings.Builder
+		jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
+			_ = s.Object(func(k []byte) error {
+				if string(k) == "text" && s.Peek() == jsonscan.String {
+					t, _ := s.String()
+					b.WriteString(t)
+					b.WriteByte('\n')
+				}
+				return nil
+			})
+		})
+		return b.String()
+	}
+	return ""
+}
+
+// result reads the event that ends the output: how the call ended, what
+// it cost, the tools refused, the errors and the final answer.
+func (sc *Scanner) result(m *members) {
+	f := sc.f
+	f.Result(m.isError, m.hasIsError && !m.isError)
+	if len(m.sessionID) > 0 {
+		f.Session(m.sessionID)
+	}
+	if m.apiError == "usage_limit_reached" {
+		f.LimitReached()
+	}
+	if m.apiErrorStatus == 429 {
+		f.Limit429()
+	}
+	// A resumed transcript may repeat a result: it is counted once.
+	key := string(m.uuid)
+	dup := key != "" && sc.seen[key]
+	if key != "" {
+		sc.seen[key] = true
+	}
+	if !dup {
+		var u activity.Usage
+		tokens := false
+		switch {
+		case m.usage != nil:
+			activity.ScanUsage(m.usage, &u)
+			tokens = true
+		case m.modelUsage != nil: // per model only: summed over the models
+			modelUsage(m.modelUsage, &u)
+			tokens = true
+		}
+		if m.cost != 0 || u.CostUSD == 0 {
+			u.CostUSD = m.cost
+		}
+		f.Usage(u, tokens)
+	}
+	Denials(m.denials, f)
+	jsonscan.EachString(m.errors, f.ErrorNote)
+	if m.hasResult {
+		f.ResultText(m.result, m.isError)
+	}
+}
+
+// askUserTool is Claude Code's question tool. An unattended agent (`-p`)
+// is refused it: the refusal lands in the result's permission_denials with
+// the questions in its tool_input. Those are questions to the person, not
+// a tool to allow.
+const askUserTool = "AskUserQuestion"
+
+// Denials reads a result's permission_denials: {tool_name, tool_input} —
+// or, in the older shape, {tool, command} — for each call refused, and the
+// questions of a refused AskUserQuestion.
+func Denials(raw []byte, f activity.Facts) {
+	jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
+		var tool, command string
+		var input []byte
+		_ = s.Object(func(k []byte) error {
+			switch string(k) {
+			case "tool_name", "tool":
+				tool, _ = s.String()
+			case "command":
+				command, _ = s.String()
+			case "tool_input":
+				input, _ = s.Raw()
+			}
+			return nil
+		})
+		if tool == askUserTool {
+			questions(input, f)
+			return
+		}
+		if cmd, _ := activity.CommandAndPath(input); cmd != "" {
+			command = cmd
+		}
+		if tool != "" {
+			f.Denied(tool, command)
+		}
+	})
+}
+
+// questions reads the input of a refused AskUserQuestion call:
+// {"questions":[{"question":"…","header":"…","options":[{"label":"…"}]}]}.
+func questions(input []byte, f activity.Facts) {
+	if len(input) == 0 {
+		return
+	}
+	s := jsonscan.New(input)
+	if s.Peek() != jsonscan.Object {
+		return
+	}
+	_ = s.Object(func(k []byte) error {
+		if string(k) != "questions" || s.Peek() != jsonscan.Array {
+			return nil
+		}
+		return s.Array(func(int) error {
+			if s.Peek() != jsonscan.Object {
+				return s.Skip()
+			}
+			var text string
+			var labels []string
+			err := s.Object(func(k []byte) error {
+				switch {
+				case string(k) == "question" && s.Peek() == jsonscan.String:
+					text, _ = s.String()
+				case string(k) == "options":
+					labels = optionLabels(s)
+				}
+				return nil
+			})
+			f.Question(askUserTool, text, labels)
+			return err
+		})
+	})
+}
+
+// optionLabels consumes an options array and returns its labels.
+func optionLabels(s *jsonscan.Scanner) []string {
+	var out []string
+	if s.Peek() != jsonscan.Array {
+		return nil
+	}
+	_ = s.Array(func(int) error {
+		if s.Peek() != jsonscan.Object {
+			return s.Skip()
+		}
+		return s.Object(func(k []byte) error {
+			if string(k) == "label" && s.Peek() == jsonscan.String {
+				l, err := s.String()
+				if l = strings.TrimSpace(l); l != "" {
+					out = append(out, l)
+				}
+				return err
+			}
+			return nil
+		})
+	})
+	return out
+}
+
+// modelUsage adds up a result's modelUsage: {model: {inputTokens,
+// outputTokens, cacheReadInputTokens, cacheCreationInputTokens, costUSD}}.
+func modelUsage(raw []byte, u *activity.Usage) {
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return
+	}
+	_ = s.Object(func([]byte) error {
+		if s.Peek() != jsonscan.Object {
+			return s.Skip()
+		}
+		return s.Object(func(k []byte) error {
+			var f float64
+			switch string(k) {
+			case "inputTokens":
+				f, _ = s.Number()
+				u.InputTokens += int64(f)
+			case "outputTokens":
+				f, _ = s.Number()
+				u.OutputTokens += int64(f)
+			case "cacheReadInputTokens":
+				f, _ = s.Number()
+				u.CacheReadInputTokens += int64(f)
+			case "cacheCreationInputTokens":
+				f, _ = s.Number()
+				u.CacheCreationInputTokens += int64(f)
+			case "costUSD":
+				f, _ = s.Number()
+				u.CostUSD += f
+			}
+			return nil
+		})
+	})
+}
+
+// rateLimit reads a rate_limit_event: only a rejection is a fact, with
+// when the limit resets and its kind.
+func (sc *Scanner) rateLimit(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	var status, kind string
+	var resets float64
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "status":
+			status, _ = s.String()
+		case "resetsAt":
+			resets, _ = s.Number()
+		case "rateLimitType":
+			kind, _ = s.String()
+		}
+		return nil
+	})
+	if status != "rejected" {
+		return
+	}
+	var at time.Time
+	if resets > 0 {
+		if resets > 1e12 { // milliseconds
+			resets /= 1000
+		}
+		at = time.Unix(int64(resets), 0).UTC()
+	}
+	sc.f.LimitRejected(at, kind)
+}

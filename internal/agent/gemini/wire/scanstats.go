@@ -1,0 +1,121 @@
+package wire
+
+import (
+	"ralph/internal/activity"
+	"ralph/internal/jsonscan"
+)
+
+// stats reads the token counts of the stream's result (flat) or of the
+// json output (per model), and the json output's tool totals.
+func (sc *Scanner) stats(raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
+	var u activity.Usage
+	var models, tools []byte
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		var f float64
+		switch string(k) {
+		case "input_tokens":
+			f, _ = s.Number()
+			u.InputTokens = int64(f)
+		case "output_tokens":
+			f, _ = s.Number()
+			u.OutputTokens = int64(f)
+		case "cached":
+			f, _ = s.Number()
+			u.CacheReadInputTokens = int64(f)
+		case "models":
+			models, _ = s.Raw()
+		case "tools":
+			tools, _ = s.Raw()
+		}
+		return nil
+	})
+	sc.f.ToolTotals(toolTotals(tools))
+	if u.InputTokens == 0 && u.OutputTokens == 0 && len(models) > 0 {
+		modelTokens(models, &u)
+	}
+	sc.f.Usage(u, true)
+}
+
+// modelTokens adds up each model's counts: flat (stream-json) or under
+// "tokens" (json).
+func modelTokens(raw []byte, u *activity.Usage) {
+	ms := jsonscan.New(raw)
+	_ = ms.Object(func([]byte) error {
+		return ms.Object(func(k []byte) error {
+			switch string(k) {
+			case "input_tokens":
+				f, _ := ms.Number()
+				u.InputTokens += int64(f)
+				return nil
+			case "output_tokens":
+				f, _ := ms.Number()
+				u.OutputTokens += int64(f)
+				return nil
+			case "cached":
+				f, _ := ms.Number()
+				u.CacheReadInputTokens += int64(f)
+				return nil
+			}
+			if string(k) != "tokens" {
+				return nil
+			}
+			var prompt, input, cand, cached float64
+			_ = ms.Object(func(k []byte) error {
+				switch string(k) {
+				case "prompt":
+					prompt, _ = ms.Number()
+				case "input":
+					input, _ = ms.Number()
+				case "candidates":
+					cand, _ = ms.Number()
+				case "cached":
+					cached, _ = ms.Number()
+				}
+				return nil
+			})
+			if prompt == 0 {
+				prompt = input
+			}
+			u.InputTokens += int64(prompt)
+			u.OutputTokens += int64(cand)
+			u.CacheReadInputTokens += int64(cached)
+			return nil
+		})
+	})
+}
+
+// toolTotals reads the json output's tool totals, which name no single
+// call: how many calls there were, and how many calls of a tool that
+// writes files succeeded.
+func toolTotals(raw []byte) (calls, writes int) {
+	if len(raw) == 0 {
+		return 0, 0
+	}
+	s := jsonscan.New(raw)
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "totalCalls":
+			f, err := s.Number()
+			calls += activity.BoundedCount(f)
+			return err
+		case "byName":
+			return s.Object(func(name []byte) error {
+				edit := activity.WritesFiles(string(name))
+				return s.Object(func(k []byte) error {
+					if string(k) != "success" || !edit {
+						return nil
+					}
+					f, err := s.Number()
+					writes += activity.BoundedCount(f)
+					return err
+				})
+			})
+		}
+		return nil
+	})
+	return calls, writes
+}
