@@ -47,7 +47,11 @@ func newRequests(log io.Writer, home string, opts *serve.Options) (*requests.Ser
 	maps.Copy(routes, rq.Routes())
 	opts.Routes = routes
 	opts.Prompt = rq.Prompt
-	opts.Build = requestBuild(log, filepath.Join(root, "work"), cfg.Sandbox, opts.Build)
+	work := filepath.Join(root, "work")
+	opts.Build = requestBuild(log, work, cfg.Sandbox, opts.Build)
+	// On the Temporal backend the workers build the loops: they confine
+	// what the daemon says is a request, as their own machine allows.
+	opts.Confined = func(dir string) bool { return cfg.Sandbox && isRequest(work, dir) }
 	var parts []string
 	if cfg.On() {
 		how := "polling every " + cfg.Poll.String()
@@ -77,33 +81,52 @@ func newRequests(log io.Writer, home string, opts *serve.Options) (*requests.Ser
 	return rq, nil
 }
 
-// requestBuild sandboxes requests' agents: people outside the machine
-// wrote their prompts. Sessions under work get SANDBOX_PROVIDER=bwrap
-// unless the environment chose a provider or the sandbox is turned off;
-// where bubblewrap cannot run, the log says so and they run unconfined.
-func requestBuild(log io.Writer, work string, on bool, build func(string, io.Writer) (loop.Spec, []agent.Adapter, error)) func(string, io.Writer) (loop.Spec, []agent.Adapter, error) {
+// requestSandbox reports whether requests' agents run in bubblewrap in
+// this process: people outside the machine wrote their prompts. It is on
+// unless turned off (RALPH_REQUEST_SANDBOX=off) or the environment chose a
+// provider itself; where bubblewrap cannot run, the log says so and they
+// run unconfined. who names the process in the log.
+func requestSandbox(log io.Writer, who string, on bool) bool {
 	chosen := os.Getenv("RALPH_SANDBOX_PROVIDER") != "" || os.Getenv("SANDBOX_PROVIDER") != ""
-	usable := false
-	if on && !chosen {
+	switch {
+	case !on:
+		fmt.Fprintf(log, "%s: warning: RALPH_REQUEST_SANDBOX=off: requests' agents run unconfined\n", who)
+	case chosen:
+	default:
 		if _, err := sandbox.Open(context.Background(), sandbox.Spec{Provider: sandbox.Bwrap}); err != nil {
-			fmt.Fprintf(log, "ralph serve: warning: no sandbox available for requests (%v); their agents run unconfined\n", err)
-		} else {
-			usable = true
-			fmt.Fprintln(log, "ralph serve: requests' agents run sandboxed (bubblewrap); RALPH_REQUEST_SANDBOX=off turns it off")
+			fmt.Fprintf(log, "%s: warning: no sandbox available for requests (%v); their agents run unconfined\n", who, err)
+			return false
 		}
-	} else if !on {
-		fmt.Fprintln(log, "ralph serve: warning: RALPH_REQUEST_SANDBOX=off: requests' agents run unconfined")
+		fmt.Fprintf(log, "%s: requests' agents run sandboxed (bubblewrap); RALPH_REQUEST_SANDBOX=off turns it off\n", who)
+		return true
 	}
+	return false
+}
+
+// buildConfined is buildLoop with the requests' sandbox.
+func buildConfined(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
+	over := config.Layer{"SANDBOX_PROVIDER": config.Entry{Key: "SANDBOX_PROVIDER", Value: sandbox.Bwrap,
+		Source: config.Source{Kind: config.SourceFlag, Name: "requests sandbox"}}}
+	return buildLoopWith(dir, warn, over)
+}
+
+// isRequest reports whether dir is a request's worktree (under work).
+func isRequest(work, dir string) bool {
+	rel, err := filepath.Rel(work, dir)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+// requestBuild sandboxes the agents of requests' sessions (their
+// worktrees are under work) where requestSandbox says so.
+func requestBuild(log io.Writer, work string, on bool, build func(string, io.Writer) (loop.Spec, []agent.Adapter, error)) func(string, io.Writer) (loop.Spec, []agent.Adapter, error) {
+	usable := requestSandbox(log, "ralph serve", on)
 	if build == nil {
 		build = buildLoop
 	}
 	return func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
-		rel, err := filepath.Rel(work, dir)
-		if err != nil || strings.HasPrefix(rel, "..") || !usable {
+		if !usable || !isRequest(work, dir) {
 			return build(dir, warn)
 		}
-		over := config.Layer{"SANDBOX_PROVIDER": config.Entry{Key: "SANDBOX_PROVIDER", Value: sandbox.Bwrap,
-			Source: config.Source{Kind: config.SourceFlag, Name: "requests sandbox"}}}
-		return buildLoopWith(dir, warn, over)
+		return buildConfined(dir, warn)
 	}
 }

@@ -33,7 +33,12 @@ type temporalRig struct {
 
 func newTemporalRig(t *testing.T) *temporalRig {
 	t.Helper()
-	r := servetest.New(t, servetest.Options{})
+	return onTemporal(t, servetest.New(t, servetest.Options{}))
+}
+
+// onTemporal puts a daemon rig not yet started on a dev server of its own.
+func onTemporal(t *testing.T, r *servetest.Daemon) *temporalRig {
+	t.Helper()
 	srv := devserver.Start(t, filepath.Join(r.Work, "temporal.db"))
 	// A short heartbeat timeout: a killed worker's iteration moves on in
 	// seconds, not the default half minute.

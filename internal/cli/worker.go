@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"ralph/internal/agent"
+	"ralph/internal/requests"
 	"ralph/internal/serve"
 	"ralph/internal/temporal"
 )
@@ -94,11 +95,21 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		}
 	}
 	log := &syncLog{w: o.IO.Err}
+	// Requests' agents run in the sandbox on the worker, as they would in
+	// the daemon: the daemon says which sessions are requests.
+	on, err := requests.SandboxFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	confine := buildLoop
+	if requestSandbox(log, "ralph worker", on) {
+		confine = buildConfined
+	}
 	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Conn.Address, o.Queue, home, o.MaxCalls)
 	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
 		Identity: id, MaxCalls: o.MaxCalls, Log: log,
 		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
-			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched}})
+			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched, BuildConfined: confine}})
 	if err == nil {
 		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
 	}

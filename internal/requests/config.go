@@ -118,12 +118,8 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 		}
 		cfg.Remind = d
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv("RALPH_REQUEST_SANDBOX"))) {
-	case "", "on", "true", "1", "bwrap":
-	case "off", "false", "0", "none":
-		cfg.Sandbox = false
-	default:
-		return cfg, false, errors.New("RALPH_REQUEST_SANDBOX: want on or off")
+	if cfg.Sandbox, err = SandboxFromEnv(getenv); err != nil {
+		return cfg, false, err
 	}
 	all := append(append([]string{}, cfg.Repos...), cfg.Slack.Repo)
 	for _, r := range cfg.Slack.ChannelRepos {
@@ -153,4 +149,17 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 		}
 	}
 	return cfg, cfg.On() || cfg.SlackOn(), nil
+}
+
+// SandboxFromEnv reads RALPH_REQUEST_SANDBOX: whether requests' agents run
+// in the sandbox (on unless turned off). The daemon and, on the Temporal
+// backend, every worker read it.
+func SandboxFromEnv(getenv func(string) string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(getenv("RALPH_REQUEST_SANDBOX"))) {
+	case "", "on", "true", "1", "bwrap":
+		return true, nil
+	case "off", "false", "0", "none":
+		return false, nil
+	}
+	return false, errors.New("RALPH_REQUEST_SANDBOX: want on or off")
 }

@@ -39,6 +39,10 @@ type Options struct {
 	// would (its .ralphrc and RALPH_<KEY> environment), writing warnings
 	// to warn.
 	Build func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
+	// Confined reports whether a session's agents must run in the sandbox
+	// (a request's worktree, people outside the machine wrote its prompt);
+	// a Runner passes it on to where the agents run. nil: none must.
+	Confined func(dir string) bool
 	// Log receives the daemon's log lines.
 	Log io.Writer
 	// Describe renders an engine event as a log line ("" skips it).

@@ -84,6 +84,8 @@ type RunIn struct {
 	// SharedLimits are the usage limits any loop of the daemon saw, by
 	// agent (one account): the runner hands them to its loop.
 	SharedLimits func() map[string]loop.AgentLimit
+	// Confined says the agents must run in the sandbox (Options.Confined).
+	Confined bool
 	// Shutdown ends when the daemon stops: a loop whose ctx ends while
 	// Shutdown has not was cancelled and must end; otherwise it goes on
 	// without the daemon, which picks it up again at its next start.
@@ -95,7 +97,8 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	spec.Policy.Agents = spec.AgentNames()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
-		Emit: func(ev loop.Event) { d.observe(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done()})
+		Emit: func(ev loop.Event) { d.observe(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
+		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {
 		questions = end.Last.Questions

@@ -44,6 +44,9 @@ type Activities struct {
 	// TakeoverDir, when set, is where this worker keeps the trees it takes
 	// over from hosts that stopped answering (one per session).
 	TakeoverDir string
+	// BuildConfined is Build for a request's session: its agents run in
+	// the sandbox where this machine has one (nil: Build).
+	BuildConfined func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
 	// BuildVouched is Build for a tree taken over: its .ralphrc runs if
 	// its SHA-256 is rc, the one the session's host trusted.
 	BuildVouched func(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
@@ -73,6 +76,9 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		build = func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
 			return a.BuildVouched(dir, in.Vouched, warn)
 		}
+	}
+	if in.Confined && a.BuildConfined != nil {
+		build = a.BuildConfined
 	}
 	spec, ads, err := build(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
 	if err != nil {

@@ -35,6 +35,8 @@ type Input struct {
 	// ContinueAfter is how many calls one run makes before it continues
 	// as new (0: ContinueAfter).
 	ContinueAfter int `json:"continue_after,omitempty"`
+	// Confined says the session's agents run in the sandbox: a request's.
+	Confined bool `json:"confined,omitempty"`
 	// Handover, for a pinned session, publishes its working tree after
 	// every call, so that another worker can take the task over when the
 	// host stops answering (nil: the task waits for its host).
@@ -135,6 +137,8 @@ type IterateInput struct {
 	State    loop.State `json:"state"`
 	// AgentSession is the agent session to resume ("" for a fresh one).
 	AgentSession string `json:"agent_session,omitempty"`
+	// Confined says the agent runs in the sandbox (a request's session).
+	Confined bool `json:"confined,omitempty"`
 	// Push, when set, is the remote the tree is published to after the
 	// call, at Ref.
 	Push string `json:"push,omitempty"`

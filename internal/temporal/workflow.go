@@ -316,7 +316,7 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			NonRetryableErrorTypes: []string{ErrConfig}},
 	}
 	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Agent: agent, State: w.st, AgentSession: w.session}
+		Agent: agent, State: w.st, AgentSession: w.session, Confined: in.Confined}
 	if h := in.Handover; h != nil {
 		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
 		if w.snap != nil {
