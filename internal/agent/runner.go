@@ -415,7 +415,8 @@ func environ(extra []string) (env []string, tmp string, err error) {
 			return env, "", nil
 		}
 	}
-	tmp, err = os.MkdirTemp("", "ralph-agent-")
+	sweepLeftTmp()
+	tmp, err = os.MkdirTemp("", tmpPattern())
 	if err != nil {
 		return nil, "", fmt.Errorf("agent: temp directory: %w", err)
 	}
