@@ -148,33 +148,13 @@ func (d *Decoder) toolResults(msg []byte) {
 		return
 	}
 	_ = content.Array(func(int) error {
-		s := content
-		if s.Peek() != jsonscan.Object {
-			return s.Skip()
-		}
-		var typ string
-		var failed bool
-		var out []byte
-		err := s.Object(func(k []byte) error {
-			var err error
-			switch string(k) {
-			case "type":
-				typ, err = s.String()
-			case "is_error":
-				failed, err = s.Bool()
-			case "content":
-				out, err = s.Raw()
-			}
-			return err
-		})
-		if typ == "tool_result" {
+		return eachToolResult(content, func(failed bool, out []byte) {
 			failure := ""
 			if failed {
 				failure = "error"
 			}
 			d.s.Result(resultText(out), failure)
-		}
-		return err
+		})
 	})
 }
 
@@ -214,21 +194,7 @@ func resultText(raw []byte) string {
 // rateLimit shows a rate limit that bites or is about to; the routine
 // "allowed" events are noise.
 func (d *Decoder) rateLimit(raw []byte) {
-	var status, kind string
-	var resets float64
-	if s := jsonscan.New(raw); s.Peek() == jsonscan.Object {
-		_ = s.Object(func(k []byte) error {
-			switch string(k) {
-			case "status":
-				status, _ = s.String()
-			case "resetsAt":
-				resets, _ = s.Number()
-			case "rateLimitType":
-				kind, _ = s.String()
-			}
-			return nil
-		})
-	}
+	status, kind, resets := rateLimitInfo(raw)
 	if status == "" || status == "allowed" {
 		return
 	}
