@@ -67,7 +67,7 @@ func (d *Decoder) Line(line []byte) {
 			d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
 		}
 		status := "result: " + string(m.status)
-		if st, ok := streamStats(m.stats); ok {
+		if st, ok := readStats(m.stats); ok {
 			d.s.Summary(status, activity.Count(st.toolCalls, "tool call"), activity.Millis(st.durationMS),
 				activity.Tokens(st.input, st.output, st.cached, 0))
 		} else {
@@ -91,43 +91,6 @@ func (d *Decoder) Flush() {
 		d.s.Text(d.pending.String())
 		d.pending.Reset()
 	}
-}
-
-type stats struct {
-	input, output, cached, durationMS int64
-	toolCalls                         int
-}
-
-// streamStats reads the stream result's stats; ok is false when it has
-// none.
-func streamStats(raw []byte) (st stats, ok bool) {
-	s := jsonscan.New(raw)
-	if s.Peek() != jsonscan.Object {
-		return st, false
-	}
-	_ = s.Object(func(k []byte) error {
-		var f float64
-		var err error
-		switch string(k) {
-		case "input_tokens":
-			f, err = s.Number()
-			st.input = int64(f)
-		case "output_tokens":
-			f, err = s.Number()
-			st.output = int64(f)
-		case "cached":
-			f, err = s.Number()
-			st.cached = int64(f)
-		case "duration_ms":
-			f, err = s.Number()
-			st.durationMS = int64(f)
-		case "tool_calls":
-			f, err = s.Number()
-			st.toolCalls = int(f)
-		}
-		return err
-	})
-	return st, true
 }
 
 // Document decodes the json output, one document: the answer, an error,

@@ -11,33 +11,59 @@ func (sc *Scanner) stats(raw []byte) {
 	if len(raw) == 0 {
 		return
 	}
-	var u activity.Usage
-	var models, tools []byte
-	s := jsonscan.New(raw)
-	_ = s.Object(func(k []byte) error {
-		var f float64
-		switch string(k) {
-		case "input_tokens":
-			f, _ = s.Number()
-			u.InputTokens = int64(f)
-		case "output_tokens":
-			f, _ = s.Number()
-			u.OutputTokens = int64(f)
-		case "cached":
-			f, _ = s.Number()
-			u.CacheReadInputTokens = int64(f)
-		case "models":
-			models, _ = s.Raw()
-		case "tools":
-			tools, _ = s.Raw()
-		}
-		return nil
-	})
-	sc.f.ToolTotals(toolTotals(tools))
-	if u.InputTokens == 0 && u.OutputTokens == 0 && len(models) > 0 {
-		modelTokens(models, &u)
+	st, _ := readStats(raw)
+	u := activity.Usage{InputTokens: st.input, OutputTokens: st.output, CacheReadInputTokens: st.cached}
+	sc.f.ToolTotals(toolTotals(st.tools))
+	if u.InputTokens == 0 && u.OutputTokens == 0 && len(st.models) > 0 {
+		modelTokens(st.models, &u)
 	}
 	sc.f.Usage(u, true)
+}
+
+// stats are the members of a stats object: the stream result's flat
+// counts, and the json output's per-model counts and tool totals, raw.
+type stats struct {
+	input, output, cached, durationMS int64
+	toolCalls                         int
+	models, tools                     []byte
+}
+
+// readStats reads a stats object; ok is false when raw is none. Only the
+// live view shows the time and the count of calls: they are read leniently,
+// so that one of them malformed does not end the reading of the counts the
+// analyzer needs.
+func readStats(raw []byte) (st stats, ok bool) {
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return st, false
+	}
+	_ = s.Object(func(k []byte) error {
+		var f float64
+		var err error
+		switch string(k) {
+		case "input_tokens":
+			f, err = s.Number()
+			st.input = int64(f)
+		case "output_tokens":
+			f, err = s.Number()
+			st.output = int64(f)
+		case "cached":
+			f, err = s.Number()
+			st.cached = int64(f)
+		case "duration_ms":
+			f, err = s.LooseNumber()
+			st.durationMS = int64(f)
+		case "tool_calls":
+			f, err = s.LooseNumber()
+			st.toolCalls = int(f)
+		case "models":
+			st.models, err = s.Raw()
+		case "tools":
+			st.tools, err = s.Raw()
+		}
+		return err
+	})
+	return st, true
 }
 
 // modelTokens adds up each model's counts: flat (stream-json) or under
