@@ -67,7 +67,7 @@ func (sc *Scanner) assistant(m *members) {
 	id, usage := walkMessage(m.message, &sc.text, func(id []byte, b block) {
 		switch string(b.typ) {
 		case "text":
-			sc.f.Text(view(id), view(b.text))
+			sc.f.Text(activity.View(id), activity.View(b.text))
 		case "tool_use", "server_tool_use":
 			cmd, path := activity.CommandAndPath(b.input)
 			sc.f.Tool(b.name, cmd, path)
@@ -76,7 +76,7 @@ func (sc *Scanner) assistant(m *members) {
 	if len(id) > 0 && usage != nil {
 		var u activity.Usage
 		activity.ScanUsage(usage, &u)
-		sc.f.MessageUsage(view(id), u)
+		sc.f.MessageUsage(activity.View(id), u)
 	}
 }
 

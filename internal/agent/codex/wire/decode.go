@@ -43,12 +43,12 @@ func (d *Decoder) Line(line []byte) {
 			d.item(&it)
 		}
 	case "error":
-		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
+		if s := jsonscan.New(m.error.Message); s.Peek() == jsonscan.String {
 			msg, _ := s.String()
 			d.s.Error(msg)
 		}
 	case "turn.failed":
-		d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
+		d.s.Error(m.error.RawMessage())
 		d.s.Summary("turn failed")
 	case "turn.completed":
 		var u activity.Usage

@@ -39,11 +39,11 @@ func (sc *Scanner) Event(typ, line []byte) bool {
 		sc.f.Usage(u, true)
 	case "turn.failed":
 		sc.f.Failed()
-		if msg := jsonscan.StringMember(m.errorRaw, "message"); msg != "" {
+		if msg := m.error.RawMessage(); msg != "" {
 			sc.f.Error(msg)
 		}
 	case "error":
-		sc.f.Error(m.errorText())
+		sc.f.Error(m.error.Text())
 	}
 	return true
 }

@@ -56,15 +56,15 @@ func (d *Decoder) Line(line []byte) {
 		if string(m.status) == "error" {
 			failure = "error"
 			if out == "" {
-				out = jsonscan.StringMember(m.errorRaw, "message")
+				out = m.error.RawMessage()
 			}
 		}
 		d.s.Result(out, failure)
 	case "error":
-		d.s.Error(stringOf(m.message))
+		d.s.Error(stringOf(m.error.Message))
 	case "result":
-		if m.errorRaw != nil {
-			d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
+		if m.error.Raw != nil {
+			d.s.Error(m.error.RawMessage())
 		}
 		status := "result: " + string(m.status)
 		if st, ok := readStats(m.stats); ok {
@@ -103,9 +103,9 @@ func (d *Decoder) Document(b []byte) {
 	if m.hasResponse {
 		d.s.Text(m.response)
 	}
-	failed := m.errorRaw != nil && string(m.errorRaw) != "null"
+	failed := m.error.Raw != nil && string(m.error.Raw) != "null"
 	if failed {
-		d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
+		d.s.Error(m.error.RawMessage())
 	}
 	var in, out, cached int64
 	var tools []byte

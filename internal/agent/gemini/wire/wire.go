@@ -9,8 +9,7 @@
 package wire
 
 import (
-	"unsafe"
-
+	"ralph/internal/activity"
 	"ralph/internal/jsonscan"
 )
 
@@ -45,14 +44,15 @@ func IsResult(line []byte) bool {
 	return m.parse(line) && m.stats != nil && !m.hasResult && m.usage == nil
 }
 
-// members holds the members of one event or document that ralph reads. Raw members alias the input and are valid only while it is read.
+// members holds the members of one event or document that ralph reads.
+// Raw members alias the input and are valid only while it is read.
 type members struct {
 	typ                                        []byte
 	sessionID, role, status, toolName, content []byte
 	delta, hasResult, hasResponse              bool
-	errorStr, response                         string
-
-	errorRaw, message, params, output, stats, usage []byte
+	response                                   string
+	params, output, stats, usage               []byte
+	error                                      activity.ErrorMembers
 }
 
 func (m *members) parse(b []byte) bool {
@@ -81,13 +81,9 @@ func (m *members) parse(b []byte) bool {
 		case "delta":
 			m.delta, err = s.Bool()
 		case "error":
-			if s.Peek() == jsonscan.String {
-				m.errorStr, err = s.String()
-			} else {
-				m.errorRaw, err = s.Raw()
-			}
+			err = m.error.ReadError(s)
 		case "message":
-			m.message, err = s.Raw()
+			m.error.Message, err = s.Raw()
 		case "parameters":
 			m.params, err = s.Raw()
 		case "output":
@@ -110,28 +106,4 @@ func (m *members) parse(b []byte) bool {
 		return err
 	})
 	return err == nil && s.AtEnd()
-}
-
-// view is b as a string without a copy, valid while b is: what the facts
-// are handed lives only as long as the call (see activity.Facts).
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// errorText is what an error event says: its message, else its error as a
-// string or an object with a message.
-func (m *members) errorText() string {
-	msg := m.errorStr
-	if m.message != nil {
-		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
-			msg, _ = s.String()
-		}
-	}
-	if msg == "" {
-		msg = jsonscan.StringMember(m.errorRaw, "message")
-	}
-	return msg
 }
