@@ -20,6 +20,32 @@ func View(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// EventMembers are the members of an event that Codex and Gemini CLI
+// write alike: its type, its usage, and its error. A wire package's scan
+// hands each member it does not read itself to Member. Raw members alias
+// the event and are valid only while it is read.
+type EventMembers struct {
+	Type, Usage []byte
+	Error       ErrorMembers
+}
+
+// Member consumes the value of key when it is one of the EventMembers,
+// and leaves any other value unread (the scan then skips it).
+func (e *EventMembers) Member(s *jsonscan.Scanner, key []byte) error {
+	var err error
+	switch string(key) {
+	case "type":
+		e.Type, err = s.StringBytes()
+	case "usage":
+		e.Usage, err = s.Raw()
+	case "error":
+		err = e.Error.ReadError(s)
+	case "message":
+		e.Error.Message, err = s.Raw()
+	}
+	return err
+}
+
 // ErrorMembers are an event's "error" and "message" members as Codex and
 // Gemini CLI write them: an error that is a string or an object with a
 // message, and a message that an error event gives as a string. Raw

@@ -6,31 +6,21 @@ import (
 	"ralph/internal/jsonscan"
 )
 
-func TestErrorMembersText(t *testing.T) {
+func TestEventMembersErrorText(t *testing.T) {
 	for _, c := range []struct{ event, want string }{
 		{`{"error":"plain"}`, "plain"},
 		{`{"error":{"message":"in an object"}}`, "in an object"},
 		{`{"error":{"message":"object"},"message":"the message wins"}`, "the message wins"},
 		{`{"error":"string","message":{"not":"a string"}}`, "string"},
-		{`{"message":""}`, ""},
+		{`{"message":"","type":"error","usage":{}}`, ""},
 	} {
-		var e ErrorMembers
+		var e EventMembers
 		s := jsonscan.New([]byte(c.event))
-		err := s.Object(func(k []byte) error {
-			switch string(k) {
-			case "error":
-				return e.ReadError(s)
-			case "message":
-				var err error
-				e.Message, err = s.Raw()
-				return err
-			}
-			return nil
-		})
+		err := s.Object(func(k []byte) error { return e.Member(s, k) })
 		if err != nil {
 			t.Fatalf("%s: %v", c.event, err)
 		}
-		if got := e.Text(); got != c.want {
+		if got := e.Error.Text(); got != c.want {
 			t.Errorf("%s: Text() = %q, want %q", c.event, got, c.want)
 		}
 	}

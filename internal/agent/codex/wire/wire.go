@@ -34,9 +34,8 @@ func Reads(typ []byte) bool {
 // members holds the members of one event that ralph reads. Raw members
 // alias the line and are valid only while it is read.
 type members struct {
-	typ, threadID []byte
-	item, usage   []byte
-	error         activity.ErrorMembers
+	activity.EventMembers
+	threadID, item []byte
 }
 
 func (m *members) parse(b []byte) bool {
@@ -44,18 +43,12 @@ func (m *members) parse(b []byte) bool {
 	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
-		case "type":
-			m.typ, err = s.StringBytes()
 		case "thread_id":
 			m.threadID, err = s.StringBytes()
 		case "item":
 			m.item, err = s.Raw()
-		case "usage":
-			m.usage, err = s.Raw()
-		case "error":
-			err = m.error.ReadError(s)
-		case "message":
-			m.error.Message, err = s.Raw()
+		default:
+			err = m.Member(s, key)
 		}
 		return err
 	})

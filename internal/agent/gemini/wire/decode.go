@@ -34,7 +34,7 @@ func (d *Decoder) Line(line []byte) {
 	if !m.parse(b) {
 		return
 	}
-	if string(m.typ) == "message" {
+	if string(m.Type) == "message" {
 		// The prompt comes back as a user message; the answer comes in
 		// deltas, shown as one text. A whole message stands alone.
 		switch r := string(m.role); {
@@ -48,7 +48,7 @@ func (d *Decoder) Line(line []byte) {
 		return
 	}
 	d.Flush()
-	switch string(m.typ) {
+	switch string(m.Type) {
 	case "tool_use":
 		d.s.Tool(string(m.toolName), activity.ToolTarget(m.params, d.s.Dir))
 	case "tool_result":
@@ -56,15 +56,15 @@ func (d *Decoder) Line(line []byte) {
 		if string(m.status) == "error" {
 			failure = "error"
 			if out == "" {
-				out = m.error.RawMessage()
+				out = m.Error.RawMessage()
 			}
 		}
 		d.s.Result(out, failure)
 	case "error":
-		d.s.Error(stringOf(m.error.Message))
+		d.s.Error(stringOf(m.Error.Message))
 	case "result":
-		if m.error.Raw != nil {
-			d.s.Error(m.error.RawMessage())
+		if m.Error.Raw != nil {
+			d.s.Error(m.Error.RawMessage())
 		}
 		status := "result: " + string(m.status)
 		if st, ok := readStats(m.stats); ok {
@@ -103,9 +103,9 @@ func (d *Decoder) Document(b []byte) {
 	if m.hasResponse {
 		d.s.Text(m.response)
 	}
-	failed := m.error.Raw != nil && string(m.error.Raw) != "null"
+	failed := m.Error.Raw != nil && string(m.Error.Raw) != "null"
 	if failed {
-		d.s.Error(m.error.RawMessage())
+		d.s.Error(m.Error.RawMessage())
 	}
 	var in, out, cached int64
 	var tools []byte

@@ -56,15 +56,15 @@ func (sc *Scanner) Event(typ, line []byte) bool {
 				f.ToolFailed(out)
 			}
 		}
-		if msg := m.error.RawMessage(); msg != "" {
+		if msg := m.Error.RawMessage(); msg != "" {
 			f.ToolFailed(msg)
 		}
 	case "error":
-		f.Error(m.error.Text())
+		f.Error(m.Error.Text())
 	case "result":
 		if string(m.status) == "error" {
 			f.Failed()
-			f.Error(m.error.RawMessage())
+			f.Error(m.Error.RawMessage())
 		}
 		sc.stats(m.stats)
 	}
@@ -89,15 +89,15 @@ func (sc *Scanner) Document(b []byte) {
 	if m.stats != nil {
 		sc.stats(m.stats)
 	}
-	if m.error.Raw != nil {
-		msg := m.error.RawMessage()
-		if st := jsonscan.StringMember(m.error.Raw, "status"); st != "" && !strings.Contains(msg, st) {
+	if m.Error.Raw != nil {
+		msg := m.Error.RawMessage()
+		if st := jsonscan.StringMember(m.Error.Raw, "status"); st != "" && !strings.Contains(msg, st) {
 			msg = st + ": " + msg
 		}
 		sc.f.Failed()
 		sc.f.Error(msg)
-		if jsonscan.NumberMember(m.error.Raw, "code") == 429 {
-			sc.f.QuotaError(msg, string(m.error.Raw))
+		if jsonscan.NumberMember(m.Error.Raw, "code") == 429 {
+			sc.f.QuotaError(msg, string(m.Error.Raw))
 		}
 	}
 }

@@ -41,18 +41,17 @@ func Reads(typ []byte) bool {
 // those).
 func IsResult(line []byte) bool {
 	var m members
-	return m.parse(line) && m.stats != nil && !m.hasResult && m.usage == nil
+	return m.parse(line) && m.stats != nil && !m.hasResult && m.Usage == nil
 }
 
 // members holds the members of one event or document that ralph reads.
 // Raw members alias the input and are valid only while it is read.
 type members struct {
-	typ                                        []byte
+	activity.EventMembers
 	sessionID, role, status, toolName, content []byte
 	delta, hasResult, hasResponse              bool
 	response                                   string
-	params, output, stats, usage               []byte
-	error                                      activity.ErrorMembers
+	params, output, stats                      []byte
 }
 
 func (m *members) parse(b []byte) bool {
@@ -60,8 +59,6 @@ func (m *members) parse(b []byte) bool {
 	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
-		case "type":
-			m.typ, err = s.StringBytes()
 		case "session_id", "sessionId":
 			m.sessionID, err = s.StringBytes()
 		case "role":
@@ -80,10 +77,6 @@ func (m *members) parse(b []byte) bool {
 			}
 		case "delta":
 			m.delta, err = s.Bool()
-		case "error":
-			err = m.error.ReadError(s)
-		case "message":
-			m.error.Message, err = s.Raw()
 		case "parameters":
 			m.params, err = s.Raw()
 		case "output":
@@ -100,8 +93,8 @@ func (m *members) parse(b []byte) bool {
 				m.hasResult = true
 				_, err = s.StringBytes()
 			}
-		case "usage":
-			m.usage, err = s.Raw()
+		default:
+			err = m.Member(s, key)
 		}
 		return err
 	})
