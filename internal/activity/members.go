@@ -31,8 +31,7 @@ type EventMembers struct {
 
 // Member consumes the value of key when it is one of the EventMembers,
 // and leaves any other value unread (the scan then skips it).
-func (e *EventMembers) Member(s *jsonscan.Scanner, key []byte) error {
-	var err error
+func (e *EventMembers) Member(s *jsonscan.Scanner, key []byte) (err error) {
 	switch string(key) {
 	case "type":
 		e.Type, err = s.StringBytes()

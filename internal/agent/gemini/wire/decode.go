@@ -68,7 +68,7 @@ func (d *Decoder) Line(line []byte) {
 		}
 		status := "result: " + string(m.status)
 		if st, ok := readStats(m.stats); ok {
-			d.s.Summary(status, activity.Count(st.toolCalls, "tool call"), activity.Millis(st.durationMS),
+			d.s.Summary(status, activity.Count(int(st.toolCalls), "tool call"), activity.Millis(st.durationMS),
 				activity.Tokens(st.input, st.output, st.cached, 0))
 		} else {
 			d.s.Summary(status)

@@ -23,9 +23,8 @@ func (sc *Scanner) stats(raw []byte) {
 // stats are the members of a stats object: the stream result's flat
 // counts, and the json output's per-model counts and tool totals, raw.
 type stats struct {
-	input, output, cached, durationMS int64
-	toolCalls                         int
-	models, tools                     []byte
+	input, output, cached, durationMS, toolCalls int64
+	models, tools                                []byte
 }
 
 // readStats reads a stats object; ok is false when raw is none. Only the
@@ -38,29 +37,32 @@ func readStats(raw []byte) (st stats, ok bool) {
 		return st, false
 	}
 	_ = s.Object(func(k []byte) error {
-		var f float64
-		var err error
+		var n *int64
+		read := s.Number
 		switch string(k) {
 		case "input_tokens":
-			f, err = s.Number()
-			st.input = int64(f)
+			n = &st.input
 		case "output_tokens":
-			f, err = s.Number()
-			st.output = int64(f)
+			n = &st.output
 		case "cached":
-			f, err = s.Number()
-			st.cached = int64(f)
+			n = &st.cached
 		case "duration_ms":
-			f, err = s.LooseNumber()
-			st.durationMS = int64(f)
+			n, read = &st.durationMS, s.LooseNumber
 		case "tool_calls":
-			f, err = s.LooseNumber()
-			st.toolCalls = int(f)
+			n, read = &st.toolCalls, s.LooseNumber
 		case "models":
+			var err error
 			st.models, err = s.Raw()
+			return err
 		case "tools":
+			var err error
 			st.tools, err = s.Raw()
+			return err
+		default:
+			return nil
 		}
+		f, err := read()
+		*n = int64(f)
 		return err
 	})
 	return st, true
