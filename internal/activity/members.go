@@ -73,10 +73,8 @@ func (e *ErrorMembers) RawMessage() string { return jsonscan.StringMember(e.Raw,
 // string or an object with a message.
 func (e *ErrorMembers) Text() string {
 	msg := e.Str
-	if e.Message != nil {
-		if s := jsonscan.New(e.Message); s.Peek() == jsonscan.String {
-			msg, _ = s.String()
-		}
+	if m, ok := jsonscan.StringValue(e.Message); ok {
+		msg = m
 	}
 	if msg == "" {
 		msg = e.RawMessage()

@@ -160,14 +160,8 @@ func (d *Decoder) toolResults(msg []byte) {
 
 // resultText is a tool result's text: a string, or text blocks.
 func resultText(raw []byte) string {
-	s := jsonscan.New(raw)
-	switch s.Peek() {
-	case jsonscan.String:
-		t, _ := s.String()
+	if t, ok := jsonscan.StringValue(raw); ok {
 		return t
-	case jsonscan.Array:
-	default:
-		return ""
 	}
 	var parts []string
 	jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {

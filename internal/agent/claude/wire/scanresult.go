@@ -10,26 +10,21 @@ import (
 
 // contentText reads a tool result's content: a string or text blocks.
 func contentText(raw []byte) string {
-	s := jsonscan.New(raw)
-	switch s.Peek() {
-	case jsonscan.String:
-		t, _ := s.String()
+	if t, ok := jsonscan.StringValue(raw); ok {
 		return t
-	case jsonscan.Array:
-		var b strings.Builder
-		jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
-			_ = s.Object(func(k []byte) error {
-				if string(k) == "text" && s.Peek() == jsonscan.String {
-					t, _ := s.String()
-					b.WriteString(t)
-					b.WriteByte('\n')
-				}
-				return nil
-			})
-		})
-		return b.String()
 	}
-	return ""
+	var b strings.Builder
+	jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
+		_ = s.Object(func(k []byte) error {
+			if string(k) == "text" && s.Peek() == jsonscan.String {
+				t, _ := s.String()
+				b.WriteString(t)
+				b.WriteByte('\n')
+			}
+			return nil
+		})
+	})
+	return b.String()
 }
 
 // result reads the event that ends the output: how the call ended, what

@@ -43,8 +43,7 @@ func (d *Decoder) Line(line []byte) {
 			d.item(&it)
 		}
 	case "error":
-		if s := jsonscan.New(m.Error.Message); s.Peek() == jsonscan.String {
-			msg, _ := s.String()
+		if msg, ok := jsonscan.StringValue(m.Error.Message); ok {
 			d.s.Error(msg)
 		}
 	case "turn.failed":

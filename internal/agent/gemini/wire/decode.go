@@ -52,7 +52,8 @@ func (d *Decoder) Line(line []byte) {
 	case "tool_use":
 		d.s.Tool(string(m.toolName), activity.ToolTarget(m.params, d.s.Dir))
 	case "tool_result":
-		out, failure := stringOf(m.output), ""
+		out, _ := jsonscan.StringValue(m.output)
+		failure := ""
 		if string(m.status) == "error" {
 			failure = "error"
 			if out == "" {
@@ -61,7 +62,8 @@ func (d *Decoder) Line(line []byte) {
 		}
 		d.s.Result(out, failure)
 	case "error":
-		d.s.Error(stringOf(m.Error.Message))
+		msg, _ := jsonscan.StringValue(m.Error.Message)
+		d.s.Error(msg)
 	case "result":
 		if m.Error.Raw != nil {
 			d.s.Error(m.Error.RawMessage())
@@ -74,15 +76,6 @@ func (d *Decoder) Line(line []byte) {
 			d.s.Summary(status)
 		}
 	}
-}
-
-// stringOf is a raw value as a string, "" for any other kind.
-func stringOf(raw []byte) string {
-	if s := jsonscan.New(raw); s.Peek() == jsonscan.String {
-		t, _ := s.String()
-		return t
-	}
-	return ""
 }
 
 // Flush shows the text gathered so far.

@@ -51,10 +51,8 @@ func (sc *Scanner) Event(typ, line []byte) bool {
 		if string(m.status) != "error" {
 			break
 		}
-		if s := jsonscan.New(m.output); s.Peek() == jsonscan.String {
-			if out, _ := s.String(); out != "" {
-				f.ToolFailed(out)
-			}
+		if out, _ := jsonscan.StringValue(m.output); out != "" {
+			f.ToolFailed(out)
 		}
 		if msg := m.Error.RawMessage(); msg != "" {
 			f.ToolFailed(msg)
