@@ -5,8 +5,9 @@
 // turns it into these events, which the live view, `ralph logs` and the
 // dashboard show, and into Facts, which the analyzer judges — whatever
 // agent wrote the output. What the formats share (the names of a tool
-// input's command and file, of token counts, the tools that write files)
-// is read here, once for all of them.
+// input's command and file, of token counts, the tools that write files,
+// the members of an event that Codex and Gemini CLI write alike) is read
+// here, once for all of them.
 package activity
 
 import (

@@ -69,6 +69,28 @@ func killPID(t *testing.T, pid int) {
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 }
 
+// pidTree is a fake agent and its grandchild, by the pids they wrote to
+// agent.pid and grandchild.pid.
+type pidTree struct{ agent, grandchild int }
+
+// readPIDTree reads the pids in dir; both processes are killed when the
+// test ends, in case it fails with them still running.
+func readPIDTree(t *testing.T, dir string) pidTree {
+	t.Helper()
+	tr := pidTree{readPID(t, filepath.Join(dir, "agent.pid")), readPID(t, filepath.Join(dir, "grandchild.pid"))}
+	killPID(t, tr.agent)
+	killPID(t, tr.grandchild)
+	return tr
+}
+
+// checkGone fails the test if either process still runs.
+func (tr pidTree) checkGone(t *testing.T) {
+	t.Helper()
+	if running(tr.agent) || running(tr.grandchild) {
+		t.Errorf("still running: agent %v, grandchild %v", running(tr.agent), running(tr.grandchild))
+	}
+}
+
 func TestRunExitCodeAndStreams(t *testing.T) {
 	tests := []struct {
 		name, script, stdout, stderr string
@@ -189,18 +211,14 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentPID, gcPID := readPID(t, filepath.Join(p.Dir, "agent.pid")), readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
-	killPID(t, agentPID)
-	killPID(t, gcPID)
+	tree := readPIDTree(t, p.Dir)
 	if !res.TimedOut || res.Interrupted || res.ExitCode != 128+int(syscall.SIGTERM) {
 		t.Errorf("result = %+v, want timed out by SIGTERM", res)
 	}
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("took %v", elapsed)
 	}
-	if running(agentPID) || running(gcPID) {
-		t.Errorf("still running: agent %v, grandchild %v", running(agentPID), running(gcPID))
-	}
+	tree.checkGone(t)
 	if got := readFile(t, p.StdoutPath); got != "working\n" {
 		t.Errorf("stdout = %q", got)
 	}
@@ -221,18 +239,14 @@ func TestRunSIGKILLAfterGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentPID, gcPID := readPID(t, filepath.Join(p.Dir, "agent.pid")), readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
-	killPID(t, agentPID)
-	killPID(t, gcPID)
+	tree := readPIDTree(t, p.Dir)
 	if !res.TimedOut || res.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Errorf("result = %+v, want timed out, killed by SIGKILL", res)
 	}
 	if elapsed < p.Timeout+r.Grace {
 		t.Errorf("returned after %v, before timeout+grace %v", elapsed, p.Timeout+r.Grace)
 	}
-	if running(agentPID) || running(gcPID) {
-		t.Errorf("still running: agent %v, grandchild %v", running(agentPID), running(gcPID))
-	}
+	tree.checkGone(t)
 }
 
 func TestRunContextCancel(t *testing.T) {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,18 +79,14 @@ func TestRunAbort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			agentPID, gcPID := readPID(t, filepath.Join(p.Dir, "agent.pid")), readPID(t, filepath.Join(p.Dir, "grandchild.pid"))
-			killPID(t, agentPID)
-			killPID(t, gcPID)
+			tree := readPIDTree(t, p.Dir)
 			if res.Aborted != tt.wantReason || res.TimedOut || res.Interrupted || res.ExitCode != tt.wantExit {
 				t.Errorf("result = %+v, want aborted (%q) with exit %d", res, tt.wantReason, tt.wantExit)
 			}
 			if elapsed := time.Since(start); elapsed > 10*time.Second {
 				t.Errorf("took %v", elapsed)
 			}
-			if running(agentPID) || running(gcPID) {
-				t.Errorf("still running: agent %v, grandchild %v", running(agentPID), running(gcPID))
-			}
+			tree.checkGone(t)
 			if got := readFile(t, p.StderrPath); got != "starting\nstream error: rate limit\n" {
 				t.Errorf("stderr file = %q", got)
 			}

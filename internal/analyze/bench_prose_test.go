@@ -97,8 +97,6 @@ func proseTranscript(w io.Writer, size int64) error {
 	}
 	emit(sInit("bench-session"))
 	// The tool results of transcript's, as they were.
-	body := strings.Repeat(`func handler(w http.ResponseWriter, r *http.Request) {\n\tif err := r.ParseForm(); err != nil {\n\t\thttp.Error(w, \"bad form\", 400)\n\t}\n}\n`, 60)
-	testOut := strings.Repeat(`ok  \tralph/internal/pkg\t0.012s\n`, 150)
 	var r uint64 = 1
 	for i := 0; n < size; i++ {
 		id := fmt.Sprintf("msg_%d", i)
@@ -108,17 +106,7 @@ func proseTranscript(w io.Writer, size int64) error {
 			emit(l)
 			continue
 		}
-		switch i % 3 {
-		case 0:
-			emit(sTool(id, "Read", fmt.Sprintf(`{"file_path":"/src/pkg%d/handler.go"}`, i)))
-			emit(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu","type":"tool_result","content":"` + body + `"}]},"tool_use_result":{"type":"text","file":{"content":"` + body + `"}}}`)
-		case 1:
-			emit(sTool(id, "Edit", fmt.Sprintf(`{"file_path":"/src/pkg%d/handler.go","old_string":"400","new_string":"http.StatusBadRequest"}`, i)))
-			emit(sResult("The file has been updated.", false))
-		case 2:
-			emit(sTool(id, "Bash", `{"command":"go test ./...","description":"Run tests"}`))
-			emit(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu","type":"tool_result","content":"` + testOut + `","is_error":false}]}}`)
-		}
+		toolTurn(emit, id, i)
 	}
 	emit(sFinal("All tasks done."+block, `,"uuid":"final"`))
 	return bw.Flush()

@@ -13,6 +13,29 @@ import (
 	"time"
 )
 
+// What the benchmark transcripts' tools return: a file's contents and a
+// test run's output.
+var (
+	benchFile    = strings.Repeat(`func handler(w http.ResponseWriter, r *http.Request) {\n\tif err := r.ParseForm(); err != nil {\n\t\thttp.Error(w, \"bad form\", 400)\n\t}\n}\n`, 60)
+	benchTestOut = strings.Repeat(`ok  \tralph/internal/pkg\t0.012s\n`, 150)
+)
+
+// toolTurn emits the i'th tool call of a benchmark transcript and its
+// result, the three kinds in turn: a file read, an edit, a test run.
+func toolTurn(emit func(string), id string, i int) {
+	switch i % 3 {
+	case 0:
+		emit(sTool(id, "Read", fmt.Sprintf(`{"file_path":"/src/pkg%d/handler.go"}`, i)))
+		emit(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu","type":"tool_result","content":"` + benchFile + `"}]},"tool_use_result":{"type":"text","file":{"content":"` + benchFile + `"}}}`)
+	case 1:
+		emit(sTool(id, "Edit", fmt.Sprintf(`{"file_path":"/src/pkg%d/handler.go","old_string":"400","new_string":"http.StatusBadRequest"}`, i)))
+		emit(sResult("The file has been updated.", false))
+	case 2:
+		emit(sTool(id, "Bash", `{"command":"go test ./...","description":"Run tests"}`))
+		emit(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu","type":"tool_result","content":"` + benchTestOut + `","is_error":false}]}}`)
+	}
+}
+
 // transcript writes a synthetic Claude stream-json transcript of about size
 // bytes, shaped like a long real session: assistant text, tool calls, and
 // tool results that carry most of the bytes (file contents, command output).
@@ -30,21 +53,10 @@ func transcript(w io.Writer, size int64, prose bool) error {
 		bw.WriteByte('\n')
 	}
 	emit(sInit("bench-session"))
-	body := strings.Repeat(`func handler(w http.ResponseWriter, r *http.Request) {\n\tif err := r.ParseForm(); err != nil {\n\t\thttp.Error(w, \"bad form\", 400)\n\t}\n}\n`, 60)
 	for i := 0; n < size; i++ {
 		id := fmt.Sprintf("msg_%d", i)
 		emit(sText(id, fmt.Sprintf("Step %d: reading the handler and running the tests. Should be quick.", i)))
-		switch i % 3 {
-		case 0:
-			emit(sTool(id, "Read", fmt.Sprintf(`{"file_path":"/src/pkg%d/handler.go"}`, i)))
-			emit(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu","type":"tool_result","content":"` + body + `"}]},"tool_use_result":{"type":"text","file":{"content":"` + body + `"}}}`)
-		case 1:
-			emit(sTool(id, "Edit", fmt.Sprintf(`{"file_path":"/src/pkg%d/handler.go","old_string":"400","new_string":"http.StatusBadRequest"}`, i)))
-			emit(sResult("The file has been updated.", false))
-		case 2:
-			emit(sTool(id, "Bash", `{"command":"go test ./...","description":"Run tests"}`))
-			emit(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu","type":"tool_result","content":"` + strings.Repeat(`ok  \tralph/internal/pkg\t0.012s\n`, 150) + `","is_error":false}]}}`)
-		}
+		toolTurn(emit, id, i)
 	}
 	emit(sFinal("All tasks done."+strings.ReplaceAll(block, "\n", "\n"), `,"uuid":"final"`))
 	return bw.Flush()

@@ -29,13 +29,14 @@ var (
 // and returns it trimmed.
 func errorLine(raw string) (string, bool) { return errorLineMask(raw, hotWords.mask(raw)) }
 
-// errorLineMask is errorLine given the line's hotWords mask.
-func errorLineMask(raw string, m uint32) (string, bool) {
+// reportLine is raw trimmed, and false when it is too short to report an
+// error or is code: diff lines and quoted material. A list item's dash is
+// cut off.
+func reportLine(raw string) (string, bool) {
 	l := strings.TrimSpace(raw)
 	if len(l) < 4 {
 		return "", false
 	}
-	// Diff lines and quoted material are code, not reports.
 	switch l[0] {
 	case '+', '#', '>', '|', '{', '"':
 		return "", false
@@ -48,6 +49,15 @@ func errorLineMask(raw string, m uint32) (string, bool) {
 			return "", false
 		}
 		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
+	}
+	return l, true
+}
+
+// errorLineMask is errorLine given the line's hotWords mask.
+func errorLineMask(raw string, m uint32) (string, bool) {
+	l, ok := reportLine(raw)
+	if !ok {
+		return "", false
 	}
 	if l != "" && (l[0] == '*' || l[0] == ' ' || l[0] >= 0x80) { // the cutset's first bytes
 		l = strings.TrimLeft(l, "⎿✕✖×•* ")

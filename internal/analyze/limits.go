@@ -45,6 +45,13 @@ func matchLimitMask(line string, m uint32) (kind string, ok bool) {
 	if !mayLimit(l) {
 		return "", false
 	}
+	return limitKind(l)
+}
+
+// limitKind is the kind of limit a lower-cased line reports, by the first
+// of limitLines it matches. The prefilter tests' reference reaches it
+// without the gates, which are what they check.
+func limitKind(l string) (kind string, ok bool) {
 	l = limitPrefix.ReplaceAllString(l, "")
 	for _, p := range limitLines {
 		m := p.re.FindStringSubmatch(l)

@@ -16,22 +16,9 @@ import (
 
 // errorLineRef is errorLine as it was before the prefilters.
 func errorLineRef(raw string) (string, bool) {
-	l := strings.TrimSpace(raw)
-	if len(l) < 4 {
+	l, ok := reportLine(raw)
+	if !ok {
 		return "", false
-	}
-	switch l[0] {
-	case '+', '#', '>', '|', '{', '"':
-		return "", false
-	case '/':
-		if strings.HasPrefix(l, "//") {
-			return "", false
-		}
-	case '-':
-		if !strings.HasPrefix(l, "--- FAIL") && (len(l) < 2 || l[1] != ' ' || strings.HasPrefix(l, "-  ")) {
-			return "", false
-		}
-		l = strings.TrimSpace(strings.TrimPrefix(l, "- "))
 	}
 	l = strings.TrimLeft(l, "⎿✕✖×•* ")
 	if jsonErrorKey.MatchString(l) && !errorAny.MatchString(l) {
@@ -57,19 +44,7 @@ func matchLimitRef(line string) (kind string, ok bool) {
 	if len(l) < 10 {
 		return "", false
 	}
-	l = strings.ReplaceAll(l, "’", "'")
-	l = limitPrefix.ReplaceAllString(l, "")
-	for _, p := range limitLines {
-		m := p.re.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		if p.kind != "" {
-			return p.kind, true
-		}
-		return kindOf(m[1]), true
-	}
-	return "", false
+	return limitKind(strings.ReplaceAll(l, "’", "'"))
 }
 
 // The keyword gates of ownLine as they were: substring searches on an ASCII

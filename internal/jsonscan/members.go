@@ -31,6 +31,16 @@ func StringMember(raw []byte, name string) string {
 	return out
 }
 
+// StringValue is the raw value decoded when it is a string; ok is false
+// for any other kind of value.
+func StringValue(raw []byte) (str string, ok bool) {
+	if s := New(raw); s.Peek() == String {
+		str, _ = s.String()
+		return str, true
+	}
+	return "", false
+}
+
 // NumberMember is the member called name of the raw object read as a
 // number (see Number); 0 when there is none.
 func NumberMember(raw []byte, name string) float64 {

@@ -18,6 +18,15 @@ func TestMembers(t *testing.T) {
 	if len(strs) != 2 || strs[0] != "p" || strs[1] != "q" {
 		t.Errorf("EachString = %q", strs)
 	}
+	if str, ok := StringValue([]byte(`"a\u0062"`)); !ok || str != "ab" {
+		t.Errorf("StringValue = %q, %v", str, ok)
+	}
+	if str, ok := StringValue([]byte(`{"a":"b"}`)); ok || str != "" {
+		t.Errorf("StringValue of an object = %q, %v", str, ok)
+	}
+	if _, ok := StringValue(nil); ok {
+		t.Error("StringValue of nothing is a string")
+	}
 	n := 0
 	EachObject([]byte(`[{"a":1}, 2, {"b":{}}]`), func(s *Scanner) { n++; _ = s.Skip() })
 	if n != 2 {

@@ -6,15 +6,12 @@ import (
 	"testing"
 
 	"ralph/internal/agent"
+	"ralph/internal/agent/argvtest"
 )
 
 func TestCommand(t *testing.T) {
 	base := agent.Invocation{Prompt: "do the task", AppendSystemPrompt: "loop 3 of 10"}
-	with := func(f func(*agent.Invocation)) agent.Invocation {
-		inv := base
-		f(&inv)
-		return inv
-	}
+	with := func(f func(*agent.Invocation)) agent.Invocation { return argvtest.With(base, f) }
 	tail := []string{"--append-system-prompt", "loop 3 of 10", "-p", "--", "do the task"}
 	tests := []struct {
 		name string
@@ -56,16 +53,7 @@ func TestCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := New(tt.cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := a.Command(tt.inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
-			}
+			got := argvtest.Check(t, a, err, tt.inv, tt.want)
 			if slices.Contains(got, "--continue") || slices.Contains(got, "-c") {
 				t.Errorf("argv holds --continue: %q", got)
 			}

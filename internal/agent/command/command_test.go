@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/agent/argvtest"
 	"ralph/internal/agent/fakeagent/script"
 	"ralph/internal/shellwords"
 )
@@ -32,16 +33,10 @@ func TestCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := New(tt.cmd)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatal(err) // a is nil
 			}
 			a.PromptMode, a.ExtraArgs = tt.mode, tt.extra
-			got, err := a.Command(inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
-			}
+			argvtest.Check(t, a, nil, inv, tt.want)
 		})
 	}
 }

@@ -1,19 +1,15 @@
 package gemini
 
 import (
-	"slices"
 	"testing"
 
 	"ralph/internal/agent"
+	"ralph/internal/agent/argvtest"
 )
 
 func TestCommand(t *testing.T) {
 	base := agent.Invocation{Prompt: "do the task"}
-	with := func(f func(*agent.Invocation)) agent.Invocation {
-		inv := base
-		f(&inv)
-		return inv
-	}
+	with := func(f func(*agent.Invocation)) agent.Invocation { return argvtest.With(base, f) }
 	head := func(format, mode string) []string {
 		return []string{"gemini", "--output-format", format, "--approval-mode", mode, "--skip-trust"}
 	}
@@ -50,17 +46,8 @@ func TestCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := New(tt.cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
 			a.ApprovalMode, a.ExtraArgs = tt.mode, tt.extra
-			got, err := a.Command(tt.inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("argv\n got %q\nwant %q", got, tt.want)
-			}
+			argvtest.Check(t, a, err, tt.inv, tt.want)
 		})
 	}
 }

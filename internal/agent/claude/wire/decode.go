@@ -148,46 +148,20 @@ func (d *Decoder) toolResults(msg []byte) {
 		return
 	}
 	_ = content.Array(func(int) error {
-		s := content
-		if s.Peek() != jsonscan.Object {
-			return s.Skip()
-		}
-		var typ string
-		var failed bool
-		var out []byte
-		err := s.Object(func(k []byte) error {
-			var err error
-			switch string(k) {
-			case "type":
-				typ, err = s.String()
-			case "is_error":
-				failed, err = s.Bool()
-			case "content":
-				out, err = s.Raw()
-			}
-			return err
-		})
-		if typ == "tool_result" {
+		return eachToolResult(content, func(failed bool, out []byte) {
 			failure := ""
 			if failed {
 				failure = "error"
 			}
 			d.s.Result(resultText(out), failure)
-		}
-		return err
+		})
 	})
 }
 
 // resultText is a tool result's text: a string, or text blocks.
 func resultText(raw []byte) string {
-	s := jsonscan.New(raw)
-	switch s.Peek() {
-	case jsonscan.String:
-		t, _ := s.String()
+	if t, ok := jsonscan.StringValue(raw); ok {
 		return t
-	case jsonscan.Array:
-	default:
-		return ""
 	}
 	var parts []string
 	jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
@@ -214,21 +188,7 @@ func resultText(raw []byte) string {
 // rateLimit shows a rate limit that bites or is about to; the routine
 // "allowed" events are noise.
 func (d *Decoder) rateLimit(raw []byte) {
-	var status, kind string
-	var resets float64
-	if s := jsonscan.New(raw); s.Peek() == jsonscan.Object {
-		_ = s.Object(func(k []byte) error {
-			switch string(k) {
-			case "status":
-				status, _ = s.String()
-			case "resetsAt":
-				resets, _ = s.Number()
-			case "rateLimitType":
-				kind, _ = s.String()
-			}
-			return nil
-		})
-	}
+	status, kind, resets := rateLimitInfo(raw)
 	if status == "" || status == "allowed" {
 		return
 	}

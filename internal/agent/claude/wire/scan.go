@@ -67,7 +67,7 @@ func (sc *Scanner) assistant(m *members) {
 	id, usage := walkMessage(m.message, &sc.text, func(id []byte, b block) {
 		switch string(b.typ) {
 		case "text":
-			sc.f.Text(view(id), view(b.text))
+			sc.f.Text(activity.View(id), activity.View(b.text))
 		case "tool_use", "server_tool_use":
 			cmd, path := activity.CommandAndPath(b.input)
 			sc.f.Tool(b.name, cmd, path)
@@ -76,7 +76,7 @@ func (sc *Scanner) assistant(m *members) {
 	if len(id) > 0 && usage != nil {
 		var u activity.Usage
 		activity.ScanUsage(usage, &u)
-		sc.f.MessageUsage(view(id), u)
+		sc.f.MessageUsage(activity.View(id), u)
 	}
 }
 
@@ -94,28 +94,39 @@ func (sc *Scanner) user(m *members) {
 			return nil
 		}
 		return s.Array(func(int) error {
-			if s.Peek() != jsonscan.Object {
-				return s.Skip()
-			}
-			var typ string
-			var failed bool
-			var content []byte
-			err := s.Object(func(k []byte) error {
-				var err error
-				switch string(k) {
-				case "type":
-					typ, err = s.String()
-				case "is_error":
-					failed, err = s.Bool()
-				case "content":
-					content, err = s.Raw()
+			return eachToolResult(s, func(failed bool, content []byte) {
+				if failed {
+					sc.f.ToolFailed(contentText(content))
 				}
-				return err
 			})
-			if typ == "tool_result" && failed {
-				sc.f.ToolFailed(contentText(content))
-			}
-			return err
 		})
 	})
+}
+
+// eachToolResult reads the content block s is at and calls fn when it is a
+// tool result, with whether it failed and its raw content. Any other
+// value is skipped.
+func eachToolResult(s *jsonscan.Scanner, fn func(failed bool, content []byte)) error {
+	if s.Peek() != jsonscan.Object {
+		return s.Skip()
+	}
+	var typ string
+	var failed bool
+	var content []byte
+	err := s.Object(func(k []byte) error {
+		var err error
+		switch string(k) {
+		case "type":
+			typ, err = s.String()
+		case "is_error":
+			failed, err = s.Bool()
+		case "content":
+			content, err = s.Raw()
+		}
+		return err
+	})
+	if typ == "tool_result" {
+		fn(failed, content)
+	}
+	return err
 }

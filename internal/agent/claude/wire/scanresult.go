@@ -10,26 +10,21 @@ import (
 
 // contentText reads a tool result's content: a string or text blocks.
 func contentText(raw []byte) string {
-	s := jsonscan.New(raw)
-	switch s.Peek() {
-	case jsonscan.String:
-		t, _ := s.String()
+	if t, ok := jsonscan.StringValue(raw); ok {
 		return t
-	case jsonscan.Array:
-		var b strings.Builder
-		jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
-			_ = s.Object(func(k []byte) error {
-				if string(k) == "text" && s.Peek() == jsonscan.String {
-					t, _ := s.String()
-					b.WriteString(t)
-					b.WriteByte('\n')
-				}
-				return nil
-			})
-		})
-		return b.String()
 	}
-	return ""
+	var b strings.Builder
+	jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
+		_ = s.Object(func(k []byte) error {
+			if string(k) == "text" && s.Peek() == jsonscan.String {
+				t, _ := s.String()
+				b.WriteString(t)
+				b.WriteByte('\n')
+			}
+			return nil
+		})
+	})
+	return b.String()
 }
 
 // result reads the event that ends the output: how the call ended, what
@@ -209,23 +204,7 @@ func modelUsage(raw []byte, u *activity.Usage) {
 // rateLimit reads a rate_limit_event: only a rejection is a fact, with
 // when the limit resets and its kind.
 func (sc *Scanner) rateLimit(raw []byte) {
-	if len(raw) == 0 {
-		return
-	}
-	var status, kind string
-	var resets float64
-	s := jsonscan.New(raw)
-	_ = s.Object(func(k []byte) error {
-		switch string(k) {
-		case "status":
-			status, _ = s.String()
-		case "resetsAt":
-			resets, _ = s.Number()
-		case "rateLimitType":
-			kind, _ = s.String()
-		}
-		return nil
-	})
+	status, kind, resets := rateLimitInfo(raw)
 	if status != "rejected" {
 		return
 	}
@@ -237,4 +216,25 @@ func (sc *Scanner) rateLimit(raw []byte) {
 		at = time.Unix(int64(resets), 0).UTC()
 	}
 	sc.f.LimitRejected(at, kind)
+}
+
+// rateLimitInfo reads a rate_limit_event's rate_limit_info: its status,
+// the kind of limit, and when it resets (as the event gives it).
+func rateLimitInfo(raw []byte) (status, kind string, resets float64) {
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return "", "", 0
+	}
+	_ = s.Object(func(k []byte) error {
+		switch string(k) {
+		case "status":
+			status, _ = s.String()
+		case "resetsAt":
+			resets, _ = s.Number()
+		case "rateLimitType":
+			kind, _ = s.String()
+		}
+		return nil
+	})
+	return status, kind, resets
 }

@@ -9,11 +9,7 @@
 // search, never decoding or holding them.
 package wire
 
-import (
-	"unsafe"
-
-	"ralph/internal/jsonscan"
-)
+import "ralph/internal/jsonscan"
 
 // Is reports whether an event of type typ belongs to stream-json and to
 // no other agent's output. ("result" is the last event of stream-json and
@@ -133,15 +129,6 @@ func (m *members) parse(b []byte) bool {
 
 // notFalse accepts the first byte of any value but false.
 func notFalse(first byte) bool { return first != 'f' }
-
-// view is b as a string without a copy, valid while b is: what the facts
-// are handed lives only as long as the call (see activity.Facts).
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
 
 // block is one content block of an assistant message: its type, text
 // (decoded into a buffer reused for the next block), and a tool call's

@@ -29,7 +29,7 @@ func (d *Decoder) Line(line []byte) {
 	if !m.parse(b) {
 		return
 	}
-	switch string(m.typ) {
+	switch string(m.Type) {
 	case "item.started":
 		if hasItem(m.item) {
 			var it itemMembers
@@ -43,16 +43,15 @@ func (d *Decoder) Line(line []byte) {
 			d.item(&it)
 		}
 	case "error":
-		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
-			msg, _ := s.String()
+		if msg, ok := jsonscan.StringValue(m.Error.Message); ok {
 			d.s.Error(msg)
 		}
 	case "turn.failed":
-		d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
+		d.s.Error(m.Error.RawMessage())
 		d.s.Summary("turn failed")
 	case "turn.completed":
 		var u activity.Usage
-		activity.ScanUsage(m.usage, &u)
+		activity.ScanUsage(m.Usage, &u)
 		d.s.Summary("turn completed", activity.Tokens(u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, 0))
 	}
 }

@@ -35,15 +35,15 @@ func (sc *Scanner) Event(typ, line []byte) bool {
 		sc.item(&it)
 	case "turn.completed":
 		var u activity.Usage
-		activity.ScanUsage(m.usage, &u)
+		activity.ScanUsage(m.Usage, &u)
 		sc.f.Usage(u, true)
 	case "turn.failed":
 		sc.f.Failed()
-		if msg := jsonscan.StringMember(m.errorRaw, "message"); msg != "" {
+		if msg := m.Error.RawMessage(); msg != "" {
 			sc.f.Error(msg)
 		}
 	case "error":
-		sc.f.Error(m.errorText())
+		sc.f.Error(m.Error.Text())
 	}
 	return true
 }

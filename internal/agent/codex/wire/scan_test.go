@@ -30,14 +30,6 @@ func TestScannerFacts(t *testing.T) {
 		{"an error event", "error", `{"type":"error","message":"stream disconnected"}`, `error "stream disconnected"`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var f activitytest.Facts
-			if !NewScanner(&f).Event([]byte(tt.typ), []byte(tt.line)) {
-				t.Fatal("not read as an event")
-			}
-			if got := f.String(); got != tt.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { activitytest.CheckEvent(t, NewScanner, tt.typ, tt.line, tt.want) })
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"strings"
 
+	"ralph/internal/activity"
 	"ralph/internal/jsonscan"
 )
 
@@ -33,9 +34,8 @@ func Reads(typ []byte) bool {
 // members holds the members of one event that ralph reads. Raw members
 // alias the line and are valid only while it is read.
 type members struct {
-	typ, threadID                  []byte
-	errorStr                       string
-	item, usage, errorRaw, message []byte
+	activity.EventMembers
+	threadID, item []byte
 }
 
 func (m *members) parse(b []byte) bool {
@@ -43,41 +43,16 @@ func (m *members) parse(b []byte) bool {
 	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
-		case "type":
-			m.typ, err = s.StringBytes()
 		case "thread_id":
 			m.threadID, err = s.StringBytes()
 		case "item":
 			m.item, err = s.Raw()
-		case "usage":
-			m.usage, err = s.Raw()
-		case "error":
-			if s.Peek() == jsonscan.String {
-				m.errorStr, err = s.String()
-			} else {
-				m.errorRaw, err = s.Raw()
-			}
-		case "message":
-			m.message, err = s.Raw()
+		default:
+			err = m.Member(s, key)
 		}
 		return err
 	})
 	return err == nil && s.AtEnd()
-}
-
-// errorText is what an error event says: its message, else its error as a
-// string or an object with a message.
-func (m *members) errorText() string {
-	msg := m.errorStr
-	if m.message != nil {
-		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
-			msg, _ = s.String()
-		}
-	}
-	if msg == "" {
-		msg = jsonscan.StringMember(m.errorRaw, "message")
-	}
-	return msg
 }
 
 // itemMembers holds the members of an item that ralph reads: what kind of

@@ -34,7 +34,7 @@ func (d *Decoder) Line(line []byte) {
 	if !m.parse(b) {
 		return
 	}
-	if string(m.typ) == "message" {
+	if string(m.Type) == "message" {
 		// The prompt comes back as a user message; the answer comes in
 		// deltas, shown as one text. A whole message stands alone.
 		switch r := string(m.role); {
@@ -48,41 +48,34 @@ func (d *Decoder) Line(line []byte) {
 		return
 	}
 	d.Flush()
-	switch string(m.typ) {
+	switch string(m.Type) {
 	case "tool_use":
 		d.s.Tool(string(m.toolName), activity.ToolTarget(m.params, d.s.Dir))
 	case "tool_result":
-		out, failure := stringOf(m.output), ""
+		out, _ := jsonscan.StringValue(m.output)
+		failure := ""
 		if string(m.status) == "error" {
 			failure = "error"
 			if out == "" {
-				out = jsonscan.StringMember(m.errorRaw, "message")
+				out = m.Error.RawMessage()
 			}
 		}
 		d.s.Result(out, failure)
 	case "error":
-		d.s.Error(stringOf(m.message))
+		msg, _ := jsonscan.StringValue(m.Error.Message)
+		d.s.Error(msg)
 	case "result":
-		if m.errorRaw != nil {
-			d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
+		if m.Error.Raw != nil {
+			d.s.Error(m.Error.RawMessage())
 		}
 		status := "result: " + string(m.status)
-		if st, ok := streamStats(m.stats); ok {
-			d.s.Summary(status, activity.Count(st.toolCalls, "tool call"), activity.Millis(st.durationMS),
+		if st, ok := readStats(m.stats); ok {
+			d.s.Summary(status, activity.Count(int(st.toolCalls), "tool call"), activity.Millis(st.durationMS),
 				activity.Tokens(st.input, st.output, st.cached, 0))
 		} else {
 			d.s.Summary(status)
 		}
 	}
-}
-
-// stringOf is a raw value as a string, "" for any other kind.
-func stringOf(raw []byte) string {
-	if s := jsonscan.New(raw); s.Peek() == jsonscan.String {
-		t, _ := s.String()
-		return t
-	}
-	return ""
 }
 
 // Flush shows the text gathered so far.
@@ -91,43 +84,6 @@ func (d *Decoder) Flush() {
 		d.s.Text(d.pending.String())
 		d.pending.Reset()
 	}
-}
-
-type stats struct {
-	input, output, cached, durationMS int64
-	toolCalls                         int
-}
-
-// streamStats reads the stream result's stats; ok is false when it has
-// none.
-func streamStats(raw []byte) (st stats, ok bool) {
-	s := jsonscan.New(raw)
-	if s.Peek() != jsonscan.Object {
-		return st, false
-	}
-	_ = s.Object(func(k []byte) error {
-		var f float64
-		var err error
-		switch string(k) {
-		case "input_tokens":
-			f, err = s.Number()
-			st.input = int64(f)
-		case "output_tokens":
-			f, err = s.Number()
-			st.output = int64(f)
-		case "cached":
-			f, err = s.Number()
-			st.cached = int64(f)
-		case "duration_ms":
-			f, err = s.Number()
-			st.durationMS = int64(f)
-		case "tool_calls":
-			f, err = s.Number()
-			st.toolCalls = int(f)
-		}
-		return err
-	})
-	return st, true
 }
 
 // Document decodes the json output, one document: the answer, an error,
@@ -140,9 +96,9 @@ func (d *Decoder) Document(b []byte) {
 	if m.hasResponse {
 		d.s.Text(m.response)
 	}
-	failed := m.errorRaw != nil && string(m.errorRaw) != "null"
+	failed := m.Error.Raw != nil && string(m.Error.Raw) != "null"
 	if failed {
-		d.s.Error(jsonscan.StringMember(m.errorRaw, "message"))
+		d.s.Error(m.Error.RawMessage())
 	}
 	var in, out, cached int64
 	var tools []byte

@@ -40,31 +40,29 @@ func (sc *Scanner) Event(typ, line []byte) bool {
 			break
 		}
 		if m.delta {
-			f.TextDelta(view(m.content))
+			f.TextDelta(activity.View(m.content))
 		} else {
-			f.Text("", view(m.content))
+			f.Text("", activity.View(m.content))
 		}
 	case "tool_use":
 		cmd, path := activity.CommandAndPath(m.params)
-		f.Tool(view(m.toolName), cmd, path)
+		f.Tool(activity.View(m.toolName), cmd, path)
 	case "tool_result":
 		if string(m.status) != "error" {
 			break
 		}
-		if s := jsonscan.New(m.output); s.Peek() == jsonscan.String {
-			if out, _ := s.String(); out != "" {
-				f.ToolFailed(out)
-			}
+		if out, _ := jsonscan.StringValue(m.output); out != "" {
+			f.ToolFailed(out)
 		}
-		if msg := jsonscan.StringMember(m.errorRaw, "message"); msg != "" {
+		if msg := m.Error.RawMessage(); msg != "" {
 			f.ToolFailed(msg)
 		}
 	case "error":
-		f.Error(m.errorText())
+		f.Error(m.Error.Text())
 	case "result":
 		if string(m.status) == "error" {
 			f.Failed()
-			f.Error(jsonscan.StringMember(m.errorRaw, "message"))
+			f.Error(m.Error.RawMessage())
 		}
 		sc.stats(m.stats)
 	}
@@ -89,15 +87,15 @@ func (sc *Scanner) Document(b []byte) {
 	if m.stats != nil {
 		sc.stats(m.stats)
 	}
-	if m.errorRaw != nil {
-		msg := jsonscan.StringMember(m.errorRaw, "message")
-		if st := jsonscan.StringMember(m.errorRaw, "status"); st != "" && !strings.Contains(msg, st) {
+	if m.Error.Raw != nil {
+		msg := m.Error.RawMessage()
+		if st := jsonscan.StringMember(m.Error.Raw, "status"); st != "" && !strings.Contains(msg, st) {
 			msg = st + ": " + msg
 		}
 		sc.f.Failed()
 		sc.f.Error(msg)
-		if jsonscan.NumberMember(m.errorRaw, "code") == 429 {
-			sc.f.QuotaError(msg, string(m.errorRaw))
+		if jsonscan.NumberMember(m.Error.Raw, "code") == 429 {
+			sc.f.QuotaError(msg, string(m.Error.Raw))
 		}
 	}
 }

@@ -24,15 +24,7 @@ func TestScannerFacts(t *testing.T) {
 			"failed\nerror \"boom\"\ntool totals 0 calls, 0 writes\nusage in=7 out=2 cache_read=1 cache_write=0 cost=0 tokens=true"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var f activitytest.Facts
-			if !NewScanner(&f).Event([]byte(tt.typ), []byte(tt.line)) {
-				t.Fatal("not read as an event")
-			}
-			if got := f.String(); got != tt.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { activitytest.CheckEvent(t, NewScanner, tt.typ, tt.line, tt.want) })
 	}
 }
 

@@ -11,33 +11,61 @@ func (sc *Scanner) stats(raw []byte) {
 	if len(raw) == 0 {
 		return
 	}
-	var u activity.Usage
-	var models, tools []byte
-	s := jsonscan.New(raw)
-	_ = s.Object(func(k []byte) error {
-		var f float64
-		switch string(k) {
-		case "input_tokens":
-			f, _ = s.Number()
-			u.InputTokens = int64(f)
-		case "output_tokens":
-			f, _ = s.Number()
-			u.OutputTokens = int64(f)
-		case "cached":
-			f, _ = s.Number()
-			u.CacheReadInputTokens = int64(f)
-		case "models":
-			models, _ = s.Raw()
-		case "tools":
-			tools, _ = s.Raw()
-		}
-		return nil
-	})
-	sc.f.ToolTotals(toolTotals(tools))
-	if u.InputTokens == 0 && u.OutputTokens == 0 && len(models) > 0 {
-		modelTokens(models, &u)
+	st, _ := readStats(raw)
+	u := activity.Usage{InputTokens: st.input, OutputTokens: st.output, CacheReadInputTokens: st.cached}
+	sc.f.ToolTotals(toolTotals(st.tools))
+	if u.InputTokens == 0 && u.OutputTokens == 0 && len(st.models) > 0 {
+		modelTokens(st.models, &u)
 	}
 	sc.f.Usage(u, true)
+}
+
+// stats are the members of a stats object: the stream result's flat
+// counts, and the json output's per-model counts and tool totals, raw.
+type stats struct {
+	input, output, cached, durationMS, toolCalls int64
+	models, tools                                []byte
+}
+
+// readStats reads a stats object; ok is false when raw is none. Only the
+// live view shows the time and the count of calls: they are read leniently,
+// so that one of them malformed does not end the reading of the counts the
+// analyzer needs.
+func readStats(raw []byte) (st stats, ok bool) {
+	s := jsonscan.New(raw)
+	if s.Peek() != jsonscan.Object {
+		return st, false
+	}
+	_ = s.Object(func(k []byte) error {
+		var n *int64
+		read := s.Number
+		switch string(k) {
+		case "input_tokens":
+			n = &st.input
+		case "output_tokens":
+			n = &st.output
+		case "cached":
+			n = &st.cached
+		case "duration_ms":
+			n, read = &st.durationMS, s.LooseNumber
+		case "tool_calls":
+			n, read = &st.toolCalls, s.LooseNumber
+		case "models":
+			var err error
+			st.models, err = s.Raw()
+			return err
+		case "tools":
+			var err error
+			st.tools, err = s.Raw()
+			return err
+		default:
+			return nil
+		}
+		f, err := read()
+		*n = int64(f)
+		return err
+	})
+	return st, true
 }
 
 // modelTokens adds up each model's counts: flat (stream-json) or under

@@ -9,8 +9,7 @@
 package wire
 
 import (
-	"unsafe"
-
+	"ralph/internal/activity"
 	"ralph/internal/jsonscan"
 )
 
@@ -42,17 +41,17 @@ func Reads(typ []byte) bool {
 // those).
 func IsResult(line []byte) bool {
 	var m members
-	return m.parse(line) && m.stats != nil && !m.hasResult && m.usage == nil
+	return m.parse(line) && m.stats != nil && !m.hasResult && m.Usage == nil
 }
 
-// members holds the members of one event or document that ralph reads. Raw members alias the input and are valid only while it is read.
+// members holds the members of one event or document that ralph reads.
+// Raw members alias the input and are valid only while it is read.
 type members struct {
-	typ                                        []byte
+	activity.EventMembers
 	sessionID, role, status, toolName, content []byte
 	delta, hasResult, hasResponse              bool
-	errorStr, response                         string
-
-	errorRaw, message, params, output, stats, usage []byte
+	response                                   string
+	params, output, stats                      []byte
 }
 
 func (m *members) parse(b []byte) bool {
@@ -60,8 +59,6 @@ func (m *members) parse(b []byte) bool {
 	err := s.Object(func(key []byte) error {
 		var err error
 		switch string(key) {
-		case "type":
-			m.typ, err = s.StringBytes()
 		case "session_id", "sessionId":
 			m.sessionID, err = s.StringBytes()
 		case "role":
@@ -80,14 +77,6 @@ func (m *members) parse(b []byte) bool {
 			}
 		case "delta":
 			m.delta, err = s.Bool()
-		case "error":
-			if s.Peek() == jsonscan.String {
-				m.errorStr, err = s.String()
-			} else {
-				m.errorRaw, err = s.Raw()
-			}
-		case "message":
-			m.message, err = s.Raw()
 		case "parameters":
 			m.params, err = s.Raw()
 		case "output":
@@ -104,34 +93,10 @@ func (m *members) parse(b []byte) bool {
 				m.hasResult = true
 				_, err = s.StringBytes()
 			}
-		case "usage":
-			m.usage, err = s.Raw()
+		default:
+			err = m.Member(s, key)
 		}
 		return err
 	})
 	return err == nil && s.AtEnd()
-}
-
-// view is b as a string without a copy, valid while b is: what the facts
-// are handed lives only as long as the call (see activity.Facts).
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
-// errorText is what an error event says: its message, else its error as a
-// string or an object with a message.
-func (m *members) errorText() string {
-	msg := m.errorStr
-	if m.message != nil {
-		if s := jsonscan.New(m.message); s.Peek() == jsonscan.String {
-			msg, _ = s.String()
-		}
-	}
-	if msg == "" {
-		msg = jsonscan.StringMember(m.errorRaw, "message")
-	}
-	return msg
 }
