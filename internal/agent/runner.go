@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"ralph/internal/redact"
 	"ralph/internal/store"
 )
 
@@ -152,6 +153,9 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	if err != nil {
 		return res, err
 	}
+	// The agent may print any secret it is given (its API key, a service
+	// token): each is masked by value in all ralph keeps of the call.
+	redact.AddEnviron(env)
 	if tmp != "" {
 		// Removed when Run returns, after the whole group is gone.
 		defer os.RemoveAll(tmp)
@@ -295,15 +299,12 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	return res, nil
 }
 
-// teeTo is what the child writes a stream to: the log file itself, or,
-// when onLine wants the lines as they come, a pipe whose reader copies them
-// into the file (w is then the write end, to close once the child has it).
+// teeTo is what the child writes a stream to: a pipe whose reader masks
+// the known secrets and copies the rest into the log file, handing onLine
+// the lines as they come when it is set (w is the write end, to close once
+// the child has it). Never the file itself: what the agent prints is
+// stored only masked.
 func teeTo(file *os.File, onLine func([]byte)) (dst io.Writer, w *os.File, tee *lineTee, err error) {
-	if onLine == nil {
-		// Straight to the file: no copying goroutine, and nothing to block
-		// on when a grandchild keeps the stream open.
-		return file, nil, nil, nil
-	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("agent: pipe: %w", err)

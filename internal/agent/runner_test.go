@@ -344,3 +344,41 @@ func TestRunLiveLines(t *testing.T) {
 		t.Errorf("stderr file = %q", got)
 	}
 }
+
+// A secret of the agent's environment that it prints, split across two
+// writes with a pause between (two reads of the pipe), is masked whole in
+// both logs and in the live lines, with and without a live view; the rest
+// of the output is kept byte for byte.
+func TestRunMasksTheAgentsSecrets(t *testing.T) {
+	const secret = "halfone-halftwo-7788"
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			p := proc(t, "/bin/sh", "-c", `printf '{"text":"key halfone-'; sleep 0.3; printf 'halftwo-7788 ok"}\n'; `+
+				`printf 'err %s\n' "$ACME_SERVICE_TOKEN" >&2`)
+			p.Env = []string{"ACME_SERVICE_TOKEN=" + secret}
+			var mu sync.Mutex
+			var lines []string
+			if live {
+				p.OnLine = func(l []byte) {
+					mu.Lock()
+					defer mu.Unlock()
+					lines = append(lines, string(l))
+				}
+			}
+			if res, err := testRunner().Run(context.Background(), p); err != nil || res.ExitCode != 0 {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			if got := readFile(t, p.StdoutPath); got != `{"text":"key [redacted] ok"}`+"\n" {
+				t.Errorf("stdout log = %q", got)
+			}
+			if got := readFile(t, p.StderrPath); got != "err [redacted]\n" {
+				t.Errorf("stderr log = %q", got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if live && (len(lines) != 1 || lines[0] != `{"text":"key [redacted] ok"}`) {
+				t.Errorf("live lines = %q", lines)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"ralph/internal/redact"
 )
 
 // Bounds of the live line tee. A stream-json line can carry a whole file
@@ -18,13 +20,16 @@ const (
 	maxQueuedSize = 32 << 20
 )
 
-// lineTee copies the agent's stdout pipe into the log file and hands
-// complete lines to a callback on a separate goroutine, so that a slow
+// lineTee copies an agent's output pipe into its log file, masking the
+// secrets ralph knows by value on the way (redact.Stream: a secret split
+// across two reads is masked whole), and hands complete lines to a
+// callback, when there is one, on a separate goroutine, so that a slow
 // callback never slows the agent and the file never misses a byte.
 type lineTee struct {
 	r      *os.File
 	file   io.Writer
-	onLine func([]byte)
+	onLine func([]byte) // nil: the log file alone
+	mask   redact.Stream
 
 	lines  chan []byte
 	queued atomic.Int64 // bytes waiting in lines
@@ -58,17 +63,28 @@ func (t *lineTee) read() {
 	for {
 		n, err := t.r.Read(buf)
 		if n > 0 {
-			if _, werr := t.file.Write(buf[:n]); werr != nil && t.writeErr == nil {
-				t.writeErr = werr // keep draining: a full disk must not block the agent
-			}
-			t.split(buf[:n])
+			t.pass(t.mask.Next(buf[:n]))
 		}
 		if err != nil {
 			break
 		}
 	}
+	t.pass(t.mask.End())
 	if len(t.pending) > 0 || t.cut {
 		t.emit()
+	}
+}
+
+// pass writes masked output to the file and splits it into lines.
+func (t *lineTee) pass(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if _, err := t.file.Write(b); err != nil && t.writeErr == nil {
+		t.writeErr = err // keep draining: a full disk must not block the agent
+	}
+	if t.onLine != nil {
+		t.split(b)
 	}
 }
 

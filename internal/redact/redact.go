@@ -32,6 +32,9 @@ const MinValueLen = 4
 var known struct {
 	sync.RWMutex
 	values []string // longest first, so a secret containing another is masked whole
+	// streamed are the values a Stream masks: values less those made of
+	// digits and time punctuation, longest first.
+	streamed [][]byte
 }
 
 // Add registers secret values to be masked wherever they appear. Values
@@ -59,6 +62,12 @@ func Add(values ...string) {
 		}
 	}
 	slices.SortStableFunc(known.values, func(a, b string) int { return len(b) - len(a) })
+	known.streamed = known.streamed[:0]
+	for _, v := range known.values {
+		if !timeLike(v) {
+			known.streamed = append(known.streamed, []byte(v))
+		}
+	}
 }
 
 // AddEnviron registers the values of the secret-named variables of an
@@ -81,7 +90,7 @@ var notSecret = map[string]bool{"true": true, "false": true, "null": true, "none
 // reset forgets every known value; for tests.
 func reset() {
 	known.Lock()
-	known.values = nil
+	known.values, known.streamed = nil, nil
 	known.Unlock()
 }
 
@@ -97,15 +106,21 @@ func IsSecretName(name string) bool {
 
 // String masks every known secret value and every secret shape in s. It is
 // idempotent.
-func String(s string) string {
+func String(s string) string { return shapes(Values(s)) }
+
+// Values masks the known secret values in s and nothing else, leaving the
+// text's form alone outside them: what a CI system does to its logs. Text
+// that must stay byte for byte what it was but for the secrets (an agent's
+// output, a rendered page) goes through Values or a Stream.
+func Values(s string) string {
 	known.RLock()
+	defer known.RUnlock()
 	for _, v := range known.values {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
 	}
-	known.RUnlock()
-	return shapes(s)
+	return s
 }
 
 // Bytes is String for bytes.
