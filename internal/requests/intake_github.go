@@ -78,22 +78,46 @@ func (s *Service) intakeIssue(ctx context.Context, repo string, is *gh.Issue) er
 		return err
 	}
 	r := githubRequest(repo, is, s.opts.Now())
+	earlier, err := s.earlierComments(ctx, repo, r.Number)
+	if err != nil {
+		return err // nothing stored: the next poll or a redelivery tries again
+	}
 	created, err := s.store.Create(r, Entry{ID: "opening", Author: r.Author, Body: r.Title + "\n\n" + r.Body, At: is.GetCreatedAt().Time})
 	if err != nil || !created {
 		return err
 	}
 	s.logf("%s: new request %q (session %s, branch %s)", key, r.Title, r.Session, r.Branch)
-	// Earlier comments are context, not triggers.
-	cs, err := s.hub.Comments(ctx, repo, r.Number)
-	if err == nil {
-		for _, c := range cs {
-			if !s.ours(ctx, c.GetUser().GetLogin(), c.GetBody()) {
-				_, _ = s.store.AddEntry(key, Entry{ID: fmt.Sprint(c.GetID()), Author: c.GetUser().GetLogin(), Body: c.GetBody(), At: c.GetCreatedAt().Time, Acted: true})
-			}
-		}
+	for _, e := range earlier {
+		_, _ = s.store.AddEntry(key, e)
 	}
 	s.poke(key)
 	return nil
+}
+
+// earlierComments are the comments an issue had before it became a
+// request, as context, not triggers: those of people who may write to the
+// repository, as for the comments that come later. A stranger's comment
+// never reaches the agent, whenever it was written.
+func (s *Service) earlierComments(ctx context.Context, repo string, number int) ([]Entry, error) {
+	cs, err := s.hub.Comments(ctx, repo, number)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, c := range cs {
+		author := c.GetUser().GetLogin()
+		if s.ours(ctx, author, c.GetBody()) {
+			continue
+		}
+		ok, err := s.hub.CanWrite(ctx, repo, author)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, Entry{ID: fmt.Sprint(c.GetID()), Author: author, Body: c.GetBody(), At: c.GetCreatedAt().Time, Acted: true})
+		}
+	}
+	return out, nil
 }
 
 // intakeComment records a comment on a request's issue from someone who

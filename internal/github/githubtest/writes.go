@@ -223,3 +223,14 @@ func (s *Server) Pulls(repo string) []Pull {
 	defer s.dmu.Unlock()
 	return slices.Clone(s.pulls[repo])
 }
+
+// Label adds label to an issue, as a person labelling it after its
+// conversation began.
+func (s *Server) Label(repo string, number int, label string) {
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	i := slices.IndexFunc(s.data.Repos[repo], func(is Issue) bool { return is.Number == number })
+	if i >= 0 {
+		s.data.Repos[repo][i].Labels = append(s.data.Repos[repo][i].Labels, label)
+	}
+}
