@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"time"
 
+	"ralph/internal/redact"
 	"ralph/internal/serve"
 )
 
@@ -142,7 +143,8 @@ func (d *Dashboard) pageFor(r *http.Request, title, nav, stream string) page {
 
 // render executes a template into a buffer first, so a failure sends an
 // error page instead of half a page, and a final guard masks the API
-// token should it ever be part of the data.
+// token and every secret ralph knows should one ever be part of the data
+// (the daemon's views are masked already).
 func (d *Dashboard) render(w http.ResponseWriter, code int, name string, data any) {
 	var b bytes.Buffer
 	if err := d.tmpl.ExecuteTemplate(&b, name, data); err != nil {
@@ -167,9 +169,9 @@ func (d *Dashboard) fragment(name string, data any) (string, error) {
 
 func (d *Dashboard) scrub(b []byte) []byte {
 	if len(d.token) >= 8 && bytes.Contains(b, d.token) {
-		return bytes.ReplaceAll(b, d.token, []byte("[REDACTED]"))
+		b = bytes.ReplaceAll(b, d.token, []byte("[REDACTED]"))
 	}
-	return b
+	return redact.ValuesBytes(b)
 }
 
 // refusal is the login or error page.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"ralph/internal/fleet"
+	"ralph/internal/redact"
 	"ralph/internal/store"
 )
 
@@ -249,9 +250,15 @@ func replyStatus(w http.ResponseWriter, code int, v any, err error) {
 		}
 		return
 	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
+	// Whatever a reply holds, its secrets stay here.
+	_, _ = w.Write(redact.JSON(append(b, '\n')))
 }
 
 func fail(w http.ResponseWriter, code int, msg string) {

@@ -22,6 +22,7 @@ import (
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
+	"ralph/internal/redact"
 	"ralph/internal/store"
 )
 
@@ -297,6 +298,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 			text = p
 		}
 	}
+	text = redact.Values(text)
 	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(text), 0o644); err != nil {
 		return engine.Result{}, nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 )
 
 // DB is the daemon's store: sessions (with their loop state and agent
@@ -183,12 +184,14 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 
 // SaveState saves a session's loop state and, when rec is set, the record
 // of the iteration that produced it, in one transaction: a kill never keeps
-// one without the other, and a record saved twice is the same row.
+// one without the other, and a record saved twice is the same row. Both
+// are stored with their secrets masked, as the state files of `ralph run`.
 func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
 	doc, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
+	doc = redact.JSON(doc)
 	tx, err := d.db.Begin()
 	if err != nil {
 		return err
@@ -206,6 +209,7 @@ func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics)
 		if err != nil {
 			return err
 		}
+		r = redact.JSON(r)
 		if _, err := tx.Exec(`INSERT OR REPLACE INTO iterations(session, loop, task_id, record) VALUES(?, ?, ?, ?)`,
 			session, rec.Loop, taskID, string(r)); err != nil {
 			return err
@@ -338,6 +342,7 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 	}
 	t.ID = fmt.Sprintf("t%d", t.Seq)
 	t.UpdatedAt = t.CreatedAt
+	t = maskTask(t)
 	q, _ := json.Marshal(nonNil(t.Questions))
 	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -350,6 +355,7 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 
 // UpdateTask saves a task's changing fields.
 func (d *DB) UpdateTask(t Task) error {
+	t = maskTask(t)
 	q, _ := json.Marshal(nonNil(t.Questions))
 	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
 		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)

@@ -3,9 +3,12 @@ package serve
 import (
 	"io"
 	"sync"
+
+	"ralph/internal/redact"
 )
 
-// syncWriter serialises log lines from many loops.
+// syncWriter serialises log lines from many loops, their secrets masked
+// (each write is whole lines: a log line, a warning).
 type syncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -14,7 +17,10 @@ type syncWriter struct {
 func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.w.Write(p)
+	if _, err := s.w.Write(redact.Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // prefixWriter prefixes each write (a warning line) with the session.

@@ -10,6 +10,7 @@ import (
 
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 	"ralph/internal/store"
 )
 
@@ -128,26 +129,14 @@ func (h *hub) subscribe() (<-chan []byte, func()) {
 	}
 }
 
+// publish sends ev to every subscriber, every string in it masked
+// (redact.JSON): the agent's live output, its summary, a loop's message.
 func (h *hub) publish(ev Event) {
-	if ev.Engine != nil && ev.Engine.Live != nil {
-		live := *ev.Engine.Live
-		live.Text, live.Target = store.Redact(live.Text), store.Redact(live.Target)
-		e := *ev.Engine
-		e.Live = &live
-		ev.Engine = &e
-	}
-	if ev.Engine != nil && ev.Engine.Iteration != nil {
-		it := *ev.Engine.Iteration
-		it.Summary = store.Redact(it.Summary)
-		e := *ev.Engine
-		e.Iteration = &it
-		e.Message = store.Redact(e.Message)
-		ev.Engine = &e
-	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return
 	}
+	b = redact.JSON(b)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.subs {

@@ -10,6 +10,7 @@ import (
 
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 	"ralph/internal/store"
 	"ralph/internal/taskfile"
 )
@@ -70,7 +71,14 @@ type HistoryItem struct {
 // historyShown is how many iterations a task view carries.
 const historyShown = 5
 
+// view is t as every surface shows it, its text masked.
 func (d *Daemon) view(t Task) (TaskView, error) {
+	v, err := d.viewOf(t)
+	return maskView(v), err
+}
+
+// viewOf is t with what the store and the running loop know of it.
+func (d *Daemon) viewOf(t Task) (TaskView, error) {
 	v := TaskView{ID: t.ID, Session: t.Session, Title: t.Title, Origin: t.Origin, State: t.State, MaxLoops: t.MaxLoops,
 		ExitReason: t.ExitReason, Message: t.Message, Questions: nonNil(t.Questions), PRURL: t.PRURL, TaskFile: t.File,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, History: []HistoryItem{}}
@@ -218,7 +226,7 @@ func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo 
 			d.logf("[%s] %v; kept aside as %s", session, perr, aside)
 		}
 	}
-	if err := store.WriteFileAtomic(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{}), 0o644); err != nil {
+	if err := writeTaskFile(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{})); err != nil {
 		return TaskView{}, err
 	}
 	// A new task is a new conversation: the previous task's agent session
@@ -380,7 +388,7 @@ func (d *Daemon) Answer(session, text string) (TaskView, error) {
 		d.mu.Unlock()
 		return TaskView{}, err
 	}
-	if err := store.WriteFileAtomic(t.File, appendAnswer(data, t.Questions, text, d.opts.Now()), 0o644); err != nil {
+	if err := writeTaskFile(t.File, appendAnswer(data, maskStrings(t.Questions), redact.String(text), d.opts.Now())); err != nil {
 		d.mu.Unlock()
 		return TaskView{}, err
 	}

@@ -138,7 +138,7 @@ func rewriteTaskFile(path, status string, block []taskfile.Field) error {
 			block = f.Block
 		}
 	}
-	return store.WriteFileAtomic(path, taskfile.Update(data, status, block), 0o644)
+	return writeTaskFile(path, taskfile.Update(data, status, maskFields(block)))
 }
 
 // blockOrder is the seed's order of the status block's fields; others
@@ -179,7 +179,7 @@ func blockFields(m map[string]string) []taskfile.Field {
 func checkTaskFile(t Task, now time.Time) error {
 	data, err := os.ReadFile(t.File)
 	if errors.Is(err, fs.ErrNotExist) {
-		return store.WriteFileAtomic(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt), 0o644)
+		return writeTaskFile(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt))
 	}
 	if err != nil {
 		return err
@@ -189,7 +189,7 @@ func checkTaskFile(t Task, now time.Time) error {
 		if err := os.Rename(t.File, aside); err != nil {
 			return fmt.Errorf("%w (and keeping it aside failed: %v)", perr, err)
 		}
-		if err := store.WriteFileAtomic(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt), 0o644); err != nil {
+		if err := writeTaskFile(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt)); err != nil {
 			return err
 		}
 		return fmt.Errorf("%w; kept aside as %s and a fresh task file written: fix or copy back its checklist, then ralph task loop %s", perr, filepath.Base(aside), t.Session)

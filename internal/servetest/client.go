@@ -172,3 +172,10 @@ func (e *Events) WaitFor(sub string, d time.Duration) bool {
 	}
 	return false
 }
+
+// Lines are the data lines of the stream so far.
+func (e *Events) Lines() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.lines...)
+}

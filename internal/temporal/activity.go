@@ -16,6 +16,7 @@ import (
 	"ralph/internal/engine"
 	"ralph/internal/gitx"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 	"ralph/internal/serve"
 	"ralph/internal/store"
 	"ralph/internal/trust"
@@ -89,7 +90,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	if err := ws.EnsureDirs(); err != nil {
 		return IterateOutput{}, err
 	}
-	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(in.Prompt), 0o644); err != nil {
+	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(redact.Values(in.Prompt)), 0o644); err != nil {
 		return IterateOutput{}, err
 	}
 	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
