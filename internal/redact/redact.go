@@ -32,9 +32,16 @@ const MinValueLen = 4
 var known struct {
 	sync.RWMutex
 	values []string // longest first, so a secret containing another is masked whole
-	// streamed are the values a Stream masks: values less those made of
-	// digits and time punctuation, longest first.
-	streamed [][]byte
+	// bytes are values as bytes, in the same order, for Stream and
+	// ValuesBytes.
+	bytes []knownBytes
+}
+
+type knownBytes struct {
+	v []byte
+	// number is set for a value made of digits and time punctuation,
+	// which a Stream leaves alone.
+	number bool
 }
 
 // Add registers secret values to be masked wherever they appear. Values
@@ -62,11 +69,9 @@ func Add(values ...string) {
 		}
 	}
 	slices.SortStableFunc(known.values, func(a, b string) int { return len(b) - len(a) })
-	known.streamed = known.streamed[:0]
+	known.bytes = known.bytes[:0]
 	for _, v := range known.values {
-		if !timeLike(v) {
-			known.streamed = append(known.streamed, []byte(v))
-		}
+		known.bytes = append(known.bytes, knownBytes{v: []byte(v), number: timeLike(v)})
 	}
 }
 
@@ -90,7 +95,7 @@ var notSecret = map[string]bool{"true": true, "false": true, "null": true, "none
 // reset forgets every known value; for tests.
 func reset() {
 	known.Lock()
-	known.values, known.streamed = nil, nil
+	known.values, known.bytes = nil, nil
 	known.Unlock()
 }
 

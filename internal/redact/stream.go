@@ -26,7 +26,7 @@ func (s *Stream) Next(p []byte) []byte {
 	known.RLock()
 	defer known.RUnlock()
 	cut := safeCut(buf)
-	out := maskKnown(buf[:cut])
+	out := maskKnown(buf[:cut], false)
 	s.held = append(s.held[:0], buf[cut:]...)
 	return out
 }
@@ -35,7 +35,7 @@ func (s *Stream) Next(p []byte) []byte {
 func (s *Stream) End() []byte {
 	known.RLock()
 	defer known.RUnlock()
-	out := maskKnown(append([]byte(nil), s.held...))
+	out := maskKnown(append([]byte(nil), s.held...), false)
 	s.held = s.held[:0]
 	return out
 }
@@ -45,8 +45,11 @@ func (s *Stream) End() []byte {
 // go through. known is read-locked.
 func safeCut(buf []byte) int {
 	cut := len(buf)
-	for _, v := range known.streamed {
-		if k := partialTail(buf, v); len(buf)-k < cut {
+	for _, kb := range known.bytes {
+		if kb.number {
+			continue
+		}
+		if k := partialTail(buf, kb.v); len(buf)-k < cut {
 			cut = len(buf) - k
 		}
 	}
@@ -58,7 +61,11 @@ func safeCut(buf []byte) int {
 	// of v in the window below crosses the cut.
 	for moved := true; moved; {
 		moved = false
-		for _, v := range known.streamed {
+		for _, kb := range known.bytes {
+			v := kb.v
+			if kb.number {
+				continue
+			}
 			lo, hi := max(0, cut-len(v)+1), min(len(buf), cut+len(v)-1)
 			if lo >= hi {
 				continue
@@ -88,12 +95,20 @@ func partialTail(buf, v []byte) int {
 	return 0
 }
 
-// maskKnown masks the streamed values in b, longest first; known is
-// read-locked. b is returned itself when nothing is masked.
-func maskKnown(b []byte) []byte {
-	for _, v := range known.streamed {
-		if bytes.Contains(b, v) {
-			b = bytes.ReplaceAll(b, v, []byte(Mask))
+// ValuesBytes is Values for bytes: b itself when nothing is masked.
+func ValuesBytes(b []byte) []byte {
+	known.RLock()
+	defer known.RUnlock()
+	return maskKnown(b, true)
+}
+
+// maskKnown masks the known values in b, longest first, numbers only if
+// numbers is set; known is read-locked. b is returned itself when nothing
+// is masked.
+func maskKnown(b []byte, numbers bool) []byte {
+	for _, kb := range known.bytes {
+		if (numbers || !kb.number) && bytes.Contains(b, kb.v) {
+			b = bytes.ReplaceAll(b, kb.v, []byte(Mask))
 		}
 	}
 	return b

@@ -78,10 +78,7 @@ func (s *Service) intakeIssue(ctx context.Context, repo string, is *gh.Issue) er
 		return err
 	}
 	r := githubRequest(repo, is, s.opts.Now())
-	earlier, err := s.earlierComments(ctx, repo, r.Number)
-	if err != nil {
-		return err // nothing stored: the next poll or a redelivery tries again
-	}
+	earlier := s.earlierComments(ctx, key, repo, r.Number)
 	created, err := s.store.Create(r, Entry{ID: "opening", Author: r.Author, Body: r.Title + "\n\n" + r.Body, At: is.GetCreatedAt().Time})
 	if err != nil || !created {
 		return err
@@ -97,11 +94,13 @@ func (s *Service) intakeIssue(ctx context.Context, repo string, is *gh.Issue) er
 // earlierComments are the comments an issue had before it became a
 // request, as context, not triggers: those of people who may write to the
 // repository, as for the comments that come later. A stranger's comment
-// never reaches the agent, whenever it was written.
-func (s *Service) earlierComments(ctx context.Context, repo string, number int) ([]Entry, error) {
+// never reaches the agent, whenever it was written. What cannot be read
+// now is left to the poll, which takes a writer's comment as a new one.
+func (s *Service) earlierComments(ctx context.Context, key, repo string, number int) []Entry {
 	cs, err := s.hub.Comments(ctx, repo, number)
 	if err != nil {
-		return nil, err
+		s.logf("%s: earlier comments: %v", key, err)
+		return nil
 	}
 	var out []Entry
 	for _, c := range cs {
@@ -109,15 +108,12 @@ func (s *Service) earlierComments(ctx context.Context, repo string, number int) 
 		if s.ours(ctx, author, c.GetBody()) {
 			continue
 		}
-		ok, err := s.hub.CanWrite(ctx, repo, author)
-		if err != nil {
-			return nil, err
+		if ok, err := s.hub.CanWrite(ctx, repo, author); err != nil || !ok {
+			continue
 		}
-		if ok {
-			out = append(out, Entry{ID: fmt.Sprint(c.GetID()), Author: author, Body: c.GetBody(), At: c.GetCreatedAt().Time, Acted: true})
-		}
+		out = append(out, Entry{ID: fmt.Sprint(c.GetID()), Author: author, Body: c.GetBody(), At: c.GetCreatedAt().Time, Acted: true})
 	}
-	return out, nil
+	return out
 }
 
 // intakeComment records a comment on a request's issue from someone who
