@@ -27,7 +27,7 @@
 //	                                          replaces the bash tool's .call_count/.token_count/.last_reset
 //	clarification.md                          the agent's open questions, for a human to answer
 //	ralph.lock                                pid of the running `ralph run` ([AcquireLock])
-//	logs/iteration_<N>_<UTC>.stdout.log       raw agent output of iteration N, e.g.
+//	logs/iteration_<N>_<UTC>.stdout.log       agent output of iteration N (known secrets masked), e.g.
 //	logs/iteration_<N>_<UTC>.stderr.log       iteration_12_20250102T150405Z.stdout.log
 //	<name>.corrupt-<UTC>                      a corrupt state file moved aside by [Recover]
 //
