@@ -78,6 +78,7 @@ func readConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, 
 		return config.Config{}, nil, err
 	}
 	cfg, more, err := config.Resolve(config.Defaults(), rc, config.FromEnv(os.Getenv), flags)
+	more = append(more, config.UnknownEnv(os.Environ())...)
 	var skipped []config.Warning
 	for _, w := range append(warns, more...) {
 		if w.Skipped {
