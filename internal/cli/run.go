@@ -158,6 +158,16 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err := unreadable(skipped); err != nil {
 		return err
 	}
+	if e, ok := opts.Config["PROMPT_FILE"]; ok && e.Source.Kind == config.SourceFlag {
+		if err := promptFileError(dir, e.Value); err != nil {
+			return err
+		}
+	}
+	if opts.Task != "" && !opts.Tmux && !cfg.DryRun {
+		if err := seedTask(ios, st, opts.Task); err != nil {
+			return err
+		}
+	}
 	if err := requireTrust(dir, cfg); err != nil {
 		return err
 	}
