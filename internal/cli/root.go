@@ -111,6 +111,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 	// `ralph version --short` does.
 	root.Version = version.String()
 	root.SetVersionTemplate("ralph {{.Version}}\n")
+	root.InitDefaultVersionFlag() // now, so --help and flag lookups see it
 	return root
 }
 
