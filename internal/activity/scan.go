@@ -51,19 +51,21 @@ func ScanUsage(raw []byte, u *Usage) {
 	_ = s.Object(func(k []byte) error {
 		var f float64
 		switch string(k) {
-		case "input_tokens":
+		// Snake case as the APIs write it; camel case as Claude Code's
+		// modelUsage and wrappers around the CLIs write it.
+		case "input_tokens", "inputTokens":
 			f, _ = s.Number()
 			u.InputTokens += int64(f)
-		case "output_tokens":
+		case "output_tokens", "outputTokens":
 			f, _ = s.Number()
 			u.OutputTokens += int64(f)
-		case "cache_read_input_tokens", "cached_input_tokens", "cached":
+		case "cache_read_input_tokens", "cached_input_tokens", "cached", "cacheReadInputTokens":
 			f, _ = s.Number()
 			u.CacheReadInputTokens += int64(f)
-		case "cache_creation_input_tokens", "cache_write_input_tokens":
+		case "cache_creation_input_tokens", "cache_write_input_tokens", "cacheCreationInputTokens":
 			f, _ = s.Number()
 			u.CacheCreationInputTokens += int64(f)
-		case "total_cost_usd", "cost_usd":
+		case "total_cost_usd", "cost_usd", "costUSD":
 			f, _ = s.Number()
 			u.CostUSD += f
 		}

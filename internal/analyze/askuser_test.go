@@ -39,9 +39,9 @@ func TestAskUserQuestionDenied(t *testing.T) {
 		{"a question the block already asks is not repeated",
 			result("---CLARITY_STATUS---\nSTATUS: NEEDS_CLARIFICATION\nCLARIFICATION_QUESTIONS: Keep the old API?\n---END_CLARITY_STATUS---", ask),
 			true, StatusNeedsClarification, []string{"Keep the old API?", "Which database should I use? (PostgreSQL / SQLite)"}, 0, ""},
-		{"unreadable questions: nothing asked, nothing denied",
+		{"questions of other shapes are never dropped: read where they can be, said where they cannot",
 			result("Hm.", `{"tool_name":"AskUserQuestion","tool_input":"what?"},{"tool_name":"AskUserQuestion","tool_input":{"questions":[{"header":"x"},7]}}`),
-			false, StatusUnknown, []string{}, 0, ""},
+			true, StatusNeedsClarification, []string{"what?", "the agent asked a question with AskUserQuestion that ralph could not read"}, 0, ""},
 		{"the same refusal twice counts once", result("Hm.", ask+","+ask), true, StatusNeedsClarification, both, 0, ""},
 		{"no AskUserQuestion: unchanged", result("Done.", write), false, StatusUnknown, []string{}, 1, "Write"},
 	}
@@ -71,4 +71,57 @@ func analyzeString(t *testing.T, input string) *Analysis {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// A refused question tool is never dropped, whatever the shape of its
+// input: the question is read where it can be, and the person is told one
+// was asked where it cannot.
+func TestAskUserQuestionAnyShape(t *testing.T) {
+	const unread = "the agent asked a question with AskUserQuestion that ralph could not read"
+	for _, tt := range []struct {
+		name, denial, want string
+	}{
+		{"no input", `{"tool_name":"AskUserQuestion"}`, unread},
+		{"input as a JSON string", `{"tool_name":"AskUserQuestion","tool_input":"{\"questions\":[{\"question\":\"Which DB?\"}]}"}`, "Which DB?"},
+		{"input as plain text", `{"tool_name":"AskUserQuestion","tool_input":"Which DB?"}`, "Which DB?"},
+		{"one question, not a list", `{"tool_name":"AskUserQuestion","tool_input":{"question":"Which DB?"}}`, "Which DB?"},
+		{"questions as strings", `{"tool_name":"AskUserQuestion","tool_input":{"questions":["Which DB?"]}}`, "Which DB?"},
+		{"options as strings", `{"tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which DB?","options":["pg","lite"]}]}}`, "Which DB? (pg / lite)"},
+		{"the older {tool, command} shape", `{"tool":"AskUserQuestion","command":"Which DB?"}`, "Which DB?"},
+		{"questions of another shape", `{"tool_name":"AskUserQuestion","tool_input":{"questions":{"q":1}}}`, unread},
+		{"empty questions", `{"tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":" "}]}}`, unread},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := `{"type":"result","subtype":"success","is_error":false,"result":"x","permission_denials":[` + tt.denial + `]}`
+			a, err := Analyze(strings.NewReader(in), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.ClarificationNeeded || !reflect.DeepEqual(a.ClarificationQuestions, []string{tt.want}) || len(a.PermissionDenials) != 0 {
+				t.Errorf("clarify %v questions %q denials %v, want the question %q", a.ClarificationNeeded, a.ClarificationQuestions, a.PermissionDenials, tt.want)
+			}
+		})
+	}
+}
+
+// Token usage is read in every shape the agents and their wrappers write:
+// snake or camel case, at the top or under a metadata object.
+func TestUsageShapes(t *testing.T) {
+	for _, tt := range []struct{ name, in string }{
+		{"result usage", `{"type":"result","result":"x","usage":{"input_tokens":5,"output_tokens":7}}`},
+		{"result usage in camel case", `{"type":"result","result":"x","usage":{"inputTokens":5,"outputTokens":7}}`},
+		{"result usage under metadata", `{"type":"result","result":"x","metadata":{"usage":{"input_tokens":5,"output_tokens":7}}}`},
+		{"flat object usage under metadata", `{"status":"IN_PROGRESS","metadata":{"usage":{"input_tokens":5,"output_tokens":7}}}`},
+		{"flat object, camel case under metadata", `{"status":"IN_PROGRESS","metadata":{"usage":{"inputTokens":5,"outputTokens":7}}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := Analyze(strings.NewReader(tt.in), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Usage.InputTokens != 5 || a.Usage.OutputTokens != 7 {
+				t.Errorf("usage %+v, want 5 in and 7 out", a.Usage)
+			}
+		})
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/redact"
 	"ralph/internal/suggest"
+	"ralph/internal/version"
 )
 
 // IO is where a command reads and writes; tests pass buffers.
@@ -66,6 +67,9 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		if len(args) == 0 {
 			return nil
 		}
+		if hint, ok := otherToolsWords[args[0]]; ok {
+			return usageError{fmt.Errorf("ralph has no %q command: %s", args[0], hint)}
+		}
 		msg := fmt.Sprintf("unknown command %q for \"ralph\"", args[0])
 		var names []string
 		for _, c := range cmd.Commands() {
@@ -103,7 +107,19 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newWorkerCmd(ios, nil),
 	)
 	usageArgs(root)
+	// `ralph --version` is what people type first; it prints what
+	// `ralph version --short` does.
+	root.Version = version.String()
+	root.SetVersionTemplate("ralph {{.Version}}\n")
+	root.InitDefaultVersionFlag() // now, so --help and flag lookups see it
 	return root
+}
+
+// otherToolsWords are commands other tools taught people, with where ralph
+// does that.
+var otherToolsWords = map[string]string{
+	"init":  "run `ralph setup NAME` for a new project, or `ralph enable` in an existing repository",
+	"start": "run `ralph run` to loop the agent over this project, or `ralph task start` on a daemon",
 }
 
 // withFlagSuggestion adds "did you mean --max-loops?" to an unknown-flag

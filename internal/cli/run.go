@@ -55,20 +55,30 @@ func newRunCmd(ios IO, runF func(context.Context, *runOptions) error) *cobra.Com
 	return cmd
 }
 
-// loadConfig resolves the configuration of the project in dir.
+// loadConfig resolves the configuration of the project in dir, for commands
+// that go on with the lines they could not read: those are warnings here.
 func loadConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, error) {
-	cfg, _, err := readConfig(dir, flags, warn)
+	cfg, skipped, err := readConfig(dir, flags, warn)
+	warnSkipped(warn, skipped)
 	return cfg, err
 }
 
-// readConfig is loadConfig that also returns the .ralphrc lines that could
-// not be read at all.
+func warnSkipped(warn io.Writer, skipped []config.Warning) {
+	for _, w := range skipped {
+		fmt.Fprintln(warn, "ralph: warning:", w)
+	}
+}
+
+// readConfig is loadConfig that returns the .ralphrc lines that could not
+// be read at all instead of printing them: the caller either refuses with
+// them (unreadable) or warns (warnSkipped), so each is said once.
 func readConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, []config.Warning, error) {
 	rc, warns, err := config.ReadRalphrc(filepath.Join(dir, ".ralphrc"), os.LookupEnv)
 	if err != nil {
 		return config.Config{}, nil, err
 	}
 	cfg, more, err := config.Resolve(config.Defaults(), rc, config.FromEnv(os.Getenv), flags)
+	more = append(more, config.UnknownEnv(os.Environ())...)
 	var skipped []config.Warning
 	for _, w := range append(warns, more...) {
 		if w.Skipped {
@@ -76,15 +86,6 @@ func readConfig(dir string, flags config.Layer, warn io.Writer) (config.Config, 
 			continue
 		}
 		fmt.Fprintln(warn, "ralph: warning:", w)
-	}
-	if err == nil && len(skipped) == 0 {
-		return cfg, nil, nil
-	}
-	if err == nil {
-		// Only commands that act on the settings refuse; the others say it.
-		for _, w := range skipped {
-			fmt.Fprintln(warn, "ralph: warning:", w)
-		}
 	}
 	return cfg, skipped, err
 }
@@ -136,6 +137,11 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Action != "" {
+		// These act once and do not need every setting: they say what
+		// could not be read and go on.
+		warnSkipped(ios.Err, skipped)
+	}
 	switch opts.Action {
 	case actionStatus:
 		return printStatus(ios, st, opts.JSON)
@@ -151,6 +157,16 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	// Only the loop needs settings that were all read, and trusted.
 	if err := unreadable(skipped); err != nil {
 		return err
+	}
+	if e, ok := opts.Config["PROMPT_FILE"]; ok && e.Source.Kind == config.SourceFlag {
+		if err := promptFileError(dir, e.Value); err != nil {
+			return err
+		}
+	}
+	if opts.Task != "" && !opts.Tmux && !cfg.DryRun {
+		if err := seedTask(ios, st, opts.Task); err != nil {
+			return err
+		}
 	}
 	if err := requireTrust(dir, cfg); err != nil {
 		return err

@@ -23,6 +23,8 @@ type runOptions struct {
 	JSON    bool
 	Monitor bool
 	Tmux    bool
+	// Task, with --task, becomes the plan's first open item before the loop.
+	Task string
 	// LoopFlags, with --tmux, are the flags given but --tmux and --dir, as
 	// --name=value: the command line of the loop in its own pane.
 	LoopFlags []string
@@ -73,7 +75,7 @@ type runFlags struct {
 	actions  map[runAction]*bool
 
 	json, monitor, tmux bool
-	dir                 string
+	dir, task           string
 }
 
 // keyedFlags: name, shorthand, config key, help. Names and short forms are
@@ -145,12 +147,13 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	fs.BoolVar(&rf.monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
 	fs.BoolVar(&rf.tmux, "tmux", false, "run the loop and the dashboard (ralph monitor) side by side in tmux panes")
 	fs.StringVarP(&rf.dir, "dir", "C", ".", "project directory")
+	fs.StringVar(&rf.task, "task", "", "start work on this task: it becomes the plan's first item (open tasks are replaced only when you confirm)")
 	return rf
 }
 
 // options are the parsed flags.
 func (rf *runFlags) options(ios IO) *runOptions {
-	o := &runOptions{IO: ios, Dir: rf.dir, Config: rf.layer(), JSON: rf.json, Monitor: rf.monitor, Tmux: rf.tmux}
+	o := &runOptions{IO: ios, Dir: rf.dir, Config: rf.layer(), JSON: rf.json, Monitor: rf.monitor, Tmux: rf.tmux, Task: rf.task}
 	for _, a := range runActions {
 		if *rf.actions[a.action] {
 			o.Action = a.action

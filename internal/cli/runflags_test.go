@@ -37,6 +37,7 @@ func runFlagTest(t *testing.T, path string) {
 				"SESSION_CONTINUITY", "--no-continue", "false", "LIVE", "--live", "true", "VERBOSE", "--verbose", "true",
 				"NOTIFY", "--notify", "true", "BACKUP", "--backup", "true", "PROMPT_FILE", "--prompt", "my_prompt.md",
 				"ALLOWED_TOOLS", "--allowed-tools", "Write,Bash(git diff *)")})},
+		{argv: "run --task 'Add a health endpoint'", want: opts(runOptions{Task: "Add a health endpoint"})},
 		{argv: "run -lvn", want: opts(runOptions{Config: flagLayer("LIVE", "--live", "true", "VERBOSE", "--verbose", "true", "NOTIFY", "--notify", "true")})},
 		{argv: "run --max-runtime 8h --delay 2s --max-cost 2.5 --on-usage-limit exit --agent codex --fallback-agent gemini " +
 			"--model m --effort high --max-tokens 1000 --session-expiry 12 --output-format stream-json --agent-cmd 'npx x' " +

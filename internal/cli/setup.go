@@ -53,12 +53,14 @@ func runSetup(ctx context.Context, opts *setupOptions) error {
 		}
 		printJSON(opts.IO.Out, res)
 	} else if err == nil || res.Created {
-		printSetup(opts.IO, res)
+		printSetup(opts.IO, res, err == nil)
 	}
 	return err
 }
 
-func printSetup(ios IO, res *scaffold.SetupResult) {
+// printSetup says what was made; the "Next" line only when nothing is left
+// to fix, so a failed step is the last thing a newcomer reads.
+func printSetup(ios IO, res *scaffold.SetupResult, ok bool) {
 	fmt.Fprintf(ios.Out, "created the ralph project %s in %s%s\n", res.ProjectName, res.ProjectDir, stackSummary(res.Stack))
 	printFiles(ios.Out, res.FilesCreated, res.FilesUpdated, res.FilesSkipped)
 	switch {
@@ -68,6 +70,9 @@ func printSetup(ios IO, res *scaffold.SetupResult) {
 		fmt.Fprintln(ios.Out, "  initialised a git repository")
 	}
 	printWarnings(ios.Err, res.Warnings)
+	if !ok {
+		return
+	}
 	fmt.Fprintf(ios.Out, "Next: cd %s, write the specifications into .ralph/specs/ and the first tasks into %s, then run `ralph run`.\n",
 		res.ProjectDir, scaffold.PlanPath)
 }

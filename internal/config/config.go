@@ -266,15 +266,14 @@ func (k *keyInfo) format(c *Config) string {
 	case *[]string:
 		return strings.Join(*p, ",")
 	case *time.Duration:
-		switch k.kind {
-		case kMinutes:
-			return strconv.FormatInt(int64(*p/time.Minute), 10)
-		case kHours:
-			return strconv.FormatInt(int64(*p/time.Hour), 10)
-		case kSeconds:
-			return strconv.FormatInt(int64(*p/time.Second), 10)
+		// A whole number in the key's unit reads as the bash tool wrote
+		// it; anything finer (--timeout 90s) keeps its unit, or 90s would
+		// show as 1.
+		unit := map[kind]time.Duration{kMinutes: time.Minute, kHours: time.Hour, kSeconds: time.Second}[k.kind]
+		if unit != 0 && *p%unit == 0 {
+			return strconv.FormatInt(int64(*p/unit), 10)
 		}
-		return p.String()
+		return fmtDuration(*p)
 	}
 	return ""
 }

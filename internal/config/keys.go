@@ -150,6 +150,13 @@ func envNames(k *keyInfo) []string {
 	for _, a := range k.Aliases {
 		add(a)
 	}
+	// Every name with ralph's prefix too: RALPH_CLAUDE_CODE_CMD is what
+	// people write for the bash tool's CLAUDE_CODE_CMD.
+	for _, a := range k.Aliases {
+		if !strings.HasPrefix(a, "RALPH_") {
+			add("RALPH_" + a)
+		}
+	}
 	return names
 }
 

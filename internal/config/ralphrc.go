@@ -110,7 +110,7 @@ func (p *rcParser) notAssignment(s string, exported bool) {
 		if exported && shellwords.IsName(strings.TrimSpace(s)) {
 			return // "export NAME" only marks a variable for export: nothing to read
 		}
-		p.skip("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
+		p.skip("not a setting: want NAME=value (ignored; .ralphrc is read as data, never run)")
 		return
 	}
 	left := s[:eq]
@@ -121,7 +121,7 @@ func (p *rcParser) notAssignment(s string, exported bool) {
 		p.key = trimmed
 		p.skip("%s: spaces around '=' are not allowed (line ignored); write %s=value", trimmed, trimmed)
 	case strings.ContainsAny(left, " \t"):
-		p.skip("not a KEY=value line (ignored; .ralphrc is read as data, never run)")
+		p.skip("not a setting: want NAME=value (ignored; .ralphrc is read as data, never run)")
 	default:
 		p.skip("invalid key %q (line ignored): use letters, digits and _", clip(left))
 	}

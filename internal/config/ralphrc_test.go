@@ -97,9 +97,9 @@ func TestParseWarnings(t *testing.T) {
 		keys int      // how many values survive
 	}{
 		{"no equals", "MAX_CALLS_PER_HOUR=1\nhello world", []string{
-			".ralphrc:2: not a KEY=value line (ignored; .ralphrc is read as data, never run)"}, 1},
+			".ralphrc:2: not a setting: want NAME=value (ignored; .ralphrc is read as data, never run)"}, 1},
 		{"shell code", "if [ -f x ]; then X=1; fi", []string{
-			".ralphrc:1: not a KEY=value line (ignored; .ralphrc is read as data, never run)"}, 0},
+			".ralphrc:1: not a setting: want NAME=value (ignored; .ralphrc is read as data, never run)"}, 0},
 		{"bad key", "\n1X=2\nMAX-CALLS=5", []string{
 			`.ralphrc:2: invalid key "1X" (line ignored): use letters, digits and _`,
 			`.ralphrc:3: invalid key "MAX-CALLS" (line ignored): use letters, digits and _`}, 0},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"ralph/internal/redact"
 )
@@ -251,7 +252,45 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 	}
 	k.set(cfg, v)
 	cfg.Sources[k.Name] = e.Source
+	if w == nil {
+		w = implausibleUnit(k, e, v)
+	}
 	return w, nil, true
+}
+
+// implausibleUnit warns about a bare number that is surely meant in another
+// unit: the bash tool's minutes keys stay so (--timeout 600 is ten hours),
+// but one agent call of more than two hours, or any wait of more than a
+// day, is almost always seconds typed as minutes. (Hours keys are left
+// alone: a session kept for 48 hours is plausible.)
+func implausibleUnit(k *keyInfo, e Entry, v any) *Warning {
+	limit := 24 * time.Hour
+	if k.Name == "CLAUDE_TIMEOUT_MINUTES" {
+		limit = 2 * time.Hour
+	}
+	d, ok := v.(time.Duration)
+	if !ok || k.kind != kMinutes || d <= limit {
+		return nil
+	}
+	if _, err := strconv.ParseInt(strings.TrimSpace(e.Value), 10, 64); err != nil {
+		return nil // a unit was written: it says what it means
+	}
+	n := strings.TrimSpace(e.Value)
+	return &Warning{Source: e.Source, Key: k.Name, Msg: fmt.Sprintf(
+		"%s means %s minutes (%s): a bare number is minutes here, as in the bash tool; write %ss for seconds",
+		n, n, fmtDuration(d), n)}
+}
+
+// fmtDuration drops time.Duration's zero tails: 10h, not 10h0m0s.
+func fmtDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // finishAgent fills in the provider's own command when no layer chose one:

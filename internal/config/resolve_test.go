@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -263,7 +264,42 @@ func TestTimeKeysTakeUnits(t *testing.T) {
 	if cfg.AgentTimeout != 90*time.Second || cfg.SessionExpiry != 90*time.Minute || cfg.UsageLimitWait != 2*time.Hour || cfg.MaxRuntime != 10*time.Second {
 		t.Errorf("timeout %s, expiry %s, usage wait %s, runtime %s", cfg.AgentTimeout, cfg.SessionExpiry, cfg.UsageLimitWait, cfg.MaxRuntime)
 	}
+	// Shown back in the key's unit when whole, with its own unit when not.
+	for key, want := range map[string]string{"CLAUDE_TIMEOUT_MINUTES": "1m30s", "SESSION_EXPIRY_HOURS": "1h30m", "USAGE_LIMIT_WAIT_MINUTES": "120", "MAX_RUNTIME": "10s"} {
+		if got, _ := cfg.Value(key); got != want {
+			t.Errorf("%s shows as %q, want %q", key, got, want)
+		}
+	}
 	if _, _, err := (layers{rc: "CLAUDE_TIMEOUT_MINUTES=20s\n"}).resolve(t); err == nil || !strings.Contains(err.Error(), "at least 1m0s") {
 		t.Errorf("below the minimum: %v", err)
+	}
+}
+
+// A bare number of minutes past what anyone means (a call over two hours,
+// a wait over a day) is taken as written, with a warning
+// that says what it means; a unit or a plausible number says nothing.
+func TestImplausibleMinutesWarn(t *testing.T) {
+	for _, tt := range []struct {
+		rc, warn string
+	}{
+		{"CLAUDE_TIMEOUT_MINUTES=600\n", "600 means 600 minutes (10h): a bare number is minutes here, as in the bash tool; write 600s for seconds"},
+		{"CLAUDE_TIMEOUT_MINUTES=120\n", ""},
+		{"CLAUDE_TIMEOUT_MINUTES=121\n", "121 means 121 minutes (2h1m)"},
+		{"USAGE_LIMIT_WAIT_MINUTES=600\n", ""},
+		{"USAGE_LIMIT_WAIT_MINUTES=1441\n", "1441 means 1441 minutes (24h1m)"},
+		{"CLAUDE_TIMEOUT_MINUTES=600m\n", ""},
+		{"SESSION_EXPIRY_HOURS=48\n", ""},
+	} {
+		cfg, warns, err := layers{rc: tt.rc}.resolve(t)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.rc, err)
+		}
+		got := fmt.Sprint(warns)
+		if tt.warn == "" && len(warns) != 0 || tt.warn != "" && !strings.Contains(got, tt.warn) {
+			t.Errorf("%q: warnings %s, want %q", tt.rc, got, tt.warn)
+		}
+		if tt.rc == "CLAUDE_TIMEOUT_MINUTES=600\n" && cfg.AgentTimeout != 10*time.Hour {
+			t.Errorf("600 minutes became %s", cfg.AgentTimeout)
+		}
 	}
 }

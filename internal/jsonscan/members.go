@@ -117,3 +117,20 @@ func (s *Scanner) LooseNumber() (float64, error) {
 	f, _ := New(raw).Number()
 	return f, nil
 }
+
+// Member is the raw value of the member called name of the raw object (the
+// last one, if there are several); nil when there is none.
+func Member(raw []byte, name string) []byte {
+	var out []byte
+	s := New(raw)
+	if s.Peek() != Object {
+		return nil
+	}
+	_ = s.Object(func(k []byte) error {
+		if string(k) == name {
+			out, _ = s.Raw()
+		}
+		return nil
+	})
+	return out
+}

@@ -40,7 +40,7 @@ func TestEnableFreshThenIdempotent(t *testing.T) {
 		t.Errorf("AGENT.md:\n%s", agent)
 	}
 	planText := readFile(t, filepath.Join(dir, PlanPath))
-	if !strings.Contains(planText, "- [ ] Parse flags") || strings.Contains(planText, placeholderTask) {
+	if !strings.Contains(planText, "- [ ] Parse flags") || strings.Contains(planText, PlaceholderTask) {
 		t.Errorf("fix_plan.md:\n%s", planText)
 	}
 	gi := readFile(t, filepath.Join(dir, ".gitignore"))

@@ -10,11 +10,11 @@ import (
 const ralphrcHeader = `# .ralphrc: ralph's settings for this project.
 #
 # KEY=value lines, read as data: nothing here is ever run by a shell. Every
-# key ralph knows is listed with its default and what it does. Precedence:
-# command-line flags, then the environment (RALPH_<KEY>), then this file,
-# then the built-in defaults. A line that still holds the default may be
-# deleted; ralph then follows its own default, also in later versions.
-# Keys written as comments are left unset on purpose; the comment says why.
+# key ralph knows is listed with what it does. Only the settings this project
+# chose are set; the others are comments holding ralph's default, so ralph
+# follows its own default (also in later versions) until you uncomment a line
+# and change it. Precedence: command-line flags, then the environment
+# (RALPH_<KEY>), then this file, then the built-in defaults.
 `
 
 // Ralphrc renders .ralphrc from the configuration key table, so every key
@@ -50,7 +50,9 @@ func Ralphrc(projectName, projectType string, allowedTools []string) []byte {
 		if value == "" {
 			line = k.Name + "=" // plainer than KEY='' and read the same: not set
 		}
-		if commented {
+		// A default written as a setting would be attributed to this file
+		// by --dry-run and pin today's default forever.
+		if commented || value == k.Default {
 			line = "# " + line
 		}
 		b.WriteString(line + "\n")

@@ -50,9 +50,11 @@ func displayName(name string) string {
 	return name
 }
 
-// placeholderTask starts a plan that nothing was imported into: the first
+// PlaceholderTask starts a plan that nothing was imported into: the first
 // iteration turns the specs into real tasks.
-const placeholderTask = "Study the project and .ralph/specs/, then replace this item with the real tasks, most important first"
+// PlaceholderTask is the template plan's one item, which asks for the real ones:
+// a plan holding only it has no work yet.
+const PlaceholderTask = "Study the project and .ralph/specs/, then replace this item with the real tasks, most important first"
 
 type planSection struct {
 	Title string
@@ -65,7 +67,7 @@ type planSection struct {
 // Completed). With no tasks it holds one item asking for the real plan.
 func FixPlan(projectName string, tasks []Task) []byte {
 	if len(tasks) == 0 {
-		tasks = []Task{{Text: placeholderTask, Priority: High}}
+		tasks = []Task{{Text: PlaceholderTask, Priority: High}}
 	}
 	sections := []planSection{
 		{Title: "High Priority"},

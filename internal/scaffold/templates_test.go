@@ -333,3 +333,20 @@ func TestMissingTools(t *testing.T) {
 		}
 	}
 }
+
+// Only what the project chose is set; every default stays a comment, so
+// --dry-run attributes defaults to ralph and a line appended later is the
+// only setting of its key.
+func TestRalphrcSetsOnlyWhatDiffers(t *testing.T) {
+	tools := []string{"Write", "Read", "Bash(go test *)"}
+	var active []string
+	for _, line := range strings.Split(string(Ralphrc("shop", "go", tools)), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			active = append(active, line)
+		}
+	}
+	want := []string{"PROJECT_NAME=shop", "ALLOWED_TOOLS=" + config.QuoteValue(strings.Join(tools, ","))}
+	if !slices.Equal(active, want) {
+		t.Errorf("active lines %q, want %q", active, want)
+	}
+}

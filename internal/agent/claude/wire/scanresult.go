@@ -57,6 +57,11 @@ func (sc *Scanner) result(m *members) {
 		case m.modelUsage != nil: // per model only: summed over the models
 			modelUsage(m.modelUsage, &u)
 			tokens = true
+		case m.metadata != nil: // a wrapper's result: {"metadata": {"usage": {…}}}
+			if raw := jsonscan.Member(m.metadata, "usage"); raw != nil {
+				activity.ScanUsage(raw, &u)
+				tokens = true
+			}
 		}
 		if m.cost != 0 || u.CostUSD == 0 {
 			u.CostUSD = m.cost
@@ -78,7 +83,9 @@ const askUserTool = "AskUserQuestion"
 
 // Denials reads a result's permission_denials: {tool_name, tool_input} —
 // or, in the older shape, {tool, command} — for each call refused, and the
-// questions of a refused AskUserQuestion.
+// questions of a refused AskUserQuestion. A refused question is never
+// dropped, whatever the shape of its input: when no question can be read
+// from it, the person is still told one was asked.
 func Denials(raw []byte, f activity.Facts) {
 	jsonscan.EachObject(raw, func(s *jsonscan.Scanner) {
 		var tool, command string
@@ -89,13 +96,19 @@ func Denials(raw []byte, f activity.Facts) {
 				tool, _ = s.String()
 			case "command":
 				command, _ = s.String()
-			case "tool_input":
+			case "tool_input", "input":
 				input, _ = s.Raw()
 			}
 			return nil
 		})
 		if tool == askUserTool {
-			questions(input, f)
+			if questions(input, f) == 0 {
+				text := strings.TrimSpace(command)
+				if text == "" {
+					text = "the agent asked a question with " + askUserTool + " that ralph could not read"
+				}
+				f.Question(askUserTool, text, nil)
+			}
 			return
 		}
 		if cmd, _ := activity.CommandAndPath(input); cmd != "" {
@@ -107,39 +120,81 @@ func Denials(raw []byte, f activity.Facts) {
 	})
 }
 
-// questions reads the input of a refused AskUserQuestion call:
-// {"questions":[{"question":"…","header":"…","options":[{"label":"…"}]}]}.
-func questions(input []byte, f activity.Facts) {
+// questions reads the input of a refused AskUserQuestion call and returns
+// how many questions it handed on. The CLI's shape is
+// {"questions":[{"question":"…","header":"…","options":[{"label":"…"}]}]};
+// also read: the input as a JSON string, a single {"question": …}, questions
+// or options as plain strings, and a plain string as the question itself.
+func questions(input []byte, f activity.Facts) int {
 	if len(input) == 0 {
-		return
+		return 0
+	}
+	if str, ok := jsonscan.StringValue(input); ok {
+		if t := strings.TrimSpace(str); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			return questions([]byte(t), f)
+		}
+		if t := strings.TrimSpace(str); t != "" {
+			f.Question(askUserTool, t, nil)
+			return 1
+		}
+		return 0
 	}
 	s := jsonscan.New(input)
 	if s.Peek() != jsonscan.Object {
-		return
+		return 0
 	}
+	n := 0
 	_ = s.Object(func(k []byte) error {
-		if string(k) != "questions" || s.Peek() != jsonscan.Array {
-			return nil
-		}
-		return s.Array(func(int) error {
-			if s.Peek() != jsonscan.Object {
-				return s.Skip()
-			}
-			var text string
-			var labels []string
-			err := s.Object(func(k []byte) error {
-				switch {
-				case string(k) == "question" && s.Peek() == jsonscan.String:
-					text, _ = s.String()
-				case string(k) == "options":
-					labels = optionLabels(s)
+		switch {
+		case string(k) == "questions" && s.Peek() == jsonscan.Array:
+			return s.Array(func(int) error {
+				if s.Peek() == jsonscan.String {
+					text, err := s.String()
+					if strings.TrimSpace(text) != "" {
+						f.Question(askUserTool, text, nil)
+						n++
+					}
+					return err
+				}
+				if s.Peek() != jsonscan.Object {
+					return s.Skip()
+				}
+				if one(s, f) {
+					n++
 				}
 				return nil
 			})
-			f.Question(askUserTool, text, labels)
+		case string(k) == "question" && s.Peek() == jsonscan.String:
+			text, err := s.String()
+			if strings.TrimSpace(text) != "" {
+				f.Question(askUserTool, text, nil)
+				n++
+			}
 			return err
-		})
+		}
+		return nil
 	})
+	return n
+}
+
+// one reads one {"question", "options"} object and hands it on.
+func one(s *jsonscan.Scanner, f activity.Facts) bool {
+	var text string
+	var labels []string
+	_ = s.Object(func(k []byte) error {
+		switch {
+		case string(k) == "question" && s.Peek() == jsonscan.String:
+			text, _ = s.String()
+		case string(k) == "options":
+			labels = optionLabels(s)
+		}
+		return nil
+	})
+	if strings.TrimSpace(text) == "" {
+		return false
+	}
+	f.Question(askUserTool, text, labels)
+	return true
 }
 
 // optionLabels consumes an options array and returns its labels.
@@ -149,6 +204,13 @@ func optionLabels(s *jsonscan.Scanner) []string {
 		return nil
 	}
 	_ = s.Array(func(int) error {
+		if s.Peek() == jsonscan.String {
+			l, err := s.String()
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+			return err
+		}
 		if s.Peek() != jsonscan.Object {
 			return s.Skip()
 		}
@@ -174,30 +236,9 @@ func modelUsage(raw []byte, u *activity.Usage) {
 		return
 	}
 	_ = s.Object(func([]byte) error {
-		if s.Peek() != jsonscan.Object {
-			return s.Skip()
-		}
-		return s.Object(func(k []byte) error {
-			var f float64
-			switch string(k) {
-			case "inputTokens":
-				f, _ = s.Number()
-				u.InputTokens += int64(f)
-			case "outputTokens":
-				f, _ = s.Number()
-				u.OutputTokens += int64(f)
-			case "cacheReadInputTokens":
-				f, _ = s.Number()
-				u.CacheReadInputTokens += int64(f)
-			case "cacheCreationInputTokens":
-				f, _ = s.Number()
-				u.CacheCreationInputTokens += int64(f)
-			case "costUSD":
-				f, _ = s.Number()
-				u.CostUSD += f
-			}
-			return nil
-		})
+		per, err := s.Raw()
+		activity.ScanUsage(per, u) // it reads the camel-case names too
+		return err
 	})
 }
 

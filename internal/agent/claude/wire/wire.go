@@ -56,7 +56,7 @@ type members struct {
 	apiErrorStatus                  int
 	numTurns, durationMS            float64
 
-	message, usage, modelUsage, denials, errors, rateLimit []byte
+	message, usage, modelUsage, denials, errors, rateLimit, metadata []byte
 }
 
 func (m *members) parse(b []byte) bool {
@@ -121,6 +121,12 @@ func (m *members) parse(b []byte) bool {
 			m.message, m.mayFail, err = s.RawFind("is_error", notFalse)
 		case "rate_limit_info":
 			m.rateLimit, err = s.Raw()
+		case "metadata":
+			if s.Peek() == jsonscan.Object {
+				m.metadata, err = s.Raw()
+			} else {
+				err = s.Skip()
+			}
 		}
 		return err
 	})
