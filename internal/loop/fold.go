@@ -170,7 +170,7 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 	st.Stop, sd = stop.AfterCall(st.Stop, stop.Observation{
 		ExitSignal: o.ExitSignal, ExitSignalExplicit: o.ExitSignalExplicit,
 		StatusComplete: o.Status == analyze.StatusComplete, Blocked: o.Status == analyze.StatusBlocked,
-		HasCompletionSignal: o.HasCompletionSignal,
+		HasCompletionSignal:  o.HasCompletionSignal,
 		CompletionIndicators: o.CompletionIndicators, TestsFailing: o.TestsStatus == analyze.TestsFailing,
 		TestOnly: o.IsTestOnly, NeedsClarification: needsClarification,
 		Questions: o.ClarificationQuestions, Plan: it.Plan,
