@@ -88,6 +88,11 @@ type Observation struct {
 
 	Blocked       bool   // the agent reported STATUS: BLOCKED
 	BlockedReason string // its stated reason, if any
+	// GaveUp: BLOCKED with EXIT_SIGNAL: true — the agent says it cannot go
+	// on and asks to stop. No further call will unblock it, so the breaker
+	// opens at once instead of spending calls on strikes; a person decides
+	// (reset, answer, /ralph retry).
+	GaveUp bool
 }
 
 // Thresholds configure the rules. A count of 0 turns its rule off (as 0 turns

@@ -118,6 +118,8 @@ func (n *State) trip(obs Observation, c class, declined bool, strikesBefore int,
 	case th.SameError > 0 && n.SameError >= th.SameError:
 		return ReasonSameError, fmt.Sprintf(
 			"the same error in %d consecutive iterations: %s", n.SameError, firstError(obs.Errors))
+	case obs.Blocked && obs.GaveUp:
+		return ReasonBlocked, fmt.Sprintf("the agent reported BLOCKED and asked to stop%s", reasonNote(n.BlockedReason))
 	case c == stalled && th.NoProgress > 0 && n.NoProgress >= th.NoProgress:
 		// Only a stalled iteration trips this rule: the strikes a trial keeps
 		// from before the cooldown must not trip on a questions-only iteration.

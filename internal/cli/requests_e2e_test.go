@@ -226,3 +226,33 @@ func TestRequestsEarlierCommentsOfStrangersIgnored(t *testing.T) {
 		}
 	}
 }
+
+// An agent that reports STATUS: BLOCKED with EXIT_SIGNAL: true, as the
+// request prompt tells a stuck agent to, halts the request at once with a
+// report that says why and invites /ralph retry: no pull request, no
+// "finished", and the task is halted on every surface.
+func TestRequestsBlockedIsAHalt(t *testing.T) {
+	r := newRequestRig(t, script.Script{RepeatLast: true, Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{clarity("BLOCKED", true, false, false, "", "The payment sandbox key is missing.")}},
+	}})
+	r.Start(1)
+	n := r.gh.AddIssue("acme/app", githubtest.Issue{Title: "Wire payments", Body: "Do it.", Labels: []string{"ralph"}, Author: "alice"})
+	halt := r.waitComment(n, "Halted")
+	for _, want := range []string{"BLOCKED", "/ralph retry"} {
+		if !strings.Contains(halt.Body, want) {
+			t.Errorf("the halt report lacks %q: %q", want, halt.Body)
+		}
+	}
+	v := r.Status("gh-acme-app-1")
+	if string(v.State) != "halted" || v.ExitReason != "circuit_breaker_open" || v.LoopCount != 1 {
+		t.Fatalf("task %s (%s) after %d loops, want halted by the breaker after 1", v.State, v.ExitReason, v.LoopCount)
+	}
+	for _, c := range r.gh.Comments("acme/app", n) {
+		if strings.Contains(c.Body, "Finished") || strings.Contains(c.Body, "pull request ready") {
+			t.Errorf("a blocked request was reported done: %q", c.Body)
+		}
+	}
+	if p := r.gh.Pulls("acme/app"); len(p) != 0 {
+		t.Errorf("a blocked request opened a pull request: %+v", p)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -126,6 +127,13 @@ func TestServeTasksEndToEnd(t *testing.T) {
 	if code, body := r.API("GET", "/api/tasks", token, ""); code != 200 || strings.TrimSpace(body) != strings.TrimSpace(list) {
 		t.Errorf("GET /api/tasks differs from list --json:\n%s\n%s", body, list)
 	}
+	// The human list: a header and aligned columns, the origin among them.
+	table := strings.Split(strings.TrimSpace(r.OK("list")), "\n")
+	if len(table) != 2 || !regexp.MustCompile(`^SESSION +ID +STATE +LOOP +ORIGIN +COST +TITLE$`).MatchString(table[0]) ||
+		!regexp.MustCompile(`^a +\S+ +done +\d+/\d+ +cli +`).MatchString(table[1]) ||
+		strings.Index(table[0], "STATE") != strings.Index(table[1], "done") {
+		t.Errorf("human list:\n%s", strings.Join(table, "\n"))
+	}
 
 	// A question, answered: the loop resumes in the same agent session with
 	// the answer in the task file.
@@ -162,7 +170,15 @@ func TestServeTasksEndToEnd(t *testing.T) {
 	r.OK("start", "a", "Slow work")
 	r.OK("loop", "a", "50")
 	r.WaitFor("a", "running an iteration", func(v serve.TaskView) bool { return v.State == "running" && v.LoopCount >= 1 })
-	r.OK("stop", "a")
+	if out := r.OK("pause", "a"); !strings.Contains(out, ": paused; it holds before its next iteration until `ralph task resume a`") {
+		t.Errorf("pause says:\n%s", out)
+	}
+	if out := r.OK("resume", "a"); !strings.Contains(out, ": resumed") {
+		t.Errorf("resume says:\n%s", out)
+	}
+	if out := r.OK("stop", "a"); !strings.Contains(out, ": stopping after the iteration in progress") && !strings.Contains(out, ": stopped;") {
+		t.Errorf("stop says:\n%s", out)
+	}
 	if calls := readFile(t, script.ArgvLog(scriptA)); strings.Count(calls, `"sess-a"`) != 1 {
 		t.Errorf("the new task resumed the previous task's agent session:\n%s", calls)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -130,7 +131,7 @@ func runTask(ctx context.Context, o *taskOptions) error {
 	if err != nil {
 		return err
 	}
-	return printTasks(o.IO.Out, raw, o.JSON)
+	return printAnswer(o.IO.Out, raw, o.JSON, o.Verb)
 }
 
 func (o *taskOptions) client() (*serve.Client, error) {
@@ -155,8 +156,10 @@ func (o *taskOptions) client() (*serve.Client, error) {
 	return &serve.Client{Base: base, Token: tok}, nil
 }
 
-// printTasks prints a task or a list, as JSON or a few readable lines each.
-func printTasks(w io.Writer, raw json.RawMessage, asJSON bool) error {
+// printAnswer prints the daemon's answer to verb: a list as aligned
+// columns, one task as its status, and for a verb that changed something
+// first a line that says what it did.
+func printAnswer(w io.Writer, raw json.RawMessage, asJSON bool, verb string) error {
 	if asJSON {
 		_, err := fmt.Fprintf(w, "%s\n", strings.TrimSpace(string(raw)))
 		return err
@@ -168,29 +171,111 @@ func printTasks(w io.Writer, raw json.RawMessage, asJSON bool) error {
 		}
 		if len(list) == 0 {
 			fmt.Fprintln(w, "no tasks")
+			return nil
 		}
-		for _, t := range list {
-			fmt.Fprintln(w, taskLine(t))
-		}
-		return nil
+		return printTaskTable(w, list)
 	}
 	var t serve.TaskView
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return err
 	}
+	if did := verbDid(verb, t); did != "" {
+		fmt.Fprintln(w, did)
+	}
+	printTaskStatus(w, t)
+	return nil
+}
+
+// verbDid says what a verb did to the task, in the words of its effect.
+func verbDid(verb string, t serve.TaskView) string {
+	who := fmt.Sprintf("%s (task %s)", t.Session, t.ID)
+	switch verb {
+	case "start":
+		return fmt.Sprintf("started %s: %s; run it with: ralph task loop %s [MAX]", who, t.Title, t.Session)
+	case "loop":
+		return fmt.Sprintf("%s: looping, at most %d iterations in all (%d done)", who, t.MaxLoops, t.LoopCount)
+	case "stop":
+		if t.State == "running" {
+			return who + ": stopping after the iteration in progress; `ralph task loop` goes on later"
+		}
+		return fmt.Sprintf("%s: stopped; it is %s", who, t.State)
+	case "pause":
+		return who + ": paused; it holds before its next iteration until `ralph task resume " + t.Session + "`"
+	case "resume":
+		return who + ": resumed"
+	case "cancel":
+		return who + ": cancelled"
+	case "reset":
+		return fmt.Sprintf("%s: circuit breaker reset (now %s)", who, t.CircuitBreaker.State)
+	case "answer":
+		return who + ": answered; the loop resumes in the same agent session"
+	}
+	return ""
+}
+
+// printTaskTable prints tasks as aligned columns, one row each.
+func printTaskTable(w io.Writer, list []serve.TaskView) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tID\tSTATE\tLOOP\tORIGIN\tCOST\tTITLE")
+	for _, t := range list {
+		title := t.Title
+		if t.ExitReason != "" {
+			title += "  (" + t.ExitReason + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Session, t.ID, t.State, loops(t), orDash(t.Origin), cost(t.CostUSD), title)
+	}
+	return tw.Flush()
+}
+
+func loops(t serve.TaskView) string {
+	if t.MaxLoops == 0 {
+		return strconv.Itoa(t.LoopCount)
+	}
+	return fmt.Sprintf("%d/%d", t.LoopCount, t.MaxLoops)
+}
+
+func cost(usd float64) string {
+	if usd == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// printTaskStatus prints one task: its line, then what a person needs to
+// know of it (where it came from, what it cost, what it made, why it
+// stopped, what to do next).
+func printTaskStatus(w io.Writer, t serve.TaskView) {
 	fmt.Fprintln(w, taskLine(t))
+	fmt.Fprintf(w, "  origin: %s", orDash(t.Origin))
+	if t.CostUSD > 0 {
+		fmt.Fprintf(w, "   cost: %s", cost(t.CostUSD))
+	}
+	fmt.Fprintln(w)
+	if t.PRURL != "" {
+		fmt.Fprintf(w, "  pull request: %s\n", t.PRURL)
+	}
 	b := t.CircuitBreaker
 	fmt.Fprintf(w, "  breaker %s (no progress %d, same error %d, opened %d×)", b.State, b.ConsecutiveNoProgress, b.ConsecutiveSameError, b.TotalOpens)
 	if b.Reason != "" {
 		fmt.Fprintf(w, ": %s", b.Reason)
 	}
 	fmt.Fprintln(w)
-	if t.Activity != "" {
+	if t.Activity != "" && (t.State == "running" || t.State == "waiting" || t.State == "queued") {
 		fmt.Fprintf(w, "  now: %s", t.Activity)
 		if !t.WaitUntil.IsZero() {
 			fmt.Fprintf(w, " until %s", t.WaitUntil.Local().Format(time.DateTime))
 		}
 		fmt.Fprintln(w)
+	}
+	if t.Summary != "" {
+		fmt.Fprintf(w, "  summary: %s\n", t.Summary)
 	}
 	for _, h := range t.History {
 		fmt.Fprintf(w, "  loop %d: %d files, %d errors, %s\n", h.Loop, h.FilesModified, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]))
@@ -211,15 +296,10 @@ func printTasks(w io.Writer, raw json.RawMessage, asJSON bool) error {
 		fmt.Fprintf(w, "  next: ralph task loop %s [MAX]\n", t.Session)
 	}
 	fmt.Fprintf(w, "  task file: %s\n", t.TaskFile)
-	return nil
 }
 
 func taskLine(t serve.TaskView) string {
-	loops := fmt.Sprintf("loop %d/%d", t.LoopCount, t.MaxLoops)
-	if t.MaxLoops == 0 {
-		loops = fmt.Sprintf("loop %d", t.LoopCount)
-	}
-	s := fmt.Sprintf("%-8s %-4s %-9s %-10s %s", t.Session, t.ID, t.State, loops, t.Title)
+	s := fmt.Sprintf("%s  %s  %s  loop %s  %s", t.Session, t.ID, t.State, loops(t), t.Title)
 	if t.ExitReason != "" {
 		s += "  (" + t.ExitReason + ")"
 	}

@@ -169,7 +169,8 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 	var sd stop.Decision
 	st.Stop, sd = stop.AfterCall(st.Stop, stop.Observation{
 		ExitSignal: o.ExitSignal, ExitSignalExplicit: o.ExitSignalExplicit,
-		StatusComplete: o.Status == analyze.StatusComplete, HasCompletionSignal: o.HasCompletionSignal,
+		StatusComplete: o.Status == analyze.StatusComplete, Blocked: o.Status == analyze.StatusBlocked,
+		HasCompletionSignal:  o.HasCompletionSignal,
 		CompletionIndicators: o.CompletionIndicators, TestsFailing: o.TestsStatus == analyze.TestsFailing,
 		TestOnly: o.IsTestOnly, NeedsClarification: needsClarification,
 		Questions: o.ClarificationQuestions, Plan: it.Plan,
@@ -194,6 +195,7 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 		PermissionDenied: len(denied) > 0, DeniedTools: denied,
 		OutputBytes: int(o.OutputBytes), AgentFailed: failed, TimedOut: it.TimedOut,
 		Blocked: o.Status == analyze.StatusBlocked, BlockedReason: blockedReason,
+		GaveUp: o.Status == analyze.StatusBlocked && o.ExitSignalExplicit && o.ExitSignal,
 	}, p.Breaker)
 	if bd.Halt() {
 		d.Kind, d.Reason, d.Message = Stop, bd.Reason.ExitReason(), bd.Message

@@ -79,6 +79,12 @@ func TestFold(t *testing.T) {
 	notLoggedIn := Iteration{InRepo: true, ExitCode: 1, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
 		a.IsError, a.SetupFailure = true, analyze.SetupFailure{Detected: true, Kind: analyze.SetupAuth, Message: "Not logged in · Please run /login"}
 	})}
+	// What the request prompt asks a stuck agent to say: BLOCKED, and stop.
+	blockedStop := Iteration{InRepo: true, Plan: stop.Plan{Known: true, Total: 3}, Observed: an(func(a *analyze.Analysis) {
+		a.Status, a.ExitSignal, a.ExitSignalExplicit, a.CompletionIndicators = analyze.StatusBlocked, true, true, 2
+		a.Recommendation = "the API key for the payment sandbox is missing"
+	})}
+	blocked := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.Status = analyze.StatusBlocked })}
 	testOnly := Iteration{InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.IsTestOnly, a.TestsStatus = true, analyze.TestsPassing })}
 	outsideGit := Iteration{InRepo: false, Plan: openPlan, Observed: an(func(a *analyze.Analysis) { a.FilesModified = 2 })}
 	timedOutWithChanges := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Changed: true, Plan: openPlan, Observed: an(nil)}
@@ -100,6 +106,8 @@ func TestFold(t *testing.T) {
 		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop_, reason.BreakerOpen, ""}}},
 		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop_, "test_saturation", ""}}},
 		{"clarification stops with exit 6", nil, []foldStep{{clarify, Stop_, "needs_clarification", ""}}},
+		{"BLOCKED with EXIT_SIGNAL: true is a halt at once, never done", nil, []foldStep{{blockedStop, Stop_, reason.BreakerOpen, ""}}},
+		{"BLOCKED alone strikes as no progress", nil, []foldStep{{blocked, Continue, "", ""}, {blocked, Continue, "", ""}, {blocked, Stop_, reason.BreakerOpen, ""}}},
 		{"a setup failure stops at once", nil, []foldStep{{notLoggedIn, Stop_, reason.AgentSetup, ""}}},
 		{"outside git the self-report counts", nil, []foldStep{{outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}, {outsideGit, Continue, "", ""}}},
 		{"a timed-out iteration that changed files is productive", nil, []foldStep{{timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}, {timedOutWithChanges, Continue, "", ""}}},

@@ -90,13 +90,16 @@ func (p Plan) Complete() bool { return p.Known && p.Total > 0 && p.Open == 0 }
 type Observation struct {
 	ExitSignal, ExitSignalExplicit bool
 	StatusComplete                 bool
-	HasCompletionSignal            bool // completion wording
-	CompletionIndicators           int  // from the analysis (plan not included)
-	TestsFailing                   bool
-	TestOnly                       bool
-	NeedsClarification             bool
-	Questions                      []string
-	Plan                           Plan // after the call
+	// Blocked: the agent reported STATUS: BLOCKED. Its EXIT_SIGNAL then
+	// asks to stop, not to be called done: the breaker halts such a loop.
+	Blocked              bool
+	HasCompletionSignal  bool // completion wording
+	CompletionIndicators int  // from the analysis (plan not included)
+	TestsFailing         bool
+	TestOnly             bool
+	NeedsClarification   bool
+	Questions            []string
+	Plan                 Plan // after the call
 }
 
 // State is what the rules remember between iterations.
@@ -163,6 +166,10 @@ func AfterCall(st State, obs Observation, opts Options) (State, Decision) {
 			return st, stopWith(NeedsClarification, "the agent needs clarification: %d question(s)", len(obs.Questions))
 		}
 		d.Corrections = append(d.Corrections, "Do not wait for answers: choose the safest reasonable default, note the assumption in fix_plan.md, and continue.")
+	}
+	if obs.Blocked {
+		// Nothing of a blocked iteration is evidence of completion.
+		return State{}, d
 	}
 	indicators := obs.CompletionIndicators
 	if obs.Plan.Complete() {
