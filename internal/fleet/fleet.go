@@ -179,7 +179,7 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 		}
 		return nil
 	}
-	if verb == Start {
+	if verb == Start || verb == StartLoop {
 		if cur != nil && !cur.State.Finished() {
 			return refuse(Conflict, "session %s is busy with task %s (%s); cancel it first (ralph task cancel %s)", session, cur.ID, cur.State, session)
 		}
@@ -207,6 +207,13 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 	case Answer:
 		if len(cur.Questions) == 0 {
 			return refuse(Conflict, "task %s on session %s has asked no question", cur.ID, session)
+		}
+	case Retry:
+		if cur.State != Halted && cur.State != Waiting {
+			return refuse(Conflict, "task %s on session %s is %s: only a halted or waiting task is retried", cur.ID, session, cur.State)
+		}
+		if len(cur.Questions) > 0 {
+			return refuse(Conflict, "task %s on session %s is waiting for an answer: ralph task answer %s TEXT…", cur.ID, session, session)
 		}
 	case Cancel, Reset:
 	default:

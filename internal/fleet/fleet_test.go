@@ -96,6 +96,14 @@ func TestCheck(t *testing.T) {
 		{Status, "5", nil, NotFound, "no task yet"},
 		{Status, "x", nil, NotFound, "unknown session"},
 		{Verb("dance"), "5", task(Waiting), Conflict, "unknown request"},
+		{StartLoop, "5", nil, 0, ""},
+		{StartLoop, "5", task(Done), 0, ""},
+		{StartLoop, "5", task(Waiting), Conflict, "busy"},
+		{Retry, "5", task(Halted), 0, ""},
+		{Retry, "5", task(Waiting), 0, ""},
+		{Retry, "5", task(Running), Conflict, "only a halted or waiting task is retried"},
+		{Retry, "5", task(Waiting, "Which database?"), Conflict, "waiting for an answer"},
+		{Retry, "5", task(Done), NotFound, "has no task"},
 	} {
 		err := Check(c.verb, c.session, sessions, c.cur)
 		var fe *Error

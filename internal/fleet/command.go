@@ -1,0 +1,140 @@
+package fleet
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// More verbs: the one-step start, and a request's retry.
+const (
+	// StartLoop creates a task and loops it at once: the one step that
+	// starts work from any surface.
+	StartLoop Verb = "start_loop"
+	// Retry resets a halted task's breaker and loops it again: what a
+	// request's "/ralph retry" asks.
+	Retry Verb = "retry"
+)
+
+// Verbs is every command a person can give the fleet, in the order the
+// help lists them. Every surface offers each of them, or says in its
+// surface table why it does not (see Surface).
+func Verbs() []Verb {
+	return []Verb{Start, StartLoop, Loop, Pause, Resume, Stop, Cancel, Reset, Retry, Answer}
+}
+
+// Surface is where a command came from.
+type Surface string
+
+// The surfaces that reach the fleet.
+const (
+	SurfaceCLI      Surface = "cli"      // ralph task, through the API
+	SurfaceAPI      Surface = "api"      // another client of the API
+	SurfaceWeb      Surface = "web"      // the dashboard
+	SurfaceTelegram Surface = "telegram" // a chat command
+	SurfaceGitHub   Surface = "github"   // an issue, a comment
+	SurfaceSlack    Surface = "slack"    // a mention, a thread reply
+	SurfaceWatchdog Surface = "watchdog" // the daemon's own watchdog
+)
+
+// Valid reports a known surface.
+func (s Surface) Valid() bool {
+	switch s {
+	case SurfaceCLI, SurfaceAPI, SurfaceWeb, SurfaceTelegram, SurfaceGitHub, SurfaceSlack, SurfaceWatchdog:
+		return true
+	}
+	return false
+}
+
+// Who asked: the surface and, where it knows one, the person (a chat
+// user, a GitHub login, a Slack user id, the client's OS user).
+type Who struct {
+	Surface Surface `json:"surface"`
+	User    string  `json:"user,omitempty"`
+}
+
+func (w Who) String() string {
+	if w.User == "" {
+		return string(w.Surface)
+	}
+	return string(w.Surface) + ":" + w.User
+}
+
+// Command is one request of a person to the fleet, from any surface: the
+// one shape every surface turns its input into.
+type Command struct {
+	Verb    Verb   `json:"verb"`
+	Session string `json:"session"`
+	// Title is the work of a new task (start, start_loop).
+	Title string `json:"title,omitempty"`
+	// MaxLoops bounds a loop (loop, start_loop); 0 takes the default.
+	MaxLoops int `json:"max_loops,omitempty"`
+	// Text is an answer (answer).
+	Text string `json:"text,omitempty"`
+	// Origin is where a new task came from (cli, telegram, github, slack);
+	// ReplyTo the place its notices go back to (a chat id).
+	Origin  string `json:"origin,omitempty"`
+	ReplyTo string `json:"reply_to,omitempty"`
+	Who     Who    `json:"who"`
+}
+
+// Bounds of a command's text: a title is a line, an answer a message.
+const (
+	MaxTitle  = 500
+	MaxAnswer = 20000
+	MaxLoops  = 100000
+)
+
+// Validate checks the command's shape, naming the field that is wrong;
+// whether the task's state allows it is Check's question.
+func (c Command) Validate() error {
+	known := false
+	for _, v := range Verbs() {
+		known = known || v == c.Verb
+	}
+	if !known && c.Verb != Status {
+		return refuse(Conflict, "verb: unknown command %q (want one of %s)", c.Verb, verbList())
+	}
+	if strings.TrimSpace(c.Session) == "" {
+		return refuse(NotFound, "session: a command names the session it is for")
+	}
+	if !c.Who.Surface.Valid() {
+		return refuse(Conflict, "who.surface: unknown surface %q", c.Who.Surface)
+	}
+	switch c.Verb {
+	case Start, StartLoop:
+		t := strings.TrimSpace(c.Title)
+		if t == "" {
+			return refuse(Conflict, "title: a task needs a title (what to do)")
+		}
+		if utf8.RuneCountInString(t) > MaxTitle {
+			return refuse(Conflict, "title: %d characters; at most %d (put the details in the task file)", utf8.RuneCountInString(t), MaxTitle)
+		}
+	case Answer:
+		t := strings.TrimSpace(c.Text)
+		if t == "" {
+			return refuse(Conflict, "text: an answer needs its text")
+		}
+		if utf8.RuneCountInString(t) > MaxAnswer {
+			return refuse(Conflict, "text: %d characters; at most %d", utf8.RuneCountInString(t), MaxAnswer)
+		}
+	}
+	if c.MaxLoops < 0 || c.MaxLoops > MaxLoops {
+		return refuse(Conflict, "max_loops: %d; want 0 (the default) to %d", c.MaxLoops, MaxLoops)
+	}
+	return nil
+}
+
+func verbList() string {
+	var s []string
+	for _, v := range Verbs() {
+		s = append(s, string(v))
+	}
+	return strings.Join(s, ", ")
+}
+
+// Did says what a command did, for the task's record and the replies:
+// "stop by telegram:alice".
+func (c Command) Did() string {
+	return fmt.Sprintf("%s by %s", c.Verb, c.Who)
+}
