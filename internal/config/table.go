@@ -48,7 +48,7 @@ var keyTable = []keyInfo{
 	{Name: "RALPH_DIR", kind: kString, Default: ".ralph", Group: gProject, Origin: OriginBashEnv,
 		policy: rcStockOnly, stock: []string{".ralph"},
 		Doc: "Directory holding ralph's state, logs and prompt (environment only).", field: func(c *Config) any { return &c.RalphDir }},
-	{Name: "PROMPT_FILE", kind: kString, Flag: "--prompt", Group: gProject, Origin: OriginBash,
+	{Name: "PROMPT_FILE", kind: kString, Flag: "--prompt", Group: gProject, Origin: OriginBash, policy: rcInProject,
 		Doc: "Prompt file for each iteration (empty: RALPH_DIR/PROMPT.md).", field: func(c *Config) any { return &c.PromptFile }},
 	{Name: "FIX_PLAN_FILE", kind: kInert, Group: gProject, Origin: OriginBash,
 		Doc: "Written by the bash tool's setup for reference only; no effect."},
