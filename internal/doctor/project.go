@@ -121,7 +121,7 @@ func checkFiles(st *store.Store) Check {
 func checkPlan(st *store.Store, cfg config.Config) (Check, bool) {
 	name := rel(st.ProjectDir(), st.FixPlanFile())
 	pl, err := store.LoadPlan(st.ProjectDir(), st.FixPlanFile(), plan.Options{OptionalSections: cfg.OptionalSections})
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || store.IsReadRefusal(err) {
 		return Check{}, false // checkFiles has said it
 	}
 	if err != nil {
