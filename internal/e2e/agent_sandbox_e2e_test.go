@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,6 +27,11 @@ func TestRunInAgentsOwnSandbox(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "claude" {
+				// Claude Code's sandbox on Linux is bubblewrap with socat.
+				needBwrap(t)
+				needProgram(t, "socat")
+			}
 			bin := tt.binary(t)
 			dir := newProject(t)
 			// Outside the project and the temp directories, which Codex's
@@ -89,4 +95,14 @@ func toolResults(srv *fakeapi.Server) []string {
 		}
 	}
 	return out
+}
+
+func needProgram(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed; .ci/run installs it (scripts/install-test-deps.sh)", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
 }
