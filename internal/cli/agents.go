@@ -35,9 +35,7 @@ func agentSpec(cfg config.Config, name string) (loop.AgentSpec, agent.Adapter, e
 	if err != nil {
 		return loop.AgentSpec{}, nil, err
 	}
-	if sb != nil {
-		o.Wrap = sb.Wrap
-	}
+	o.Wrap, o.OwnSandbox = sb.Wrapper(), sb.Own()
 	switch name {
 	case "codex":
 		o.Sandbox = cfg.CodexSandbox

@@ -120,8 +120,8 @@ func checkFiles(st *store.Store) Check {
 // the run before any call, the second can never be complete.
 func checkPlan(st *store.Store, cfg config.Config) (Check, bool) {
 	name := rel(st.ProjectDir(), st.FixPlanFile())
-	pl, err := plan.Options{OptionalSections: cfg.OptionalSections}.Load(st.FixPlanFile())
-	if errors.Is(err, fs.ErrNotExist) {
+	pl, err := store.LoadPlan(st.ProjectDir(), st.FixPlanFile(), plan.Options{OptionalSections: cfg.OptionalSections})
+	if errors.Is(err, fs.ErrNotExist) || store.IsReadRefusal(err) {
 		return Check{}, false // checkFiles has said it
 	}
 	if err != nil {

@@ -330,7 +330,7 @@ func (e *Engine) resetSession(why string) {
 
 func (e *Engine) readPlan() (plan.Plan, string) {
 	opts := plan.Options{OptionalSections: e.spec.OptionalSections}
-	pl, err := opts.Load(e.deps.Store.FixPlanFile())
+	pl, err := store.LoadPlan(e.deps.Store.ProjectDir(), e.deps.Store.FixPlanFile(), opts)
 	if err != nil {
 		return plan.Plan{}, ""
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -47,7 +46,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed, progress falls back to the agent's report: " + err.Error()})
 		snap = gitx.Snap{}
 	}
-	prompt, err := os.ReadFile(st.PromptFile())
+	prompt, err := store.ReadIn(dir, st.PromptFile(), store.MaxPromptSize)
 	if err != nil {
 		return it, false, fmt.Errorf("read prompt: %w", err)
 	}

@@ -60,6 +60,9 @@ func (s *Sandbox) Describe() string {
 	if s == nil {
 		return "none: the agent runs with your user's full access"
 	}
+	if s.Own() {
+		return s.describeAgent()
+	}
 	net := "network on"
 	if s.Network == NetworkNone {
 		net = "no network"
@@ -81,18 +84,20 @@ func Open(ctx context.Context, spec Spec) (*Sandbox, error) {
 		return nil, nil
 	case Bwrap:
 		return openBwrap(ctx, spec)
+	case Agent:
+		return openAgent(spec)
 	case Docker, Podman:
 		return nil, containerRefusal(ctx, spec.Provider)
 	case E2B:
 		return nil, errors.New("SANDBOX_PROVIDER=e2b is not supported by ralph; use bwrap (Linux), " +
 			"or unset it to run the agent unsandboxed")
 	}
-	return nil, fmt.Errorf("SANDBOX_PROVIDER=%q: want bwrap, docker or podman", spec.Provider)
+	return nil, fmt.Errorf("SANDBOX_PROVIDER=%q: want bwrap, agent, docker or podman", spec.Provider)
 }
 
 func openBwrap(ctx context.Context, spec Spec) (*Sandbox, error) {
 	if runtime.GOOS != "linux" {
-		return nil, fmt.Errorf("SANDBOX_PROVIDER=bwrap needs Linux (bubblewrap); this is %s", runtime.GOOS)
+		return nil, fmt.Errorf("SANDBOX_PROVIDER=bwrap needs Linux (bubblewrap); this is %s: SANDBOX_PROVIDER=agent uses the agent's own sandbox (claude, codex)", runtime.GOOS)
 	}
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -131,17 +136,17 @@ func containerRefusal(ctx context.Context, provider string) error {
 	bin, err := exec.LookPath(provider)
 	if err != nil {
 		return fmt.Errorf("SANDBOX_PROVIDER=%s: %s is not installed; ralph will not run the agent unsandboxed "+
-			"(use SANDBOX_PROVIDER=bwrap on Linux, or unset it)", provider, provider)
+			"(use SANDBOX_PROVIDER=bwrap on Linux or agent for claude and codex, or unset it)", provider, provider)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := exec.CommandContext(ctx, bin, "info").Run(); err != nil {
 		return fmt.Errorf("SANDBOX_PROVIDER=%s: no %s daemon is reachable (%s info: %v); ralph will not run "+
-			"the agent unsandboxed (start the daemon, use SANDBOX_PROVIDER=bwrap on Linux, or unset it)",
+			"the agent unsandboxed (start the daemon, use SANDBOX_PROVIDER=bwrap on Linux or agent for claude and codex, or unset it)",
 			provider, provider, provider, err)
 	}
 	return fmt.Errorf("SANDBOX_PROVIDER=%s: container sandboxes are not supported yet; use SANDBOX_PROVIDER=bwrap "+
-		"on Linux, or unset it", provider)
+		"on Linux or agent for claude and codex, or unset it", provider)
 }
 
 // gitFiles are git's own settings under the home directory.

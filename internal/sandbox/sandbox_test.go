@@ -19,7 +19,7 @@ func TestOpenRefusals(t *testing.T) {
 		{Spec{Provider: Podman}, "podman is not installed"},
 		{Spec{Provider: E2B}, "e2b is not supported"},
 		{Spec{Provider: Bwrap}, "bwrap"}, // not found here, or not Linux
-		{Spec{Provider: "chroot"}, `want bwrap, docker or podman`},
+		{Spec{Provider: "chroot"}, `want bwrap, agent, docker or podman`},
 		{Spec{Provider: Bwrap, Network: "some"}, `SANDBOX_NETWORK="some"`},
 	} {
 		sb, err := Open(context.Background(), tt.spec)

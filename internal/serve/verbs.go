@@ -215,7 +215,7 @@ func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo 
 	}
 	now := d.opts.Now()
 	path := d.opts.Home.TaskFile(session)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := readTaskFile(path); err == nil {
 		// A file no task owns (a crash between writing it and the insert,
 		// or a hand-made one): keep it aside rather than overwrite it.
 		aside := fmt.Sprintf("%s.orphan-%s", path, now.UTC().Format("20060102T150405Z"))
@@ -383,7 +383,7 @@ func (d *Daemon) Answer(session, text string) (TaskView, error) {
 		return TaskView{}, err
 	}
 	t := *cur
-	data, err := os.ReadFile(t.File)
+	data, err := readTaskFile(t.File)
 	if err != nil {
 		d.mu.Unlock()
 		return TaskView{}, err
