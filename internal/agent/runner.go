@@ -156,6 +156,12 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		// Removed when Run returns, after the whole group is gone.
 		defer os.RemoveAll(tmp)
 	}
+	call, err := os.MkdirTemp("", tmpPattern()+"call-") // 0700
+	if err != nil {
+		return res, fmt.Errorf("agent: call directory: %w", err)
+	}
+	defer os.RemoveAll(call)
+	env = append(env, CallDirEnv+"="+call)
 
 	argv := p.Argv
 	if r != nil && r.Wrap != nil {

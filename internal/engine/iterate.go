@@ -36,13 +36,18 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	dir := st.ProjectDir()
 	if e.spec.Backup {
 		label := fmt.Sprintf("loop-%d-%s", n, start.Format("20060102T150405Z"))
-		if ref, err := e.deps.Backup(ctx, dir, label); err != nil {
+		if ref, err := e.deps.Backup(ctx, dir, label); tampered(err) {
+			return it, false, err
+		} else if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "backup failed: " + err.Error()})
 		} else {
 			e.emit(loop.Event{Type: loop.EventBackup, Loop: n, Message: ref})
 		}
 	}
 	snap, err := e.deps.Snapshot(ctx, dir)
+	if tampered(err) {
+		return it, false, err
+	}
 	if err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed, progress falls back to the agent's report: " + err.Error()})
 		snap = gitx.Snap{}
@@ -75,6 +80,10 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 			e.deps.Emit(loop.Event{Type: loop.EventLive, At: e.deps.Now(), Loop: n, Live: &le})
 		}
 	}
+	// Also where no git ran since the last call (its snapshot failed).
+	if err := e.guard.Check(); err != nil {
+		return it, false, err
+	}
 	e.status("running", "executing", "", nil, session)
 	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
 
@@ -91,6 +100,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	prog := gitx.Progress{}
 	if snap.InRepo {
 		after, err := e.deps.SnapshotAfter(ctx, dir, snap)
+		if tampered(err) {
+			// Terminal, not a failed call for the breaker to count: the
+			// loop stops here, saying which file changed.
+			return it, false, err
+		}
 		if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed: " + err.Error()})
 		} else {
@@ -194,6 +208,16 @@ func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.I
 		return it, false, err
 	}
 	e.st = st
+	if err := e.protect(ctx); err != nil {
+		return it, false, err
+	}
 	before, _ := e.readPlan()
 	return e.measure(ctx, idx, before)
+}
+
+// tampered reports whether err is a guard refusing git: a sandboxed agent
+// changed what host git would run.
+func tampered(err error) bool {
+	var te *gitx.TamperError
+	return errors.As(err, &te)
 }

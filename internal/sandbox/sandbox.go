@@ -45,6 +45,13 @@ type Spec struct {
 	// Agent names the agent (claude, codex…), whose own configuration and
 	// credential directories stay writable.
 	Agent string
+	// Hide are files and directories the agent must not see at all:
+	// ralph's home (RALPH_HOME: the API token, the database, serve.conf),
+	// the trust store, TLS keys and credential files it was given. A
+	// directory becomes an empty tmpfs, a file an empty one; what the
+	// agent works in (the project, a request's git directory) is bound
+	// again on top.
+	Hide []string
 }
 
 // Sandbox is a usable sandbox: Wrap turns an agent argv into the argv that
@@ -64,7 +71,8 @@ func (s *Sandbox) Describe() string {
 	if s.Network == NetworkNone {
 		net = "no network"
 	}
-	return fmt.Sprintf("bwrap (%s): project writable, rest read-only, home hidden, private /tmp, %s", s.Version, net)
+	return fmt.Sprintf("bwrap (%s): project writable, its git configuration and hooks read-only, rest read-only, "+
+		"home and ralph's own files hidden, private /tmp, %s", s.Version, net)
 }
 
 // Open checks that the requested sandbox can be used and returns it; nil
@@ -202,6 +210,10 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 		w = append(w, "--tmpfs", home) // ~/.ssh, ~/.aws, other projects: gone
 		hidden = append(hidden, home)
 	}
+	// ralph's own files; those that hold the project go first, so that
+	// the project and what the agent needs are bound again on top.
+	before, after := s.hideArgs(project)
+	w = append(w, before...)
 	// The agent's program may live where the sandbox hides things (npm's
 	// prefix or nvm under home, a build under /tmp): it stays visible,
 	// read-only.
@@ -227,11 +239,15 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 			w = append(w, "--bind", p, p)
 		}
 	}
-	if t := get("TMPDIR"); t != "" && exists(t) {
-		w = append(w, "--bind", t, t) // the runner's per-call temp directory
-	}
-	// Last, so it wins over the tmpfs on home when the project is under it.
-	w = append(w, "--bind", project, project, "--chdir", project, "--")
+	// The runner's per-call temp directory and the call's channel to
+	// ralph: this call's alone, the others' hidden with their parent.
+	w = append(w, callDirArgs(project, get("TMPDIR"), get(CallDirEnv))...)
+	// After the hiding, so it wins over the tmpfs on home (or RALPH_HOME,
+	// for a request) when the project is under it.
+	w = append(w, "--bind", project, project)
+	w = append(w, after...)
+	w = append(w, gitArgs(project)...)
+	w = append(w, "--chdir", project, "--")
 	return append(w, argv...), nil
 }
 
