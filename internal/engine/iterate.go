@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,6 +74,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		}),
 		Model: spec.Model, Effort: spec.Effort, AllowedTools: spec.AllowedTools,
 		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
+		Share:      outside(dir, st.FixPlanFile()),
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
 	}
 	if e.spec.Live {
@@ -220,4 +222,15 @@ func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.I
 func tampered(err error) bool {
 	var te *gitx.TamperError
 	return errors.As(err, &te)
+}
+
+// outside lists the plan file when it lies outside the project (a
+// daemon's task file, in its home): a sandbox hides the home but binds
+// that one file for the agent to tick.
+func outside(project, plan string) []string {
+	rel, err := filepath.Rel(project, plan)
+	if plan == "" || err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return nil
+	}
+	return []string{plan}
 }

@@ -128,6 +128,12 @@ func TestBwrapRequestWorktree(t *testing.T) {
 	home := t.TempDir() // RALPH_HOME
 	os.WriteFile(filepath.Join(home, "api-token"), []byte("TOKEN-SECRET\n"), 0o600)
 	os.WriteFile(filepath.Join(home, "ralph.db"), []byte("DB-SECRET\n"), 0o600)
+	// The session's task file is the agent's to tick; another's is not
+	// even there.
+	task := filepath.Join(home, "handoffs", "req-1-task.md")
+	os.MkdirAll(filepath.Dir(task), 0o700)
+	os.WriteFile(task, []byte("- [ ] step\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "handoffs", "req-2-task.md"), []byte("OTHER-TASK-SECRET\n"), 0o644)
 	clone := filepath.Join(home, "requests", "repos", "o__r")
 	newGitRepo(t, clone)
 	wt := filepath.Join(home, "requests", "work", "req-1")
@@ -151,12 +157,17 @@ func TestBwrapRequestWorktree(t *testing.T) {
 		ls "`+home+`" | sed 's/^/home-has:/'
 		echo x > "`+common+`/worktrees/req-2/HEAD" 2>/dev/null && echo ESCAPE-other-request
 		ls "`+other+`" 2>/dev/null | sed 's/^/other-has:/'
-	`)
+		cat "`+home+`/handoffs/req-2-task.md" 2>/dev/null
+		sed -i.bak 's/\[ \]/[x]/' "`+task+`" 2>/dev/null || { t=$(sed 's/\[ \]/[x]/' "`+task+`") && echo "$t" > "`+task+`"; }
+	`, task)
 	checkEscapes(t, out, 2)
 	for _, leak := range []string{"SECRET", "home-has:api-token", "home-has:ralph.db", "other-has:"} {
 		if strings.Contains(out, leak) {
 			t.Errorf("visible inside the sandbox: %s\n%s", leak, out)
 		}
+	}
+	if b, _ := os.ReadFile(task); string(b) != "- [x] step\n" {
+		t.Errorf("the task file as the agent left it: %q", b)
 	}
 	if !strings.Contains(hostGit(t, wt, "log", "--oneline"), "agent's own") {
 		t.Error("the agent's commit is not in the worktree's history on the host")

@@ -170,7 +170,9 @@ var agentDirs = map[string]struct {
 // Wrap returns the bwrap argv that runs argv in dir, confined. env is the
 // agent's environment (later entries win): its HOME, TMPDIR and the
 // variables that relocate the agent's configuration decide what is bound.
-func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error) {
+// share are files outside dir the agent works on (a daemon's task file in
+// the hidden RALPH_HOME): bound writable, one by one.
+func (s *Sandbox) Wrap(argv []string, dir string, env []string, share ...string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
@@ -246,6 +248,11 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 	// for a request) when the project is under it.
 	w = append(w, "--bind", project, project)
 	w = append(w, after...)
+	for _, p := range share {
+		if filepath.IsAbs(p) && exists(p) {
+			w = append(w, "--bind", p, p)
+		}
+	}
 	w = append(w, gitArgs(project)...)
 	w = append(w, "--chdir", project, "--")
 	return append(w, argv...), nil
