@@ -216,7 +216,7 @@ var keyTable = []keyInfo{
 
 	// Sandbox
 	{Name: "SANDBOX_PROVIDER", kind: kEnum, Values: []string{"bwrap", "docker", "podman", "e2b"}, Group: gSandbox, Origin: OriginBash,
-		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, rest read-only, home hidden, " +
+		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, its git settings read-only, rest read-only, home and ralph's files hidden, " +
 			"private /tmp). docker, podman and e2b are refused at start. Empty: on the host.", field: func(c *Config) any { return &c.Sandbox.Provider }},
 	{Name: "SANDBOX_NETWORK", kind: kEnum, Values: []string{"on", "none"}, Default: "on", Group: gSandbox, Origin: OriginNew,
 		Doc: "Network inside the sandbox: on (the agent reaches its API) or none.", field: func(c *Config) any { return &c.Sandbox.Network }},
