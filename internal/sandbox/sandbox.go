@@ -216,6 +216,11 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string, share ...string)
 	// the project and what the agent needs are bound again on top.
 	before, after := s.hideArgs(project)
 	w = append(w, before...)
+	// The runner's per-call temp directory and the call's channel to
+	// ralph: this call's alone, the others' hidden with their parent.
+	// Before what the agent needs is bound, which a hidden parent must
+	// not cover.
+	w = append(w, callDirArgs(project, get("TMPDIR"), get(CallDirEnv))...)
 	// The agent's program may live where the sandbox hides things (npm's
 	// prefix or nvm under home, a build under /tmp): it stays visible,
 	// read-only.
@@ -241,9 +246,6 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string, share ...string)
 			w = append(w, "--bind", p, p)
 		}
 	}
-	// The runner's per-call temp directory and the call's channel to
-	// ralph: this call's alone, the others' hidden with their parent.
-	w = append(w, callDirArgs(project, get("TMPDIR"), get(CallDirEnv))...)
 	// After the hiding, so it wins over the tmpfs on home (or RALPH_HOME,
 	// for a request) when the project is under it.
 	w = append(w, "--bind", project, project)
