@@ -56,6 +56,9 @@ type Invocation struct {
 	Timeout time.Duration
 	// Env holds extra KEY=value entries on top of ralph's own environment.
 	Env []string
+	// Share are files outside Dir the agent works on (a daemon's task
+	// file): a sandbox binds them writable, and nothing else beside them.
+	Share []string
 	// StdoutPath and StderrPath are the iteration's log files; both are
 	// required, because the analysis streams from the stdout file.
 	StdoutPath, StderrPath string

@@ -108,7 +108,7 @@ type Call struct {
 func (c Call) Run(ctx context.Context) (Result, error) {
 	inv := c.Invocation
 	p := Process{
-		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Timeout: inv.Timeout, Stdin: c.Stdin,
+		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Share: inv.Share, Timeout: inv.Timeout, Stdin: c.Stdin,
 		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath, OnStart: inv.OnStart,
 	}
 	if inv.Live && inv.OnEvent != nil && c.Live != nil {

@@ -302,7 +302,7 @@ func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.
 	return loop.Spec{
 		Dir: st.ProjectDir(), Agents: agents, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
 		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Continuity: cfg.SessionContinuity, Backup: cfg.Backup,
-		OptionalSections: cfg.OptionalSections,
+		OptionalSections: cfg.OptionalSections, Sandboxed: cfg.Sandbox.Provider != "",
 		Policy: loop.Policy{
 			Breaker: breaker.Thresholds{
 				NoProgress: cfg.Breaker.NoProgressThreshold, SameError: cfg.Breaker.SameErrorThreshold,

@@ -178,6 +178,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	agent.Withhold(serve.DaemonSecrets...)
+	hideFromAgents(home, o.Config)
+	hideConn(o.Temporal)
 	sessions, err := sessionsConf(serve.Home(home).SessionsFile())
 	if err != nil {
 		return err

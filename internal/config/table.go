@@ -216,7 +216,7 @@ var keyTable = []keyInfo{
 
 	// Sandbox
 	{Name: "SANDBOX_PROVIDER", kind: kEnum, Values: []string{"bwrap", "agent", "docker", "podman", "e2b"}, Group: gSandbox, Origin: OriginBash,
-		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, rest read-only, home hidden, " +
+		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, its git settings read-only, rest read-only, home and ralph's files hidden, " +
 			"private /tmp), or agent (the agent's own sandbox, where there is no bubblewrap: Claude Code's sandbox " +
 			"settings, Codex's --sandbox; its commands are confined, not its reads). docker, podman and e2b are refused at start. Empty: on the host.", field: func(c *Config) any { return &c.Sandbox.Provider }},
 	{Name: "SANDBOX_NETWORK", kind: kEnum, Values: []string{"on", "none"}, Default: "on", Group: gSandbox, Origin: OriginNew,

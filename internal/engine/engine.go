@@ -88,6 +88,9 @@ type Engine struct {
 	st   loop.State
 	// wait is the wait in progress, so that it is announced once.
 	wait *loop.Step
+	// guard pins and watches the project's git while agents run
+	// sandboxed (nil: not sandboxed, or not a repository).
+	guard *gitx.Guard
 	// planWarned is the plan warning last shown.
 	planWarned string
 }
@@ -165,6 +168,10 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	if err := e.start(); err != nil {
 		return Result{ExitCode: 1}, err
 	}
+	defer e.Release()
+	if err := e.protect(ctx); err != nil {
+		return e.fail(err)
+	}
 	for {
 		if ctx.Err() != nil {
 			return e.finish(reason.Interrupted, "interrupted")
@@ -206,6 +213,29 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			return e.finish(d.Reason, d.Message)
 		}
 	}
+}
+
+// protect pins the project's git before the first sandboxed call, when
+// the repository is as the user left it: from then on a sandboxed agent
+// cannot choose what ralph's own git runs (package gitx).
+func (e *Engine) protect(ctx context.Context) error {
+	if !e.spec.Sandboxed || e.guard != nil {
+		return nil
+	}
+	g, err := gitx.Protect(ctx, e.deps.Store.ProjectDir())
+	if err != nil {
+		return fmt.Errorf("pin the project's git directories: %w", err)
+	}
+	e.guard = g
+	return nil
+}
+
+// Release stops guarding the project's git; Run does it when it returns,
+// a caller of Measure when it has run its own git after the call (a
+// worker's handover).
+func (e *Engine) Release() {
+	e.guard.Release()
+	e.guard = nil
 }
 
 // start loads the state and begins the run.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,13 +36,18 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	dir := st.ProjectDir()
 	if e.spec.Backup {
 		label := fmt.Sprintf("loop-%d-%s", n, start.Format("20060102T150405Z"))
-		if ref, err := e.deps.Backup(ctx, dir, label); err != nil {
+		if ref, err := e.deps.Backup(ctx, dir, label); tampered(err) {
+			return it, false, err
+		} else if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "backup failed: " + err.Error()})
 		} else {
 			e.emit(loop.Event{Type: loop.EventBackup, Loop: n, Message: ref})
 		}
 	}
 	snap, err := e.deps.Snapshot(ctx, dir)
+	if tampered(err) {
+		return it, false, err
+	}
 	if err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed, progress falls back to the agent's report: " + err.Error()})
 		snap = gitx.Snap{}
@@ -67,12 +73,17 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		}),
 		Model: spec.Model, Effort: spec.Effort, AllowedTools: spec.AllowedTools,
 		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
+		Share:      outside(dir, st.FixPlanFile()),
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
 	}
 	if e.spec.Live {
 		inv.OnEvent = func(le agent.LiveEvent) {
 			e.deps.Emit(loop.Event{Type: loop.EventLive, At: e.deps.Now(), Loop: n, Live: &le})
 		}
+	}
+	// Also where no git ran since the last call (its snapshot failed).
+	if err := e.guard.Check(); err != nil {
+		return it, false, err
 	}
 	e.status("running", "executing", "", nil, session)
 	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
@@ -90,6 +101,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	prog := gitx.Progress{}
 	if snap.InRepo {
 		after, err := e.deps.SnapshotAfter(ctx, dir, snap)
+		if tampered(err) {
+			// Terminal, not a failed call for the breaker to count: the
+			// loop stops here, saying which file changed.
+			return it, false, err
+		}
 		if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed: " + err.Error()})
 		} else {
@@ -193,6 +209,27 @@ func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.I
 		return it, false, err
 	}
 	e.st = st
+	if err := e.protect(ctx); err != nil {
+		return it, false, err
+	}
 	before, _ := e.readPlan()
 	return e.measure(ctx, idx, before)
+}
+
+// tampered reports whether err is a guard refusing git: a sandboxed agent
+// changed what host git would run.
+func tampered(err error) bool {
+	var te *gitx.TamperError
+	return errors.As(err, &te)
+}
+
+// outside lists the plan file when it lies outside the project (a
+// daemon's task file, in its home): a sandbox hides the home but binds
+// that one file for the agent to tick.
+func outside(project, plan string) []string {
+	rel, err := filepath.Rel(project, plan)
+	if plan == "" || err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return nil
+	}
+	return []string{plan}
 }

@@ -55,7 +55,7 @@ func (s *Sandbox) Own() bool { return s != nil && s.Provider == Agent }
 
 // Wrapper is the argv wrapper the runner applies to each agent call: Wrap
 // for bwrap, nil when the agent confines itself or runs unconfined.
-func (s *Sandbox) Wrapper() func(argv []string, dir string, env []string) ([]string, error) {
+func (s *Sandbox) Wrapper() func(argv []string, dir string, env []string, share ...string) ([]string, error) {
 	if s == nil || s.Own() {
 		return nil
 	}

@@ -57,7 +57,7 @@ type Options struct {
 	Now func() time.Time
 	// Wrap confines every process of the agent (agent.Runner.Wrap); nil
 	// runs it as it is.
-	Wrap func(argv []string, dir string, env []string) ([]string, error)
+	Wrap func(argv []string, dir string, env []string, share ...string) ([]string, error)
 	// OwnSandbox switches on the agent's own sandbox (SANDBOX_PROVIDER=agent):
 	// Claude Code's sandbox settings, Codex's --sandbox without full access.
 	// The other agents have none: asking for it is an error.
