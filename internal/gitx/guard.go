@@ -234,13 +234,19 @@ type fingerprint map[string]string
 // differs names the first path (sorted) whose digest is not the same.
 func (a fingerprint) differs(b fingerprint) string {
 	var diff []string
+	get := func(f fingerprint, p string) string {
+		if d, ok := f[p]; ok {
+			return d
+		}
+		return "missing"
+	}
 	for p, d := range a {
-		if b[p] != d {
+		if get(b, p) != d {
 			diff = append(diff, p)
 		}
 	}
-	for p := range b {
-		if _, ok := a[p]; !ok {
+	for p, d := range b {
+		if _, ok := a[p]; !ok && d != "missing" {
 			diff = append(diff, p)
 		}
 	}
@@ -256,8 +262,13 @@ func (a fingerprint) differs(b fingerprint) string {
 var controlFiles = []string{"config", "config.worktree", "commondir", "gitdir"}
 
 // controlDirs are the directories of the common one whose files git runs
-// or reads for attributes and excludes, watched whole.
+// (any name in hooks/ can be a hook) or reads (gitReadsInfo of info/).
 var controlDirs = []string{"hooks", "info"}
+
+// gitReadsInfo are the files of info/ git reads. Others there are not
+// git's: an agent's own sandbox keeps its markers there (Claude Code's
+// .claude-sandbox-noreplace).
+var gitReadsInfo = map[string]bool{"attributes": true, "exclude": true, "sparse-checkout": true, "grafts": true}
 
 // take fingerprints the watched files now, following include.path and
 // includeIf.*.path from every configuration file.
@@ -309,7 +320,7 @@ func (g *Guard) walkDirs(fp fingerprint) {
 		root := filepath.Join(g.CommonDir, d)
 		fp[root] = digest(root)
 		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && p != root {
+			if err == nil && p != root && (d != "info" || gitReadsInfo[filepath.Base(p)]) {
 				fp[p] = digest(p)
 			}
 			return nil
@@ -318,7 +329,11 @@ func (g *Guard) walkDirs(fp fingerprint) {
 }
 
 // digest is what a path is: missing, a directory, a link and its target,
-// or a file's mode and content hash.
+// or a file's mode and content hash. An empty configuration file, hook or
+// info file is missing: git reads nothing from it, and a sandbox that
+// guards a file by mounting over it leaves one behind where the file did
+// not exist (Claude Code's own sandbox does this to .git/config.worktree).
+// An empty commondir or gitdir is not: git fails on it.
 func digest(p string) string {
 	fi, err := os.Lstat(p)
 	switch {
@@ -331,6 +346,8 @@ func digest(p string) string {
 		return "link " + t
 	case !fi.Mode().IsRegular():
 		return "special " + fi.Mode().String()
+	case fi.Size() == 0 && emptyIsNone(p):
+		return "missing"
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -373,4 +390,10 @@ func includes(ctx context.Context, file string) ([]string, error) {
 		paths = append(paths, filepath.Clean(v))
 	}
 	return paths, nil
+}
+
+// emptyIsNone reports whether git reads an empty file at p as no file.
+func emptyIsNone(p string) bool {
+	base, dir := filepath.Base(p), filepath.Base(filepath.Dir(p))
+	return base != "commondir" && base != "gitdir" && base != ".git" || dir == "hooks" || dir == "info"
 }

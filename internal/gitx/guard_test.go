@@ -166,6 +166,38 @@ func TestGuardRefusesAChangedControlFile(t *testing.T) {
 	}
 }
 
+// Empty files where there were none are no change: git reads nothing from
+// them, and a sandbox that guards a path by mounting over it leaves one
+// behind (Claude Code's own sandbox does, for .git/config.worktree).
+func TestGuardTakesAnEmptyFileForNone(t *testing.T) {
+	ctx := context.Background()
+	r := newRepoWithFiles(t, map[string]string{"a": "1"})
+	g, err := Protect(ctx, r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	before, err := Snapshot(ctx, r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{".git/config.worktree", ".git/hooks/pre-commit", ".git/info/attributes"} {
+		r.write(f, "")
+	}
+	if _, err := SnapshotAfter(ctx, r.dir, before); err != nil {
+		t.Errorf("empty files made a change: %v", err)
+	}
+	// A file of info/ that git does not read is not a change either.
+	r.write(".git/info/.claude-sandbox-noreplace", "marker")
+	if _, err := SnapshotAfter(ctx, r.dir, before); err != nil {
+		t.Errorf("a marker in info/ made a change: %v", err)
+	}
+	r.write(".git/config.worktree", "[core]\n")
+	if _, err := SnapshotAfter(ctx, r.dir, before); err == nil {
+		t.Error("a config.worktree with content passed")
+	}
+}
+
 // The guard pins the git directories: a request's clone is checked too,
 // ralph's own change to the configuration is no tampering, and after
 // Release nothing is pinned.
