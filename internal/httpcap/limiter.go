@@ -1,9 +1,11 @@
 package httpcap
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,7 +36,49 @@ type tracked struct {
 	conn   net.Conn
 	state  http.ConnState
 	stream bool
-	since  uint64 // when it entered its state, in the limiter's own count
+	// talking is set when the kernel held bytes from it that the server
+	// had not read; it lasts until its state changes.
+	talking bool
+	since   uint64 // when it entered its state, in the limiter's own count
+	// readAt is when the server first read from it (UnixNano; 0: not
+	// yet).
+	readAt atomic.Int64
+}
+
+// quietAfter is how long a connection the server has read from may stay
+// silent before it is shed as silent: a client is connected before it
+// writes its request, and a busy machine may run it late.
+const quietAfter = 100 * time.Millisecond
+
+// conn is an accepted connection that tells its tracker when the server
+// first reads it.
+type conn struct {
+	net.Conn
+	t *tracked
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	if c.t.readAt.Load() == 0 {
+		c.t.readAt.Store(time.Now().UnixNano())
+	}
+	return c.Conn.Read(p)
+}
+
+// CloseWrite and ReadFrom keep what net/http does with a TCP connection:
+// a half-close before closing (so the client reads a refusal) and
+// sendfile.
+func (c *conn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 // NewLimiter keeps at most max connections.
@@ -59,10 +103,16 @@ func (l *Limiter) Shed() uint64 {
 	return l.shed
 }
 
-func (l *Limiter) add(c net.Conn) {
+// add tracks an accepted connection and returns it as the server must
+// use it.
+func (l *Limiter) add(raw net.Conn) net.Conn {
+	t := &tracked{lim: l, state: http.StateNew}
+	c := &conn{Conn: raw, t: t}
+	t.conn = c
 	l.mu.Lock()
 	l.seq++
-	l.conns[c] = &tracked{lim: l, conn: c, state: http.StateNew, since: l.seq}
+	t.since = l.seq
+	l.conns[c] = t
 	var victims []net.Conn
 	for len(l.conns) > l.max {
 		v := l.victimLocked(c)
@@ -75,6 +125,7 @@ func (l *Limiter) add(c net.Conn) {
 	for _, v := range victims {
 		_ = v.Close()
 	}
+	return c
 }
 
 // shedOne closes the least useful connection (the process ran out of
@@ -90,33 +141,60 @@ func (l *Limiter) shedOne() {
 
 // victimLocked forgets and returns the connection to close, never keep.
 func (l *Limiter) victimLocked(keep net.Conn) net.Conn {
+	quiet := time.Now().Add(-quietAfter).UnixNano()
 	var best *tracked
-	for c, t := range l.conns {
-		if c == keep {
-			continue
+	var bestRank int
+	for {
+		best = nil
+		for c, t := range l.conns {
+			if c == keep {
+				continue
+			}
+			r := rank(t, quiet)
+			if best == nil || r < bestRank || r == bestRank && t.since < best.since {
+				best, bestRank = t, r
+			}
 		}
-		if best == nil || rank(t) < rank(best) || rank(t) == rank(best) && t.since < best.since {
-			best = t
+		if best == nil {
+			return nil
 		}
-	}
-	if best == nil {
-		return nil
+		// The kernel is asked only about the one about to go, mostly a
+		// silent one: a syscall or two per accept under a flood.
+		if bestRank > rankUnread || pending(best.conn.(*conn).Conn) <= 0 {
+			break
+		}
+		best.talking = true
 	}
 	delete(l.conns, best.conn)
 	l.shed++
 	return best.conn
 }
 
-func rank(t *tracked) int {
+const (
+	rankSilent = iota
+	rankIdle
+	rankUnread
+	rankTalking
+	rankServing
+	rankStream
+)
+
+// rank is t's place in the shedding order; quiet is the time (UnixNano)
+// before which a first read makes a connection silent.
+func rank(t *tracked, quiet int64) int {
 	switch {
 	case t.stream:
-		return 3
-	case t.state == http.StateNew:
-		return 0
+		return rankStream
+	case t.talking:
+		return rankTalking
+	case t.state == http.StateNew && t.readAt.Load() != 0 && t.readAt.Load() < quiet:
+		return rankSilent
 	case t.state == http.StateIdle:
-		return 1
+		return rankIdle
+	case t.state == http.StateNew:
+		return rankUnread
 	}
-	return 2
+	return rankServing
 }
 
 // ConnState is the http.Server hook that follows each connection.
@@ -135,7 +213,7 @@ func (l *Limiter) ConnState(c net.Conn, s http.ConnState) {
 		t.stream = false
 	}
 	l.seq++
-	t.state, t.since = s, l.seq
+	t.state, t.since, t.talking = s, l.seq, false
 }
 
 func (l *Limiter) lookup(c net.Conn) *tracked {

@@ -1,9 +1,11 @@
 package httpcap
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // fakeConn is a connection that records its closing.
@@ -13,16 +15,19 @@ type fakeConn struct {
 	closed bool
 }
 
-func (c *fakeConn) Close() error { c.closed = true; return nil }
+func (c *fakeConn) Close() error               { c.closed = true; return nil }
+func (c *fakeConn) Read(p []byte) (int, error) { return 0, io.EOF }
 
-// Over the limit the limiter closes the least useful connection: never
-// used, then idle, then serving, then a stream; the longest in its state
-// first; never the newcomer.
+// Over the limit the limiter closes the least useful connection: silent
+// (read, no request yet), then idle, then not yet read, then serving, then
+// a stream; the longest in its state first; never the newcomer.
 func TestLimiterSheds(t *testing.T) {
 	type step struct {
-		conn   string
-		state  http.ConnState // 0 with stream false: a new connection
-		stream bool
+		conn     string
+		state    http.ConnState // 0 with stream and read false: a new connection
+		stream   bool
+		read     bool // the server read it long ago (and found it silent)
+		justRead bool // the server reads it now
 	}
 	for _, c := range []struct {
 		name  string
@@ -30,9 +35,14 @@ func TestLimiterSheds(t *testing.T) {
 		shed  []string // closed, in any order
 	}{
 		{"under the limit nothing is shed", []step{{conn: "a"}, {conn: "b"}, {conn: "c"}}, nil},
-		{"the oldest never-used goes first", []step{{conn: "a"}, {conn: "b"}, {conn: "c"}, {conn: "d"}}, []string{"a"}},
+		{"the oldest never-read goes first", []step{{conn: "a"}, {conn: "b"}, {conn: "c"}, {conn: "d"}}, []string{"a"}},
+		{"a silent connection before an older never-read one", []step{{conn: "a"}, {conn: "b"}, {conn: "b", read: true}, {conn: "c"}, {conn: "d"}}, []string{"b"}},
 		{"a silent connection before an idle one", []step{{conn: "a"}, {conn: "a", state: http.StateActive}, {conn: "a", state: http.StateIdle},
-			{conn: "b"}, {conn: "c"}, {conn: "d"}}, []string{"b"}},
+			{conn: "b"}, {conn: "c"}, {conn: "c", read: true}, {conn: "d"}}, []string{"c"}},
+		{"read just now is not yet silent", []step{{conn: "a"}, {conn: "b"}, {conn: "c"}, {conn: "a", justRead: true}, {conn: "d"}}, []string{"a"}},
+		{"read long ago and silent", []step{{conn: "a"}, {conn: "b"}, {conn: "c"}, {conn: "b", read: true}, {conn: "d"}}, []string{"b"}},
+		{"an idle one before a never-read one", []step{{conn: "a"}, {conn: "b"}, {conn: "b", state: http.StateActive}, {conn: "b", state: http.StateIdle},
+			{conn: "c"}, {conn: "d"}}, []string{"b"}},
 		{"idle before serving, the longest idle first", []step{{conn: "a"}, {conn: "b"}, {conn: "c"},
 			{conn: "b", state: http.StateActive}, {conn: "b", state: http.StateIdle},
 			{conn: "a", state: http.StateActive}, {conn: "a", state: http.StateIdle},
@@ -48,18 +58,24 @@ func TestLimiterSheds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := NewLimiter(3)
 			conns := map[string]*fakeConn{}
+			served := map[string]net.Conn{} // as the server sees them
 			for _, s := range c.steps {
 				fc := conns[s.conn]
 				switch {
 				case fc == nil:
 					fc = &fakeConn{name: s.conn}
 					conns[s.conn] = fc
-					l.add(fc)
+					served[s.conn] = l.add(fc)
+				case s.justRead:
+					_, _ = served[s.conn].Read(make([]byte, 1))
+				case s.read:
+					// Read longer ago than quietAfter.
+					l.lookup(served[s.conn]).readAt.Store(time.Now().Add(-time.Second).UnixNano())
 				case s.stream:
-					l.ConnState(fc, s.state)
-					l.markStream(l.lookup(fc))
+					l.ConnState(served[s.conn], s.state)
+					l.markStream(l.lookup(served[s.conn]))
 				default:
-					l.ConnState(fc, s.state)
+					l.ConnState(served[s.conn], s.state)
 				}
 			}
 			var shed []string

@@ -109,8 +109,7 @@ func (l *listener) Accept() (net.Conn, error) {
 		l.lim.shedOne()
 		return nil, temporary{err}
 	}
-	l.lim.add(c)
-	return c, nil
+	return l.lim.add(c), nil
 }
 
 // temporary makes net/http retry an accept error instead of returning
