@@ -216,7 +216,9 @@ func TestServeConnectionFlood(t *testing.T) {
 	if dialed.Load() < 1000 {
 		t.Errorf("only %d connections dialed: no flood", dialed.Load())
 	}
-	v := r.WaitFor("f", "the task to finish", func(v serve.TaskView) bool { return v.State != "running" && v.State != "queued" && v.State != "waiting" })
+	v := r.WaitFor("f", "the task to finish", func(v serve.TaskView) bool {
+		return v.State != "running" && v.State != "queued" && v.State != "waiting"
+	})
 	if v.State != "done" {
 		t.Errorf("the task ended %s (%s): %s", v.State, v.ExitReason, v.Message)
 	}

@@ -3,10 +3,12 @@ package httpcap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -80,7 +82,7 @@ func newServer(h http.Handler, maxConns int, logw io.Writer, tm timeouts) *Serve
 		MaxHeaderBytes:    HeaderBytes,
 		ConnState:         lim.ConnState,
 		ConnContext:       lim.connContext,
-		ErrorLog:          log.New(logw, "ralph serve: ", 0),
+		ErrorLog:          log.New(&sparseLog{w: logw}, "ralph serve: ", 0),
 	}
 	return &Server{Server: srv, Limiter: lim}
 }
@@ -146,4 +148,30 @@ func (l *Limiter) connContext(ctx context.Context, c net.Conn) context.Context {
 		return context.WithValue(ctx, connKey{}, t)
 	}
 	return ctx
+}
+
+// sparseLog passes on at most one of the server's error lines a second:
+// out of descriptors, net/http logs every failed accept, and a flood must
+// not become a flood of the daemon's log.
+type sparseLog struct {
+	w       io.Writer
+	mu      sync.Mutex
+	last    time.Time
+	dropped int
+}
+
+func (s *sparseLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if now.Sub(s.last) < time.Second {
+		s.dropped++
+		return len(p), nil
+	}
+	s.last = now
+	if s.dropped > 0 {
+		fmt.Fprintf(s.w, "ralph serve: (%d more such lines in the last second not shown)\n", s.dropped)
+		s.dropped = 0
+	}
+	return s.w.Write(p)
 }

@@ -252,3 +252,21 @@ func TestHeaderCap(t *testing.T) {
 		}
 	}
 }
+
+// The server's error lines reach the log at most once a second, with a
+// count of those left out.
+func TestSparseLog(t *testing.T) {
+	var b strings.Builder
+	l := &sparseLog{w: &b}
+	for range 100 {
+		fmt.Fprintln(l, "http: Accept error: too many open files")
+	}
+	if n := strings.Count(b.String(), "\n"); n != 1 {
+		t.Errorf("%d lines of 100 in a moment:\n%s", n, b.String())
+	}
+	l.last = time.Now().Add(-2 * time.Second)
+	fmt.Fprintln(l, "http: Accept error: too many open files")
+	if !strings.Contains(b.String(), "(99 more such lines") {
+		t.Errorf("the left-out lines are not counted:\n%s", b.String())
+	}
+}
