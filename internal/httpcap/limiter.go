@@ -14,13 +14,19 @@ import (
 // must not lock out the token holder. A connection accepted over the
 // limit makes the limiter close the least useful one, in this order:
 //
-//  1. never used (StateNew: it has not sent a whole request header yet),
+//  1. silent: the server read from it at least quietAfter ago and it has
+//     not sent a whole request header yet,
 //  2. idle between requests (StateIdle),
-//  3. serving a request (StateActive),
-//  4. an event stream (Stream), which a token holder opened,
+//  3. not read yet: the server has not got round to it,
+//  4. talking: not yet served, but the kernel holds bytes it sent,
+//  5. serving a request (StateActive),
+//  6. an event stream (Stream), which only a token holder opens,
 //
 // and the one longest in its state first. Silent and slow connections go
-// before anyone who is being answered.
+// before anyone who is being answered, and a client that spoke is not
+// shed because the server was too busy to read it: under a flood of
+// thousands of connections a second the server accepts many before it
+// reads one.
 type Limiter struct {
 	max   int
 	mu    sync.Mutex
@@ -36,10 +42,12 @@ type tracked struct {
 	conn   net.Conn
 	state  http.ConnState
 	stream bool
-	// talking is set when the kernel held bytes from it that the server
-	// had not read; it lasts until its state changes.
-	talking bool
-	since   uint64 // when it entered its state, in the limiter's own count
+	// talkingAt is when the kernel last held bytes from it that the
+	// server had not read (UnixNano; 0: never). It protects the
+	// connection for quietAfter, then the kernel is asked again: a slow
+	// sender whose bytes were read is silent again.
+	talkingAt int64
+	since     uint64 // when it entered its state, in the limiter's own count
 	// readAt is when the server first read from it (UnixNano; 0: not
 	// yet).
 	readAt atomic.Int64
@@ -141,7 +149,8 @@ func (l *Limiter) shedOne() {
 
 // victimLocked forgets and returns the connection to close, never keep.
 func (l *Limiter) victimLocked(keep net.Conn) net.Conn {
-	quiet := time.Now().Add(-quietAfter).UnixNano()
+	now := time.Now().UnixNano()
+	quiet := now - int64(quietAfter)
 	var best *tracked
 	var bestRank int
 	for {
@@ -163,7 +172,7 @@ func (l *Limiter) victimLocked(keep net.Conn) net.Conn {
 		if bestRank > rankUnread || pending(best.conn.(*conn).Conn) <= 0 {
 			break
 		}
-		best.talking = true
+		best.talkingAt = now
 	}
 	delete(l.conns, best.conn)
 	l.shed++
@@ -180,12 +189,13 @@ const (
 )
 
 // rank is t's place in the shedding order; quiet is the time (UnixNano)
-// before which a first read makes a connection silent.
+// before which a first read makes a connection silent and a sign of
+// talking has worn off.
 func rank(t *tracked, quiet int64) int {
 	switch {
 	case t.stream:
 		return rankStream
-	case t.talking:
+	case t.talkingAt > quiet:
 		return rankTalking
 	case t.state == http.StateNew && t.readAt.Load() != 0 && t.readAt.Load() < quiet:
 		return rankSilent
@@ -213,7 +223,7 @@ func (l *Limiter) ConnState(c net.Conn, s http.ConnState) {
 		t.stream = false
 	}
 	l.seq++
-	t.state, t.since, t.talking = s, l.seq, false
+	t.state, t.since, t.talkingAt = s, l.seq, 0
 }
 
 func (l *Limiter) lookup(c net.Conn) *tracked {

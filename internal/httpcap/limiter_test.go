@@ -114,3 +114,56 @@ func TestMaxConnsFor(t *testing.T) {
 		}
 	}
 }
+
+// A connection whose bytes the kernel holds unread is not shed as silent,
+// even when it is the oldest: the client spoke, the server was busy.
+func TestLimiterSparesATalker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	l := NewLimiter(2)
+	var clients []net.Conn
+	var served []net.Conn
+	open := func(say string) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		if say != "" {
+			if _, err := c.Write([]byte(say)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		raw, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close(); c.Close() })
+		s := l.add(raw)
+		served = append(served, s)
+	}
+	open("GET / HTTP/1.1\r\n") // the oldest, talking
+	open("")                   // silent
+	time.Sleep(50 * time.Millisecond)
+	for _, s := range served {
+		l.lookup(s).readAt.Store(time.Now().Add(-time.Second).UnixNano())
+	}
+	open("") // the newcomer
+	buf := make([]byte, 1)
+	_ = clients[1].SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := clients[1].Read(buf); err == nil || isTimeout(err) {
+		t.Errorf("the silent connection was kept: %v", err)
+	}
+	_ = clients[0].SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := clients[0].Read(buf); !isTimeout(err) {
+		t.Errorf("the talking connection was shed: %v", err)
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
+}
