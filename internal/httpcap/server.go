@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -40,13 +39,7 @@ func MaxConnsFor(nofile uint64) int {
 }
 
 // DefaultMaxConnsHere is MaxConnsFor this process's open-file limit.
-func DefaultMaxConnsHere() int {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
-		return DefaultMaxConns
-	}
-	return MaxConnsFor(rl.Cur)
-}
+func DefaultMaxConnsHere() int { return MaxConnsFor(openFileLimit()) }
 
 // Server is an http.Server with the caps: the timeouts, HeaderBytes and
 // a connection limit that sheds (Limiter).
