@@ -54,7 +54,10 @@ type Options struct {
 	// Routes are handlers served outside the API's token on the same
 	// listener: webhooks, which their own signatures authenticate.
 	Routes map[string]http.Handler
-	Now    func() time.Time
+	// MaxConns is the HTTP server's connection limit (0: httpcap's
+	// default); over it the least useful connection is shed.
+	MaxConns int
+	Now      func() time.Time
 	// Watch configures the watchdog of the tasks no loop works on.
 	Watch WatchOptions
 	// Runner runs the loops elsewhere (the Temporal backend); nil: here.
