@@ -185,6 +185,10 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 // of the iteration that produced it, in one transaction: a kill never keeps
 // one without the other, and a record saved twice is the same row.
 func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
+	return dbErr(d.saveState(session, taskID, st, rec))
+}
+
+func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
 	doc, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -261,7 +265,7 @@ func (d *DB) AgentSession(session string) (string, error) {
 // SetAgentSession keeps (or with "" forgets) the agent's session id.
 func (d *DB) SetAgentSession(session, id string) error {
 	_, err := d.db.Exec(`UPDATE sessions SET agent_session = ? WHERE name = ?`, id, session)
-	return err
+	return dbErr(err)
 }
 
 // History returns the last n iterations of a task on session, oldest
@@ -353,7 +357,7 @@ func (d *DB) UpdateTask(t Task) error {
 	q, _ := json.Marshal(nonNil(t.Questions))
 	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
 		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
-	return err
+	return dbErr(err)
 }
 
 func nonNil(s []string) []string {
@@ -450,10 +454,10 @@ type AgentGroup struct {
 func (d *DB) SetAgentGroup(session string, pgid int, start uint64) error {
 	if pgid == 0 {
 		_, err := d.db.Exec(`DELETE FROM agents WHERE session = ?`, session)
-		return err
+		return dbErr(err)
 	}
 	_, err := d.db.Exec(`INSERT OR REPLACE INTO agents(session, pgid, start) VALUES(?, ?, ?)`, session, pgid, int64(start))
-	return err
+	return dbErr(err)
 }
 
 // AgentGroups lists the recorded agent process groups.
