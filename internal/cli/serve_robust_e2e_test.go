@@ -281,3 +281,43 @@ func TestServeWaitsOutAFullDisk(t *testing.T) {
 		t.Errorf("the daemon halted the task:\n%s", r.Log.String())
 	}
 }
+
+// Two daemons (two RALPH_HOMEs) with a session on one tree: the second's
+// task waits for the first's loop, naming it, and a stop ends the wait
+// (the task then waits for a person, not halted).
+func TestServeTaskWaitsForAnotherDaemonsLoop(t *testing.T) {
+	r := servetest.New(t, servetest.Options{})
+	slow := script.Iteration{Sleep: script.Duration(time.Hour), StdoutLines: []json.RawMessage{servetest.ResultLine("s", "Working."+servetest.RalphStatus("IN_PROGRESS", false, 2))}}
+	dir, _ := runProject(t, r, "a", script.Script{RepeatLast: true, Iterations: []script.Iteration{slow}})
+	r.Start(1)
+	r.OK("start", "a", "Work")
+	r.OK("loop", "a", "5")
+	waitForFile(t, filepath.Join(dir, ".ralph", "ralph.lock"), "held by the first daemon", func(s string) bool { return strings.Contains(s, "ralph serve") })
+	first := r.Status("a")
+
+	other := servetest.New(t, servetest.Options{})
+	cmd := exec.Command(other.Ralph, "trust", "-C", dir) // the second daemon's user trusts the tree too
+	cmd.Env = other.Env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("trust: %v\n%s", err, out)
+	}
+	other.Sessions = append(other.Sessions, "b="+dir)
+	other.Start(1)
+	other.OK("start", "b", "Also work")
+	other.OK("loop", "b", "5")
+	why := fmt.Sprintf("%s is in use by ralph serve (RALPH_HOME %s, pid %d), session a, task %s", dir, r.Home, r.Pid(), first.ID)
+	other.WaitFor("b", "waiting for the first daemon's loop", func(v serve.TaskView) bool {
+		if v.State == "halted" {
+			t.Fatalf("halted: %+v", v)
+		}
+		return v.State == "waiting" && strings.Contains(v.Activity, why)
+	})
+	other.OK("stop", "b")
+	v := other.WaitFor("b", "stopped", func(v serve.TaskView) bool { return v.ExitReason == "interrupted" })
+	if v.State != "waiting" || !strings.Contains(v.Message, "stopped while waiting: "+why) || v.LoopCount != 0 {
+		t.Errorf("stopped task: %+v", v)
+	}
+	if v := r.Status("a"); v.State != "running" {
+		t.Errorf("the first daemon's task: %+v", v)
+	}
+}
