@@ -252,7 +252,7 @@ func runEngine(ctx context.Context, spec loop.Spec, deps engine.Deps, observers 
 // startRun takes the project's run lock and opens ralph.log: what every
 // command that runs the loop does first. release undoes both.
 func startRun(st *store.Store) (log io.Writer, release func(), err error) {
-	lock, err := store.AcquireLockAs(st.LockFile(), store.RunHolder)
+	lock, err := store.AcquireLock(st.LockFile())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -103,7 +103,7 @@ func TestServeTaskWaitsForATreeRalphRunHolds(t *testing.T) {
 	}})
 	r.Start(1)
 	run := servetest.Start(t, &syncbuf.Buffer{}, r.Ralph, r.Env, "run", "-C", dir, "--max-loops", "1")
-	waitForFile(t, filepath.Join(dir, ".ralph", "ralph.lock"), "held by ralph run", func(s string) bool { return strings.Contains(s, "ralph run") })
+	waitForFile(t, filepath.Join(dir, ".ralph", "ralph.lock"), "held by ralph run", func(s string) bool { return strings.TrimSpace(s) != "" })
 
 	r.OK("start", "a", "Work")
 	r.OK("loop", "a", "5")
@@ -319,5 +319,86 @@ func TestServeTaskWaitsForAnotherDaemonsLoop(t *testing.T) {
 	}
 	if v := r.Status("a"); v.State != "running" {
 		t.Errorf("the first daemon's task: %+v", v)
+	}
+}
+
+// tryStatus is the session's task, or ok false when the daemon could not
+// answer (it may be out of descriptors itself).
+func tryStatus(r *servetest.Daemon, session string) (v serve.TaskView, ok bool) {
+	cmd := exec.Command(r.Ralph, "task", "status", session, "--json")
+	cmd.Env = r.Env
+	out, err := cmd.Output()
+	if err != nil || json.Unmarshal(out, &v) != nil {
+		return v, false
+	}
+	return v, true
+}
+
+// The daemon out of file descriptors (its limit lowered under what it
+// holds, as a flood of connections does): the task waits, saying so, and
+// goes on once descriptors are back, every iteration counted once.
+func TestServeWaitsOutExhaustedDescriptors(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("prlimit (util-linux) is missing")
+		}
+		t.Skip("no prlimit")
+	}
+	r := servetest.New(t, servetest.Options{Token: "fd-token"})
+	const loops = 8
+	step := script.Iteration{Files: map[string]string{"step.txt": "{{call}}\n"}, Sleep: script.Duration(300 * time.Millisecond),
+		StdoutLines: []json.RawMessage{servetest.ResultLine("s", "A step."+servetest.RalphStatus("IN_PROGRESS", false, 3))}}
+	r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{step}})
+	r.Start(1)
+	r.OK("start", "a", "Work")
+	r.OK("loop", "a", fmt.Sprint(loops))
+	r.WaitFor("a", "past its first loop", func(v serve.TaskView) bool { return v.LoopCount >= 1 })
+
+	pid := fmt.Sprint(r.Pid())
+	limit := func(n int) {
+		if out, err := exec.Command("prlimit", "--pid", pid, fmt.Sprintf("--nofile=%d:", n)).CombinedOutput(); err != nil {
+			t.Fatalf("prlimit: %v\n%s", err, out)
+		}
+	}
+	t.Cleanup(func() { _ = exec.Command("prlimit", "--pid", pid, "--nofile=1024:").Run() })
+	// Two descriptors above what it holds: the API can still answer, an
+	// agent (logs, pipes) cannot start.
+	var v serve.TaskView
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never waiting for descriptors; last %+v", v)
+		}
+		fds, err := os.ReadDir("/proc/" + pid + "/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit(len(fds) + 2)
+		var ok bool
+		if v, ok = tryStatus(r, "a"); !ok {
+			continue
+		}
+		if v.State == "halted" {
+			t.Fatalf("halted on too many open files: %+v", v)
+		}
+		if v.State == "waiting" && strings.Contains(v.Activity, "out of file descriptors") {
+			break
+		}
+	}
+	if !strings.HasSuffix(v.Message, "; retrying") || v.WaitUntil.IsZero() || v.LoopCount >= loops {
+		t.Errorf("waiting task: %+v", v)
+	}
+
+	limit(1024)
+	v = r.WaitFor("a", "at its budget once descriptors were back", func(v serve.TaskView) bool { return v.ExitReason == "max_loops" })
+	if v.LoopCount != loops || len(v.History) != loops {
+		t.Fatalf("after the shortage: %+v", v)
+	}
+	for i, h := range v.History {
+		if h.Loop != i+1 {
+			t.Errorf("history %+v: loop %d is not the %d-th", v.History, h.Loop, i+1)
+		}
+	}
+	if strings.Contains(r.Log.String(), " halted") {
+		t.Errorf("the daemon halted the task:\n%s", r.Log.String())
 	}
 }

@@ -44,6 +44,10 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		}
 	}
 	snap, err := e.deps.Snapshot(ctx, dir)
+	if scarce.Of(err) != "" {
+		// Without it the call's progress would be misread: wait first.
+		return it, false, err
+	}
 	if err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed, progress falls back to the agent's report: " + err.Error()})
 		snap = gitx.Snap{}
@@ -100,7 +104,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	end := e.now()
 	prog := gitx.Progress{}
 	if snap.InRepo {
-		after, err := e.deps.SnapshotAfter(ctx, dir, snap)
+		var after gitx.Snap
+		err := e.retry(ctx, "measuring the call's changes", func() (err error) {
+			after, err = e.deps.SnapshotAfter(ctx, dir, snap)
+			return err
+		})
 		if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed: " + err.Error()})
 		} else {

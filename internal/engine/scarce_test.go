@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/gitx"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/scarce"
@@ -151,5 +152,49 @@ func TestEngineOtherStartErrorsStillFail(t *testing.T) {
 	res, err := h.engine.Run(context.Background())
 	if err == nil || res.ExitCode != 1 || len(h.clock.sleeps) != 0 {
 		t.Fatalf("Run = %+v, %v after sleeps %v", res, err, h.clock.sleeps)
+	}
+}
+
+// git out of descriptors before or after the call: the call's progress
+// is measured once git runs again, never taken for "nothing changed".
+func TestEngineWaitsForGitToMeasureProgress(t *testing.T) {
+	emfile := fmt.Errorf("git rev-parse: %w", &fs.PathError{Op: "fork/exec", Path: "/usr/bin/git", Err: syscall.EMFILE})
+	done := call{out: result("All done."+block("COMPLETE", true, "PASSING"), ""), files: map[string]string{"a.go": "x"}, plan: donePlanMD}
+	for name, which := range map[string]string{"before": "before", "after": "after"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, openPlanMD, []call{done}, nil)
+			failures := 2
+			if which == "before" {
+				snap := h.engine.deps.Snapshot
+				h.engine.deps.Snapshot = func(ctx context.Context, dir string) (gitx.Snap, error) {
+					if failures > 0 {
+						failures--
+						return gitx.Snap{}, emfile
+					}
+					return snap(ctx, dir)
+				}
+			} else {
+				after := h.engine.deps.SnapshotAfter
+				h.engine.deps.SnapshotAfter = func(ctx context.Context, dir string, before gitx.Snap) (gitx.Snap, error) {
+					if failures > 0 {
+						failures--
+						return gitx.Snap{}, emfile
+					}
+					return after(ctx, dir, before)
+				}
+			}
+			res := h.run(t)
+			if res.Reason != reason.ProjectComplete || h.agent.n != 1 || failures != 0 {
+				t.Fatalf("result %+v after %d calls, %d failures left", res, h.agent.n, failures)
+			}
+			for _, ev := range h.events {
+				if ev.Type == EventWarning && strings.Contains(ev.Message, "git snapshot failed") {
+					t.Errorf("progress measured without git: %s", ev.Message)
+				}
+			}
+			if w := h.waits(loop.WaitResources); len(w) != 1 || !strings.Contains(w[0].Message, "out of file descriptors") {
+				t.Errorf("waits %+v", w)
+			}
+		})
 	}
 }

@@ -166,7 +166,7 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 	var doc string
 	err := d.ro.QueryRow(`SELECT state FROM sessions WHERE name = ?`, session).Scan(&doc)
 	if err != nil {
-		return loop.State{}, false, fmt.Errorf("session %s: %w", session, err)
+		return loop.State{}, false, fmt.Errorf("session %s: %w", session, dbErr(err))
 	}
 	if doc == "" {
 		return loop.State{}, false, nil

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -41,7 +40,7 @@ type treeHeldError struct {
 func (e *treeHeldError) Error() string {
 	who := e.holder.Holder
 	if who == "" {
-		who = "another ralph" // one from before holders were named
+		who = "ralph run" // the only holder that does not name itself
 	}
 	if e.holder.PID > 0 && !strings.Contains(who, "pid ") {
 		who += fmt.Sprintf(", pid %d", e.holder.PID)
@@ -144,16 +143,26 @@ func (d *Daemon) lockTree(t Task, dir string) (*store.Lock, error) {
 	return l, err
 }
 
-// dbErr marks SQLite's full disk, which carries no errno, as the shortage
-// it is.
+// dbErr marks SQLite's shortages, which carry no errno, as what they are.
 func dbErr(err error) error {
 	var coded interface{ Code() int }
-	if errors.As(err, &coded) && !errors.Is(err, sql.ErrNoRows) && coded.Code()&0xff == sqliteFull {
-		return scarce.Mark(scarce.DiskFull, fmt.Errorf("%s: %w", "the daemon's database", err))
+	if !errors.As(err, &coded) {
+		return err
+	}
+	switch coded.Code() & 0xff {
+	case sqliteFull:
+		return scarce.Mark(scarce.DiskFull, fmt.Errorf("the daemon's database: %w", err))
+	case sqliteCantOpen:
+		// The store is open already (Open checked it): a connection of its
+		// pool that cannot open the file lacks a descriptor.
+		return scarce.Mark(scarce.NoFiles, fmt.Errorf("the daemon's database: %w", err))
 	}
 	return err
 }
 
-// sqliteFull is SQLITE_FULL, the primary result code of a write that found
-// no space.
-const sqliteFull = 13
+// SQLite's primary result codes of a write that found no space and of a
+// file it could not open.
+const (
+	sqliteFull     = 13
+	sqliteCantOpen = 14
+)

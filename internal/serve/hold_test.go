@@ -40,15 +40,13 @@ func TestDBErrMarksAFullDatabase(t *testing.T) {
 
 // What ends a loop only for now, and how it is shown.
 func TestWaitable(t *testing.T) {
-	held := &treeHeldError{dir: "/src/a", holder: &store.LockedError{PID: 42, Holder: store.RunHolder}}
-	old := &treeHeldError{dir: "/src/a", holder: &store.LockedError{PID: 42}}
+	held := &treeHeldError{dir: "/src/a", holder: &store.LockedError{PID: 42}}
 	daemon := &treeHeldError{dir: "/src/a", holder: &store.LockedError{PID: 7, Holder: "ralph serve (RALPH_HOME /h, pid 7), session b, task t2"}}
 	for _, tc := range []struct {
 		err       error
 		why, kind string
 	}{
 		{fmt.Errorf("loop: %w", held), "/src/a is in use by ralph run, pid 42", waitTree},
-		{old, "/src/a is in use by another ralph, pid 42", waitTree},
 		{daemon, "/src/a is in use by ralph serve (RALPH_HOME /h, pid 7), session b, task t2", waitTree},
 		{fmt.Errorf("task file: %w", syscall.ENOSPC), "disk full; retrying", loop.WaitResources},
 		{errors.New("session a is not registered"), "", ""},

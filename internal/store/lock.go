@@ -26,9 +26,9 @@ type Lock struct {
 type LockedError struct {
 	Path string
 	PID  int // 0 when the holder has not written its pid yet
-	// Holder is who holds it, as it said (AcquireLockAs): "ralph run", or
-	// a daemon with its RALPH_HOME and the session looping; "" for a
-	// holder that did not say.
+	// Holder is who holds it, as it said (AcquireLockAs): a daemon with its
+	// RALPH_HOME and the session looping; "" for a `ralph run`, which
+	// writes its pid alone.
 	Holder string
 }
 
@@ -45,11 +45,9 @@ func (e *LockedError) Error() string {
 		"stop it or wait for it to finish", who, e.Path)
 }
 
-// Holders of a project's lock, as AcquireLockAs names them.
-const (
-	RunHolder    = "ralph run"
-	DaemonHolder = "ralph serve"
-)
+// DaemonHolder begins the name a daemon's session gives itself in a
+// project's lock.
+const DaemonHolder = "ralph serve"
 
 // AcquireLock takes the lock file at path without waiting, creating it and
 // its directory if needed, and writes the current pid into it. If a live
@@ -64,8 +62,9 @@ func AcquireLock(path string) (*Lock, error) { return AcquireLockAs(path, "") }
 
 // AcquireLockAs is AcquireLock that names the holder in the lock file, on
 // the line after the pid, so the one refused can say who holds the
-// project: a `ralph run` (RunHolder) or a daemon's session (DaemonHolder
-// followed by its RALPH_HOME, pid and session).
+// project: a daemon's session (DaemonHolder followed by its RALPH_HOME,
+// pid and session). `ralph run` names nothing: its lock file stays the
+// bare pid that scripts read (kill $(cat .ralph/ralph.lock)).
 func AcquireLockAs(path, holder string) (*Lock, error) {
 	holder = strings.Join(strings.Fields(holder), " ") // one line
 	l, err := acquire(path, holder)

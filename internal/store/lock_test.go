@@ -167,7 +167,7 @@ func TestLockNamesItsHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	_, err = AcquireLockAs(p, RunHolder)
+	_, err = AcquireLock(p)
 	var le *LockedError
 	if !errors.As(err, &le) || le.PID != os.Getpid() || le.Holder != DaemonHolder+" (RALPH_HOME /srv/ralph, pid 7), session web, task t3" {
 		t.Fatalf("refused with %#v", err)
