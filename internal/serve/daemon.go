@@ -272,7 +272,7 @@ func (d *Daemon) startWorker(t Task) {
 		defer d.wg.Done()
 		defer cancel()
 		res, questions, err := d.runTask(ctx, t, w)
-		d.finish(t.ID, w, res, questions, err)
+		d.finish(t, w, res, questions, err)
 		d.schedule()
 	}()
 }
@@ -389,15 +389,15 @@ func (d *Daemon) observe(t Task, ev loop.Event) {
 // too full to save it is waited out: the task stays the worker's, shown
 // waiting, until its end is saved (or the daemon stops, and the next one
 // resumes it).
-func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []string, runErr error) {
+func (d *Daemon) finish(started Task, w *worker, res engine.Result, questions []string, runErr error) {
 	for n := 0; ; n++ {
-		session, err := d.finishOnce(id, w, res, questions, runErr)
+		err := d.finishOnce(started, w, res, questions, runErr)
 		why := scarce.Reason(err, "")
 		if why == "" {
 			return
 		}
 		wait := scarce.Backoff(n)
-		d.hold(session, "saving the task's end: "+why, loop.WaitResources, d.opts.Now().Add(wait))
+		d.hold(started.Session, "saving the task's end: "+why, loop.WaitResources, d.opts.Now().Add(wait))
 		if engine.SleepContext(d.ctx, wait) != nil {
 			return
 		}
@@ -406,22 +406,28 @@ func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []str
 
 // finishOnce is one try of finish; the error is a shortage that kept the
 // task's new state from being saved (others are logged).
-func (d *Daemon) finishOnce(id string, w *worker, res engine.Result, questions []string, runErr error) (string, error) {
+func (d *Daemon) finishOnce(started Task, w *worker, res engine.Result, questions []string, runErr error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	t, err := d.db.Task(id)
-	if err != nil {
-		if d.workers[t.Session] == w {
-			delete(d.workers, t.Session)
+	done := func() {
+		if d.workers[started.Session] == w {
+			delete(d.workers, started.Session)
 		}
-		d.logf("task %s: %v", id, err)
-		return "", nil
+	}
+	t, err := d.db.Task(started.ID)
+	if err := dbErr(err); scarce.Of(err) != "" {
+		return err
+	}
+	if err != nil {
+		done()
+		d.logf("task %s: %v", started.ID, err)
+		return nil
 	}
 	if d.ctx.Err() != nil && !w.cancelled {
 		// The daemon is stopping: the task stays running in the store and
 		// the next daemon resumes it.
-		delete(d.workers, t.Session)
-		return "", nil
+		done()
+		return nil
 	}
 	now := d.opts.Now()
 	t.UpdatedAt = now
@@ -435,11 +441,9 @@ func (d *Daemon) finishOnce(id string, w *worker, res engine.Result, questions [
 		t.Questions = questions
 	}
 	if err := d.settle(&t); scarce.Of(err) != "" {
-		return t.Session, err
+		return err
 	}
-	if d.workers[t.Session] == w {
-		delete(d.workers, t.Session)
-	}
+	done()
 	d.hold(t.Session, "", "", time.Time{})
 	n := d.notice(t)
 	why := strings.TrimPrefix(t.ExitReason+": "+t.Message, ": ")
@@ -453,10 +457,10 @@ func (d *Daemon) finishOnce(id string, w *worker, res engine.Result, questions [
 	case t.State == fleet.Waiting:
 		n.Kind, n.Message = NoticeStopped, why
 	default:
-		return t.Session, nil
+		return nil
 	}
 	d.opts.Notifier.Notify(n)
-	return t.Session, nil
+	return nil
 }
 
 // notice is a notice about t, without its kind.
