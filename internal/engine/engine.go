@@ -204,10 +204,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			e.resetSession(step.ResetSession)
 		}
 		d, err := e.iterate(ctx, step.Agent, pl)
-		if ctx.Err() != nil {
-			return e.finish(reason.Interrupted, "interrupted")
-		}
-		if scarce.Of(err) != "" {
+		if scarce.Of(err) != "" && ctx.Err() == nil {
 			// The call could not start or log its output: nothing was
 			// folded, the next pass looks at the world (a stop, a pause)
 			// and makes the call again.
@@ -218,6 +215,9 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		if err != nil {
 			return e.fail(err)
+		}
+		if ctx.Err() != nil {
+			return e.finish(reason.Interrupted, "interrupted")
 		}
 		e.recovered()
 		if d.Kind == loop.Stop {
