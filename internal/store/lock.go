@@ -104,14 +104,29 @@ func readPID(f *os.File) int {
 	return pid
 }
 
-// readHolder reads who the holder said it is, the line after its pid.
+// readHolder reads who the holder said it is, the line after its pid. Any
+// process in the tree can hold the lock and write that line, and it is
+// shown in messages and the daemon's API: control characters go, and it is
+// cut at maxHolder bytes.
 func readHolder(f *os.File) string {
 	buf := make([]byte, 4096)
 	n, _ := f.ReadAt(buf, 0)
 	_, rest, _ := bytes.Cut(buf[:n], []byte{'\n'})
 	line, _, _ := bytes.Cut(rest, []byte{'\n'})
-	return string(bytes.TrimSpace(line))
+	line = bytes.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, bytes.TrimSpace(line))
+	if len(line) > maxHolder {
+		line = append(line[:maxHolder:maxHolder], "…"...)
+	}
+	return strings.ToValidUTF8(string(line), "")
 }
+
+// maxHolder bounds the holder's name as read.
+const maxHolder = 200
 
 // holderOf reads the holder's pid and name, giving a holder that has just
 // taken the lock a moment to write them, so the refusal can name it.

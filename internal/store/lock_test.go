@@ -180,3 +180,20 @@ func TestLockNamesItsHolder(t *testing.T) {
 		t.Errorf("the pid is not the first line, which older readers take: %q", b)
 	}
 }
+
+// The holder's line is shown to people: what it may not carry is dropped.
+func TestLockHolderIsCleaned(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ralph.lock")
+	if err := os.WriteFile(p, []byte("7\nralph serve \x1b]0;pwned\x07 "+strings.Repeat("x", 300)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := readHolder(f)
+	if strings.ContainsAny(got, "\x1b\x07") || len(got) > maxHolder+len("…") || !strings.HasPrefix(got, "ralph serve ]0;pwned ") {
+		t.Errorf("holder %q", got)
+	}
+}
