@@ -90,7 +90,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	if scarce.Of(res.OutputErr) != "" && !res.Interrupted && ctx.Err() == nil {
 		// What the agent said is not all in its log: read, it would count
 		// as a failed call. The work it did stays in the tree for the next.
-		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "the agent's output could not be logged in full; the call is not counted and is made again"})
+		if e.short == 0 { // once per wait, not at every retry
+			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "the agent's output could not be logged in full; the call is not counted and is made again"})
+		}
 		return it, false, fmt.Errorf("agent output log: %w", res.OutputErr)
 	}
 	if runErr != nil {
