@@ -7,10 +7,8 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -508,12 +506,6 @@ func (d *Daemon) settle(t *Task) error {
 	d.logf("[%s] task %s %s %s", t.Session, t.ID, t.State, msg)
 	d.publish(*t, "task_"+string(t.State), msg)
 	return nil
-}
-
-// missing reports a path that does not exist.
-func missing(path string) bool {
-	_, err := os.Lstat(path)
-	return errors.Is(err, fs.ErrNotExist)
 }
 
 func (d *Daemon) publish(t Task, typ, msg string) {

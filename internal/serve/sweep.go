@@ -50,3 +50,8 @@ func (d *Daemon) sweepTemps(now time.Time) {
 		d.logf("removed %s, left by a writer that was killed", p)
 	}
 }
+// missing reports a path that does not exist.
+func missing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
