@@ -85,6 +85,9 @@ type Result struct {
 	// StartErr is set when the executable could not be started (not found,
 	// not executable, bad directory); it is an *StartError.
 	StartErr error
+	// OutputErr is set when the output logs could not be written in full
+	// (ProcessResult.OutputErr): the analysis then read part of the call.
+	OutputErr error
 	// Warnings are things the user should know that did not stop the call,
 	// e.g. background processes the agent left behind that ralph killed.
 	Warnings []string

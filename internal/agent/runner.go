@@ -86,7 +86,12 @@ type ProcessResult struct {
 	Duration time.Duration
 	// StartErr is an *StartError when the executable could not be started.
 	StartErr error
-	Warnings []string
+	// OutputErr is the first error writing the output logs through the
+	// live tee (a full disk): the logs then miss part of what the agent
+	// said. Without the tee the agent writes them itself and ralph never
+	// hears of such an error.
+	OutputErr error
+	Warnings  []string
 }
 
 // Runner starts agent processes in their own process group, with stdin
@@ -297,10 +302,14 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	res.Warnings = append(res.Warnings, r.clearGroup(pgid, termAt)...)
 	if outTee != nil {
 		res.Warnings = append(res.Warnings, outTee.wait(r.reapTimeout())...)
+		res.OutputErr = outTee.writeErr
 	}
 	if errTee != nil {
 		for _, w := range errTee.wait(r.reapTimeout()) {
 			res.Warnings = append(res.Warnings, "stderr: "+w)
+		}
+		if res.OutputErr == nil {
+			res.OutputErr = errTee.writeErr
 		}
 	}
 	if in != nil {

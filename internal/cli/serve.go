@@ -198,7 +198,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel, MaxConns: o.MaxConns,
-		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch}
+		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch, LockFile: projectLockFile}
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
 	}
@@ -349,6 +349,22 @@ func buildLoopTrusting(dir string, warn io.Writer, over config.Layer, vouched st
 		return loop.Spec{}, nil, err
 	}
 	return specFrom(cfg, st, specs), ads, nil
+}
+
+// projectLockFile is the lock `ralph run` takes in dir, where its .ralphrc
+// (RALPH_DIR) puts the state directory; the default one when the settings
+// do not read.
+func projectLockFile(dir string) string {
+	def := filepath.Join(dir, store.DefaultDirName, store.LockName)
+	cfg, _, err := readConfig(dir, config.Layer{}, io.Discard)
+	if err != nil {
+		return def
+	}
+	st, err := store.OpenWith(dir, store.Options{RalphDir: cfg.RalphDir})
+	if err != nil {
+		return def
+	}
+	return st.LockFile()
 }
 
 // sessionsConf reads RALPH_HOME/sessions.conf: NAME=DIR lines, # comments.

@@ -15,6 +15,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/plan"
 	"ralph/internal/reason"
+	"ralph/internal/scarce"
 	"ralph/internal/store"
 )
 
@@ -24,7 +25,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	if err != nil || !ok {
 		return loop.Decision{}, err
 	}
-	return e.fold(it)
+	return e.fold(ctx, it)
 }
 
 // measure runs one agent call and measures it at the edge, deciding
@@ -45,7 +46,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		}
 	}
 	snap, err := e.deps.Snapshot(ctx, dir)
-	if tampered(err) {
+	if tampered(err) || scarce.Of(err) != "" {
+		// A changed control file ends the loop; a shortage is waited out
+		// first, or the call's progress would be misread.
 		return it, false, err
 	}
 	if err != nil {
@@ -89,6 +92,17 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
 
 	res, runErr := ad.Run(ctx, inv)
+	if scarce.Of(runErr) != "" {
+		return it, false, runErr // not the agent's doing: Run waits and calls again
+	}
+	if scarce.Of(res.OutputErr) != "" && !res.Interrupted && ctx.Err() == nil {
+		// What the agent said is not all in its log: read, it would count
+		// as a failed call. The work it did stays in the tree for the next.
+		if e.short == 0 { // once per wait, not at every retry
+			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "the agent's output could not be logged in full; the call is not counted and is made again"})
+		}
+		return it, false, fmt.Errorf("agent output log: %w", res.OutputErr)
+	}
 	if runErr != nil {
 		if cannotStart(runErr) || res.StartErr == nil {
 			return it, false, runErr // a configuration problem: no point in looping
@@ -100,7 +114,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	end := e.now()
 	prog := gitx.Progress{}
 	if snap.InRepo {
-		after, err := e.deps.SnapshotAfter(ctx, dir, snap)
+		var after gitx.Snap
+		err := e.retry(ctx, "measuring the call's changes", func() (err error) {
+			after, err = e.deps.SnapshotAfter(ctx, dir, snap)
+			return err
+		})
 		if tampered(err) {
 			// Terminal, not a failed call for the breaker to count: the
 			// loop stops here, saying which file changed.
@@ -131,8 +149,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	return it, true, nil
 }
 
-// fold folds a measured iteration into the state and records it.
-func (e *Engine) fold(it loop.Iteration) (loop.Decision, error) {
+// fold folds a measured iteration into the state and records it. The
+// record is saved whatever it takes: the state in memory already counts
+// the iteration, so a save given up would lose it or, redone from the last
+// saved state, count the call twice.
+func (e *Engine) fold(ctx context.Context, it loop.Iteration) (loop.Decision, error) {
 	n, end, st := it.Loop, it.Ended, e.deps.Store
 	var d loop.Decision
 	e.st, d = loop.Fold(e.st, it, e.spec.Policy)
@@ -142,7 +163,7 @@ func (e *Engine) fold(it loop.Iteration) (loop.Decision, error) {
 		e.writeClarification(it.Observed)
 	}
 	rec := loop.Record(it, d, e.st)
-	if err := e.save(&rec); err != nil {
+	if err := e.retry(ctx, "saving the state", func() error { return e.save(&rec) }); err != nil {
 		return d, err
 	}
 	if _, err := st.PruneIterationLogs(e.spec.KeepIterationLogs); err != nil {

@@ -112,6 +112,11 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 		if a.Wait != nil {
 			v.WaitUntil = a.Wait.Until
 		}
+		if why := heldBy(a); why != "" {
+			// Its loop waits for the machine or its tree, not for a
+			// person: it goes on by itself (hold.go).
+			v.State, v.Message = fleet.Waiting, "waiting: "+why
+		}
 	}
 	if w, ok := d.watch.get(t.Session); ok && t.State == fleet.Waiting && w.Active && w.TaskID == t.ID {
 		v.Activity = "watched: tmux " + w.Target
