@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 # Debian packages, as command:package: tmux drives the dashboard test in a
 # real terminal, git is what the loop measures progress with, bubblewrap is
 # the sandbox of SANDBOX_PROVIDER=bwrap, chromium is the headless browser of
-# the web dashboard's test (internal/dashboard; never a browser download).
+# the web dashboard's test (internal/dashboard; never a browser download),
+# socat is what Claude Code's own sandbox needs beside bubblewrap on Linux
+# (SANDBOX_PROVIDER=agent).
 missing=()
-for want in tmux:tmux git:git bwrap:bubblewrap chromium:chromium; do
+for want in tmux:tmux git:git bwrap:bubblewrap chromium:chromium socat:socat; do
 	command -v "${want%%:*}" >/dev/null 2>&1 || missing+=("${want#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -56,6 +56,9 @@ type Invocation struct {
 	Timeout time.Duration
 	// Env holds extra KEY=value entries on top of ralph's own environment.
 	Env []string
+	// Share are files outside Dir the agent works on (a daemon's task
+	// file): a sandbox binds them writable, and nothing else beside them.
+	Share []string
 	// StdoutPath and StderrPath are the iteration's log files; both are
 	// required, because the analysis streams from the stdout file.
 	StdoutPath, StderrPath string
@@ -82,6 +85,9 @@ type Result struct {
 	// StartErr is set when the executable could not be started (not found,
 	// not executable, bad directory); it is an *StartError.
 	StartErr error
+	// OutputErr is set when the output logs could not be written in full
+	// (ProcessResult.OutputErr): the analysis then read part of the call.
+	OutputErr error
 	// Warnings are things the user should know that did not stop the call,
 	// e.g. background processes the agent left behind that ralph killed.
 	Warnings []string

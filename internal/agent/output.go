@@ -108,7 +108,7 @@ type Call struct {
 func (c Call) Run(ctx context.Context) (Result, error) {
 	inv := c.Invocation
 	p := Process{
-		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Timeout: inv.Timeout, Stdin: c.Stdin,
+		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Share: inv.Share, Timeout: inv.Timeout, Stdin: c.Stdin,
 		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath, OnStart: inv.OnStart,
 	}
 	if inv.Live && inv.OnEvent != nil && c.Live != nil {
@@ -121,7 +121,7 @@ func (c Call) Run(ctx context.Context) (Result, error) {
 	}
 	pr, err := runner.Run(ctx, p)
 	res.ExitCode, res.TimedOut, res.Interrupted = pr.ExitCode, pr.TimedOut, pr.Interrupted
-	res.Duration, res.StartErr, res.Warnings = pr.Duration, pr.StartErr, pr.Warnings
+	res.Duration, res.StartErr, res.Warnings, res.OutputErr = pr.Duration, pr.StartErr, pr.Warnings, pr.OutputErr
 	if err != nil {
 		var se *StartError
 		if errors.As(err, &se) && se.Hint == "" {

@@ -37,6 +37,9 @@ type Process struct {
 	// Env holds extra KEY=value entries on top of ralph's environment; later
 	// entries win.
 	Env []string
+	// Share are files outside Dir the process works on (Invocation.Share),
+	// handed to Wrap.
+	Share []string
 	// StdoutPath and StderrPath receive the two streams separately
 	// (truncated first; the parent directory is created).
 	StdoutPath, StderrPath string
@@ -83,7 +86,12 @@ type ProcessResult struct {
 	Duration time.Duration
 	// StartErr is an *StartError when the executable could not be started.
 	StartErr error
-	Warnings []string
+	// OutputErr is the first error writing the output logs through the
+	// live tee (a full disk): the logs then miss part of what the agent
+	// said. Without the tee the agent writes them itself and ralph never
+	// hears of such an error.
+	OutputErr error
+	Warnings  []string
 }
 
 // Runner starts agent processes in their own process group, with stdin
@@ -106,7 +114,8 @@ type Runner struct {
 	// Wrap, when set, turns the argv into the one that runs it confined
 	// (package sandbox), given the directory and the final environment.
 	// The wrapper leads the process group, so stopping works unchanged.
-	Wrap func(argv []string, dir string, env []string) ([]string, error)
+	// share are the files outside dir it works on (Process.Share).
+	Wrap func(argv []string, dir string, env []string, share ...string) ([]string, error)
 }
 
 func (r *Runner) grace() time.Duration {
@@ -160,10 +169,16 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		// Removed when Run returns, after the whole group is gone.
 		defer os.RemoveAll(tmp)
 	}
+	call, err := os.MkdirTemp("", tmpPattern()+"call-") // 0700
+	if err != nil {
+		return res, fmt.Errorf("agent: call directory: %w", err)
+	}
+	defer os.RemoveAll(call)
+	env = append(env, CallDirEnv+"="+call)
 
 	argv := p.Argv
 	if r != nil && r.Wrap != nil {
-		if argv, err = r.Wrap(argv, p.Dir, env); err != nil {
+		if argv, err = r.Wrap(argv, p.Dir, env, p.Share...); err != nil {
 			return res, err
 		}
 	}
@@ -287,10 +302,14 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	res.Warnings = append(res.Warnings, r.clearGroup(pgid, termAt)...)
 	if outTee != nil {
 		res.Warnings = append(res.Warnings, outTee.wait(r.reapTimeout())...)
+		res.OutputErr = outTee.writeErr
 	}
 	if errTee != nil {
 		for _, w := range errTee.wait(r.reapTimeout()) {
 			res.Warnings = append(res.Warnings, "stderr: "+w)
+		}
+		if res.OutputErr == nil {
+			res.OutputErr = errTee.writeErr
 		}
 	}
 	if in != nil {

@@ -382,3 +382,28 @@ func TestRunMasksTheAgentsSecrets(t *testing.T) {
 		})
 	}
 }
+
+// Each call gets its own channel directory (RALPH_CALL_DIR), readable by
+// ralph's user alone and gone when the call ends, even when the caller
+// chose the TMPDIR.
+func TestRunCallDirectory(t *testing.T) {
+	var dirs []string
+	for _, env := range [][]string{nil, {"TMPDIR=" + t.TempDir()}} {
+		p := proc(t, "/bin/sh", "-c", `echo "$`+CallDirEnv+`"; stat -c %a "$`+CallDirEnv+`"`)
+		p.Env = env
+		if _, err := testRunner().Run(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(readFile(t, p.StdoutPath)), "\n")
+		if len(lines) != 2 || lines[0] == "" || lines[1] != "700" {
+			t.Fatalf("call directory and mode: %q", lines)
+		}
+		if _, err := os.Stat(lines[0]); !os.IsNotExist(err) {
+			t.Errorf("call directory %s not removed: %v", lines[0], err)
+		}
+		dirs = append(dirs, lines[0])
+	}
+	if dirs[0] == dirs[1] {
+		t.Errorf("two calls shared the directory %s", dirs[0])
+	}
+}

@@ -14,6 +14,14 @@ import (
 // remove them (kill -9, a power cut) are known for what they are.
 const tmpBase = "ralph-agent-"
 
+// CallDirEnv names the per-call directory each agent call gets (mode 0700,
+// removed after the call, swept like the temp directories after a kill):
+// the one channel from a sandboxed agent to ralph. The sandbox binds it for
+// that call alone; what ralph serves there is a unix socket, which works
+// with the sandbox's network off. Nothing serves it yet: the approvals and
+// questions of a later change will.
+const CallDirEnv = "RALPH_CALL_DIR"
+
 func tmpPattern() string { return tmpBase + strconv.Itoa(os.Getpid()) + "-" }
 
 var sweepOnce sync.Once

@@ -31,13 +31,12 @@ func agentSpec(cfg config.Config, name string) (loop.AgentSpec, agent.Adapter, e
 	}
 	o := agents.Options{Cmd: argv, ExtraArgs: extra, Now: time.Now}
 	// A sandbox that cannot be used is a refusal: never the agent unconfined.
-	sb, err := sandbox.Open(context.Background(), sandbox.Spec{Provider: cfg.Sandbox.Provider, Network: cfg.Sandbox.Network, Agent: name})
+	sb, err := sandbox.Open(context.Background(), sandbox.Spec{Provider: cfg.Sandbox.Provider, Network: cfg.Sandbox.Network, Agent: name,
+		Hide: agentHidden()})
 	if err != nil {
 		return loop.AgentSpec{}, nil, err
 	}
-	if sb != nil {
-		o.Wrap = sb.Wrap
-	}
+	o.Wrap, o.OwnSandbox = sb.Wrapper(), sb.Own()
 	switch name {
 	case "codex":
 		o.Sandbox = cfg.CodexSandbox

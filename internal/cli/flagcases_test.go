@@ -296,6 +296,8 @@ func serveFlagTest(t *testing.T, path string) {
 		{argv: "serve --backend temporal", code: 1, says: "want --temporal-address HOST:PORT"},
 		{argv: "serve --backend nomad", code: 1, says: `--backend "nomad": want local or temporal`},
 		{argv: "serve --max-parallel 0", code: 1, says: "--max-parallel 0: want 1 or more"},
+		{argv: "serve --max-connections 64", want: defaults(serveOptions{MaxConns: 64, Given: []string{"max-connections"}})},
+		{argv: "serve --max-connections -1", code: 1, says: "--max-connections -1: want 1 or more, or 0 for the default"},
 		{argv: "serve --tmux-target claude", code: 1, says: "want {session} in it"},
 		{argv: "serve --watch-interval -1s", code: 1, says: "--watch-interval -1s"},
 		{argv: "serve --session ../x=/a", code: 1, says: "--session: session \"../x\""},

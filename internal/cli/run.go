@@ -302,7 +302,7 @@ func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.
 	return loop.Spec{
 		Dir: st.ProjectDir(), Agents: agents, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
 		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Continuity: cfg.SessionContinuity, Backup: cfg.Backup,
-		OptionalSections: cfg.OptionalSections,
+		OptionalSections: cfg.OptionalSections, Sandboxed: cfg.Sandbox.Provider != "",
 		Policy: loop.Policy{
 			Breaker: breaker.Thresholds{
 				NoProgress: cfg.Breaker.NoProgressThreshold, SameError: cfg.Breaker.SameErrorThreshold,
@@ -326,7 +326,7 @@ func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.
 // prompt left out (-v shows every setting and the prompt). It fails, as the
 // run would, when an agent's executable cannot be found.
 func dryRun(ios IO, st *store.Store, cfg config.Config, spec loop.Spec, ads []agent.Adapter) error {
-	prompt, err := os.ReadFile(st.PromptFile())
+	prompt, err := store.ReadIn(st.ProjectDir(), st.PromptFile(), store.MaxPromptSize)
 	if err != nil {
 		return fmt.Errorf("read prompt: %w", err)
 	}
@@ -343,7 +343,7 @@ func dryRun(ios IO, st *store.Store, cfg config.Config, spec loop.Spec, ads []ag
 	if defaults > 0 {
 		fmt.Fprintf(ios.Out, "  … and %d more at their defaults (-v lists them)\n", defaults)
 	}
-	pl, _ := plan.Options{OptionalSections: spec.OptionalSections}.Load(st.FixPlanFile())
+	pl, _ := store.LoadPlan(st.ProjectDir(), st.FixPlanFile(), plan.Options{OptionalSections: spec.OptionalSections})
 	fmt.Fprintf(ios.Out, "plan:    %s\n", pl.Summary())
 	inv := agent.Invocation{Dir: st.ProjectDir(), Prompt: string(prompt), OutputFormat: spec.OutputFormat, Live: spec.Live,
 		AppendSystemPrompt: loop.BuildContext(loop.ContextInput{Loop: 1, PlanKnown: true, PlanOpen: pl.Counts().OpenRequired, PlanTotal: pl.Counts().Total})}

@@ -24,9 +24,11 @@ func seedTask(ios IO, st *store.Store, task string) error {
 		return usageError{errors.New("--task is empty: give the task's text, e.g. --task \"Add a health endpoint\"")}
 	}
 	path := st.FixPlanFile()
-	src, err := os.ReadFile(path)
+	// The plan a repository supplies is read as every read of it is:
+	// confined to the project, never through a link, capped.
+	src, err := store.ReadIn(st.ProjectDir(), path, store.MaxPlanSize)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read the plan: %w", err)
+		return err
 	}
 	placeholder := func(text string) bool { return text == scaffold.PlaceholderTask }
 	var open []string

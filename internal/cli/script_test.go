@@ -30,9 +30,25 @@ func TestMain(m *testing.M) {
 var updateReplay = flag.Bool("update-replay", false, "save each script's decisions to internal/loop/testdata/replay")
 
 func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t, "testdata/script"))
+}
+
+// TestSandboxScripts are the scripts that run agents in a real
+// bubblewrap sandbox: missing locally they skip, under CI=true they fail.
+func TestSandboxScripts(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("bwrap is not installed; .ci/run installs it (scripts/install-test-deps.sh)")
+		}
+		t.Skip("bwrap is not installed")
+	}
+	testscript.Run(t, scriptParams(t, "testdata/sandbox"))
+}
+
+func scriptParams(t *testing.T, dir string) testscript.Params {
 	fake := servetest.Fake(t)
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FAKEAGENT", fake)
@@ -61,7 +77,7 @@ func TestScripts(t *testing.T) {
 			"dead":        dead,
 			"signal":      signalRalph,
 		},
-	})
+	}
 }
 
 // saveReplay keeps a script's trace as a recorded run for the loop's

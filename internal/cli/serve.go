@@ -41,7 +41,8 @@ $RALPH_API_TOKEN, else RALPH_HOME/api-token (created, mode 0600). The web
 dashboard is at / on the same address: open /?token=TOKEN once.
 
 The config file (--config, else RALPH_HOME/serve.conf when it exists) holds
-KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, SESSION (repeatable);
+KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, MAX_CONNECTIONS,
+SESSION (repeatable);
 any other KEY is a default for that environment variable (TELEGRAM_BOT_TOKEN,
 RALPH_MAX_CALLS_PER_HOUR, …). Flags win over the file, the environment over
 its defaults. A file holding a credential must be mode 0600.
@@ -69,12 +70,15 @@ another Bot API; TELEGRAM_WEBHOOK_SECRET (and TELEGRAM_WEBHOOK_URL) take
 updates on POST /webhooks/telegram instead of long polling.`
 
 type serveOptions struct {
-	IO            IO
-	Home          string
-	Config        string
-	Listen        string
-	Sessions      []serve.Session
-	MaxParallel   int
+	IO          IO
+	Home        string
+	Config      string
+	Listen      string
+	Sessions    []serve.Session
+	MaxParallel int
+	// MaxConns is the HTTP server's connection limit (0: the default,
+	// httpcap.DefaultMaxConns or half the open-file limit).
+	MaxConns      int
 	TmuxTarget    string
 	TmuxSocket    string
 	WatchInterval time.Duration
@@ -118,6 +122,9 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 			if o.MaxParallel < 1 {
 				return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
 			}
+			if o.MaxConns < 0 {
+				return usageError{fmt.Errorf("--max-connections %d: want 1 or more, or 0 for the default", o.MaxConns)}
+			}
 			for _, s := range sessions {
 				ss, err := serve.ParseSession(s)
 				if err != nil {
@@ -148,6 +155,7 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
 	f.StringArrayVar(&sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
+	f.IntVar(&o.MaxConns, "max-connections", 0, "HTTP connections kept open; over it the oldest idle or silent one is closed (0: 1024, or half the open-file limit if that is lower)")
 	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
 	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
 	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
@@ -178,6 +186,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	agent.Withhold(serve.DaemonSecrets...)
+	hideFromAgents(home, o.Config)
+	hideConn(o.Temporal)
 	sessions, err := sessionsConf(serve.Home(home).SessionsFile())
 	if err != nil {
 		return err
@@ -187,8 +197,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel,
-		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch}
+	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel, MaxConns: o.MaxConns,
+		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch, LockFile: projectLockFile}
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
 	}
@@ -339,6 +349,22 @@ func buildLoopTrusting(dir string, warn io.Writer, over config.Layer, vouched st
 		return loop.Spec{}, nil, err
 	}
 	return specFrom(cfg, st, specs), ads, nil
+}
+
+// projectLockFile is the lock `ralph run` takes in dir, where its .ralphrc
+// (RALPH_DIR) puts the state directory; the default one when the settings
+// do not read.
+func projectLockFile(dir string) string {
+	def := filepath.Join(dir, store.DefaultDirName, store.LockName)
+	cfg, _, err := readConfig(dir, config.Layer{}, io.Discard)
+	if err != nil {
+		return def
+	}
+	st, err := store.OpenWith(dir, store.Options{RalphDir: cfg.RalphDir})
+	if err != nil {
+		return def
+	}
+	return st.LockFile()
 }
 
 // sessionsConf reads RALPH_HOME/sessions.conf: NAME=DIR lines, # comments.

@@ -45,6 +45,9 @@ func applyServeConf(o *serveOptions, home serve.Home) error {
 	if c.MaxParallel > 0 && !slices.Contains(o.Given, "max-parallel") {
 		o.MaxParallel = c.MaxParallel
 	}
+	if c.MaxConns > 0 && !slices.Contains(o.Given, "max-connections") {
+		o.MaxConns = c.MaxConns
+	}
 	o.confSessions = c.Sessions
 	for _, e := range c.Env {
 		redactIfSecret(e.Key, e.Value)

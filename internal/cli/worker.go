@@ -83,6 +83,8 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		return err
 	}
 	agent.Withhold(serve.DaemonSecrets...)
+	hideFromAgents(home)
+	hideConn(o.Conn)
 	host, _ := os.Hostname()
 	id := fmt.Sprintf("ralph-worker@%s/%d", host, os.Getpid())
 	takeover := ""

@@ -125,7 +125,7 @@ type GitHubConfig struct {
 
 // SandboxConfig is the bash tool's Docker / E2B sandbox configuration.
 type SandboxConfig struct {
-	Provider         string        // SANDBOX_PROVIDER: "", "bwrap", "docker", "podman" or "e2b"
+	Provider         string        // SANDBOX_PROVIDER: "", "bwrap", "agent", "docker", "podman" or "e2b"
 	Network          string        // SANDBOX_NETWORK: "on" or "none"
 	DockerImage      string        // SANDBOX_DOCKER_IMAGE
 	DockerMemory     string        // SANDBOX_DOCKER_MEMORY

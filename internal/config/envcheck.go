@@ -18,7 +18,7 @@ var fleetEnv = []string{
 	"RALPH_SLACK_REPO", "RALPH_SLACK_CHANNELS", "RALPH_SLACK_USERS",
 	"RALPH_REQUEST_MAX_LOOPS", "RALPH_REQUEST_REMIND", "RALPH_REQUEST_SANDBOX",
 	"RALPH_TEMPORAL_API_KEY", "RALPH_TEMPORAL_CLI",
-	"RALPH_AGENT_GROUP", // set by ralph on each agent it starts
+	"RALPH_AGENT_GROUP", "RALPH_CALL_DIR", // set by ralph on each agent it starts
 }
 
 // harnessPrefixes are variables of ralph's own test suite and benchmarks,

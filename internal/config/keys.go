@@ -41,6 +41,7 @@ const (
 	rcAny        rcPolicy = iota // any valid value
 	rcStockOnly                  // only the values in stock; others are ignored with a warning
 	rcWarnCustom                 // any value, but non-stock ones need trust (NeedsTrust)
+	rcInProject                  // a path inside the project: relative, without ".."
 )
 
 // Where a key comes from, for the key table and the report.

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,6 +245,13 @@ func apply(cfg *Config, k *keyInfo, e Entry) (*Warning, *ValueError, bool) {
 		case rcWarnCustom:
 			// No warning: NeedsTrust lists these, and nothing runs until
 			// the user has trusted the file (ralph trust).
+		case rcInProject:
+			// The file goes to the agent: a clone must not point it at
+			// ~/.ssh. Reads inside the project are confined (store.ReadIn).
+			if !filepath.IsLocal(e.Value) {
+				return nil, &ValueError{Source: e.Source, Key: k.Name, Value: e.Value, Msg: fmt.Sprintf(
+					"a repository's .ralphrc may only name a file inside the project (a relative path without ..); name another with --prompt or %s", envNames(k)[0])}, false
+			}
 		}
 	}
 	v, problem := k.parse(e.Value)

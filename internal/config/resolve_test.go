@@ -236,6 +236,35 @@ func TestRepositoryPolicyWarnings(t *testing.T) {
 	}
 }
 
+// A .ralphrc names the prompt that goes to the agent: only a file inside
+// its project. The user may name any file.
+func TestPromptFileFromRepositoryStaysInProject(t *testing.T) {
+	for _, tt := range []struct {
+		in      layers
+		want    string // the value taken, or "" for a refusal
+		refusal string
+	}{
+		{in: layers{rc: "PROMPT_FILE=docs/prompt.md"}, want: "docs/prompt.md"},
+		{in: layers{rc: "PROMPT_FILE=.ralph/PROMPT.md"}, want: ".ralph/PROMPT.md"},
+		{in: layers{rc: "PROMPT_FILE=/home/u/.ssh/id_ed25519"}, refusal: "may only name a file inside the project"},
+		{in: layers{rc: "PROMPT_FILE=../../.ssh/id_ed25519"}, refusal: "may only name a file inside the project"},
+		{in: layers{rc: "PROMPT_FILE=docs/../../x"}, refusal: "may only name a file inside the project"},
+		{in: layers{env: map[string]string{"RALPH_PROMPT_FILE": "/srv/prompts/a.md"}}, want: "/srv/prompts/a.md"},
+		{in: layers{flags: [][3]string{{"PROMPT_FILE", "--prompt", "../shared.md"}}}, want: "../shared.md"},
+	} {
+		cfg, _, err := tt.in.resolve(t)
+		if tt.refusal != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.refusal) || !strings.Contains(err.Error(), "PROMPT_FILE") {
+				t.Errorf("%+v: err = %v, want a refusal naming PROMPT_FILE", tt.in, err)
+			}
+			continue
+		}
+		if err != nil || cfg.PromptFile != tt.want {
+			t.Errorf("%+v: PromptFile = %q, %v; want %q", tt.in, cfg.PromptFile, err, tt.want)
+		}
+	}
+}
+
 func TestSourceStrings(t *testing.T) {
 	for _, tt := range []struct {
 		s    Source

@@ -48,7 +48,7 @@ var keyTable = []keyInfo{
 	{Name: "RALPH_DIR", kind: kString, Default: ".ralph", Group: gProject, Origin: OriginBashEnv,
 		policy: rcStockOnly, stock: []string{".ralph"},
 		Doc: "Directory holding ralph's state, logs and prompt (environment only).", field: func(c *Config) any { return &c.RalphDir }},
-	{Name: "PROMPT_FILE", kind: kString, Flag: "--prompt", Group: gProject, Origin: OriginBash,
+	{Name: "PROMPT_FILE", kind: kString, Flag: "--prompt", Group: gProject, Origin: OriginBash, policy: rcInProject,
 		Doc: "Prompt file for each iteration (empty: RALPH_DIR/PROMPT.md).", field: func(c *Config) any { return &c.PromptFile }},
 	{Name: "FIX_PLAN_FILE", kind: kInert, Group: gProject, Origin: OriginBash,
 		Doc: "Written by the bash tool's setup for reference only; no effect."},
@@ -215,9 +215,10 @@ var keyTable = []keyInfo{
 		Doc: "Labels added to the issue on completion, comma separated.", field: func(c *Config) any { return &c.GitHub.CompletionLabels }},
 
 	// Sandbox
-	{Name: "SANDBOX_PROVIDER", kind: kEnum, Values: []string{"bwrap", "docker", "podman", "e2b"}, Group: gSandbox, Origin: OriginBash,
-		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, rest read-only, home hidden, " +
-			"private /tmp). docker, podman and e2b are refused at start. Empty: on the host.", field: func(c *Config) any { return &c.Sandbox.Provider }},
+	{Name: "SANDBOX_PROVIDER", kind: kEnum, Values: []string{"bwrap", "agent", "docker", "podman", "e2b"}, Group: gSandbox, Origin: OriginBash,
+		Doc: "Run the agent confined: bwrap (Linux bubblewrap: project writable, its git settings read-only, rest read-only, home and ralph's files hidden, " +
+			"private /tmp), or agent (the agent's own sandbox, where there is no bubblewrap: Claude Code's sandbox " +
+			"settings, Codex's --sandbox; its commands are confined, not its reads). docker, podman and e2b are refused at start. Empty: on the host.", field: func(c *Config) any { return &c.Sandbox.Provider }},
 	{Name: "SANDBOX_NETWORK", kind: kEnum, Values: []string{"on", "none"}, Default: "on", Group: gSandbox, Origin: OriginNew,
 		Doc: "Network inside the sandbox: on (the agent reaches its API) or none.", field: func(c *Config) any { return &c.Sandbox.Network }},
 	{Name: "SANDBOX_DOCKER_IMAGE", unsupported: "container sandboxes are not supported; SANDBOX_PROVIDER=bwrap is", kind: kString, Default: "ralph-sandbox:latest", Group: gSandbox,

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"ralph/internal/httpcap"
 )
 
 // How a browser logs in (DESIGN.md, "The fleet": auth). `GET /?token=TOKEN`
@@ -111,11 +113,19 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request, token string) 
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
+// loginBody caps the login form: a token and a CSRF field.
+const loginBody = 4 << 10
+
 // loginForm is POST /login: the token from a form field, so it is never
 // in a URL at all.
 func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
-	if err := r.ParseForm(); err != nil || !sameOrigin(r) {
+	r.Body = http.MaxBytesReader(w, r.Body, loginBody)
+	err := r.ParseForm()
+	if httpcap.TooLarge(err) {
+		d.refuse(w, r, http.StatusRequestEntityTooLarge, "The login form takes at most "+httpcap.Size(loginBody)+".")
+		return
+	}
+	if err != nil || !sameOrigin(r) {
 		d.refuse(w, r, http.StatusForbidden, "The login form must be sent from this page.")
 		return
 	}
@@ -152,8 +162,13 @@ func (d *Dashboard) checkPost(w http.ResponseWriter, r *http.Request) bool {
 		d.refuse(w, r, http.StatusUnauthorized, "")
 		return false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
+	r.Body = http.MaxBytesReader(w, r.Body, httpcap.FormBody)
+	err := r.ParseForm()
+	if httpcap.TooLarge(err) {
+		d.refuse(w, r, http.StatusRequestEntityTooLarge, "The form is larger than "+httpcap.Size(httpcap.FormBody)+".")
+		return false
+	}
+	if err != nil {
 		d.refuse(w, r, http.StatusBadRequest, "The form could not be read.")
 		return false
 	}

@@ -18,6 +18,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"sync"
 	"time"
 
 	"ralph/internal/redact"
@@ -70,6 +71,9 @@ type Dashboard struct {
 	tmpl  *template.Template
 	mux   *http.ServeMux
 	feed  *feed
+
+	chMu  sync.Mutex
+	chans map[channelKey]*channel // the open streams' channels
 }
 
 // New builds the dashboard and starts following src's events; Close
@@ -82,7 +86,8 @@ func New(src Source, opts Options) *Dashboard {
 		opts.Log = io.Discard
 	}
 	d := &Dashboard{src: src, keys: keys{token: []byte(opts.Token)}, token: []byte(opts.Token), now: opts.Now, log: opts.Log,
-		tmpl: template.Must(template.New("").Funcs(funcs(opts.Now)).ParseFS(templateFS, "templates/*.html"))}
+		chans: map[channelKey]*channel{},
+		tmpl:  template.Must(template.New("").Funcs(funcs(opts.Now)).ParseFS(templateFS, "templates/*.html"))}
 	d.feed = startFeed(src, opts.Log)
 	assets, _ := fs.Sub(assetFS, "assets")
 	m := http.NewServeMux()

@@ -31,6 +31,7 @@ type fakeSource struct {
 	pausing map[string]bool
 	asked   []string // "verb session [arg]"
 	subs    []chan []byte
+	lists   int // calls of List: one per overview rendered
 }
 
 func newFakeSource() *fakeSource {
@@ -50,6 +51,7 @@ func (f *fakeSource) put(v serve.TaskView) {
 func (f *fakeSource) List() ([]serve.TaskView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.lists++
 	out := []serve.TaskView{}
 	for _, s := range f.order {
 		out = append(out, f.views[s])

@@ -3,9 +3,9 @@ package dashboard
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
+	"ralph/internal/httpcap"
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 )
@@ -17,12 +17,13 @@ const keepAlive = 30 * time.Second
 // stream is one open page's event stream: named events whose data is an
 // HTML fragment that htmx's SSE extension swaps into the element with the
 // same sse-swap name. A fragment equal to the one sent before is not sent
-// again: a form being filled in is not replaced by itself.
+// again: a form being filled in is not replaced by itself. A stream
+// renders only its first full picture itself; the changes after it come
+// rendered from its channel.
 type stream struct {
-	w    http.ResponseWriter
-	fl   http.Flusher
-	d    *Dashboard
-	sent map[string]string
+	w           http.ResponseWriter
+	beforeWrite func()
+	sent        map[string]string
 }
 
 func (s *stream) send(name, html string) {
@@ -33,17 +34,26 @@ func (s *stream) send(name, html string) {
 	s.write(name, html)
 }
 
-func (s *stream) write(name, html string) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "event: %s\n", name)
-	// A CR or LF ends a data line; the browser joins the lines with LF.
-	for _, line := range strings.Split(strings.ReplaceAll(html, "\r", ""), "\n") {
-		b.WriteString("data: ")
-		b.WriteString(line)
-		b.WriteString("\n")
+func (s *stream) write(name, html string) { s.put(frame(name, html)) }
+
+func (s *stream) put(b []byte) {
+	if s.beforeWrite != nil {
+		s.beforeWrite()
 	}
-	b.WriteString("\n")
-	_, _ = s.w.Write([]byte(b.String()))
+	_, _ = s.w.Write(b)
+}
+
+// deliver writes a change its channel rendered.
+func (s *stream) deliver(msgs []message) {
+	for _, m := range msgs {
+		if m.once {
+			if s.sent[m.name] == m.html {
+				continue
+			}
+			s.sent[m.name] = m.html
+		}
+		s.put(m.sse)
+	}
 }
 
 // events is GET /events?view=overview[&state=S] or
@@ -60,25 +70,29 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "view: overview, or task with a session", http.StatusBadRequest)
 		return
 	}
-	l := d.feed.listen()
-	defer d.feed.forget(l)
+	if view == "overview" {
+		session = ""
+	} else {
+		filter = ""
+	}
+	pg := d.pageFor(r, "", "", "")
+	// Joined before the first picture is rendered: a change meanwhile
+	// comes after it rather than being lost.
+	sub := d.join(channelKey{view: view, session: session, filter: filter, csrf: pg.CSRF})
+	defer d.leave(sub)
+	s := &stream{w: w, beforeWrite: httpcap.Stream(w, r), sent: map[string]string{}}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	s := &stream{w: w, fl: fl, d: d, sent: map[string]string{}}
 	// A reconnect (the daemon restarted, the page fell behind) waits a
 	// little; then everything is sent afresh, so nothing missed stays.
-	fmt.Fprint(w, "retry: 1000\n\n")
-	pg := d.pageFor(r, "", "", "")
-	refresh := func() {
-		if view == "overview" {
-			d.sendOverview(s, pg, filter)
-		} else {
-			d.sendTask(s, pg, session, true)
-		}
+	s.put([]byte("retry: 1000\n\n"))
+	if view == "overview" {
+		d.sendOverview(s, pg, filter)
+	} else {
+		d.sendTask(s, pg, session, true)
 	}
-	refresh()
 	fl.Flush()
 	keep := time.NewTicker(keepAlive)
 	defer keep.Stop()
@@ -87,33 +101,19 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-keep.C:
-			fmt.Fprint(w, ": keep-alive\n\n")
-		case ev, ok := <-l.ch:
+			s.put([]byte(": keep-alive\n\n"))
+		case msgs, ok := <-sub.ch:
 			if !ok {
 				return
 			}
-			// Take what else has arrived too: one render answers a burst.
-			batch := []serve.Event{ev}
-		drain:
-			for len(batch) < listenQueue {
-				select {
-				case e, ok := <-l.ch:
-					if !ok {
-						return
-					}
-					batch = append(batch, e)
-				default:
-					break drain
-				}
-			}
-			d.handle(s, pg, view, session, filter, batch)
+			s.deliver(msgs)
 		}
 		fl.Flush()
 	}
 }
 
-// handle answers a batch of events for one stream.
-func (d *Dashboard) handle(s *stream, pg page, view, session, filter string, batch []serve.Event) {
+// handle answers a batch of events for one channel's streams.
+func (d *Dashboard) handle(s sink, pg page, view, session, filter string, batch []serve.Event) {
 	changed, newIteration := false, false
 	for _, ev := range batch {
 		live := ev.Engine != nil && ev.Engine.Type == loop.EventLive
@@ -148,7 +148,7 @@ func (d *Dashboard) handle(s *stream, pg page, view, session, filter string, bat
 	}
 }
 
-func (d *Dashboard) sendOverview(s *stream, pg page, filter string) {
+func (d *Dashboard) sendOverview(s sink, pg page, filter string) {
 	data := d.overviewData(filter)
 	data.page = pg
 	if html, err := d.fragment("overview-body", data); err == nil {
@@ -161,7 +161,7 @@ func (d *Dashboard) sendOverview(s *stream, pg page, filter string) {
 // sendTask sends the task page's parts; the live section only when now
 // is set (a new iteration, or a fresh stream), since live lines are
 // appended to it one by one.
-func (d *Dashboard) sendTask(s *stream, pg page, session string, now bool) {
+func (d *Dashboard) sendTask(s sink, pg page, session string, now bool) {
 	data, err := d.taskData(session)
 	if err != nil {
 		return

@@ -161,3 +161,36 @@ func TestCloseEndsStreams(t *testing.T) {
 		t.Errorf("still subscribed: %d", len(f.subs))
 	}
 }
+
+// Twenty open overview tabs of one viewer cost one render per change:
+// each renders its own first picture, then a change is rendered once and
+// reaches all of them.
+func TestOneRenderForManyTabs(t *testing.T) {
+	f := fleetFixture(t)
+	d := newTestDashboard(t, f)
+	srv := httptest.NewServer(d)
+	t.Cleanup(srv.Close)
+	const tabs = 20
+	var streams []sseReader
+	for range tabs {
+		s := openStream(t, srv, "view=overview")
+		s.until("overview", "running <b>1</b>")
+		streams = append(streams, s)
+	}
+	f.mu.Lock()
+	before := f.lists
+	f.mu.Unlock()
+	v, _ := f.Status("web")
+	v.State, v.Questions = fleet.Running, nil
+	f.put(v)
+	f.publish(event(t, serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
+	for _, s := range streams {
+		s.until("overview", "running <b>2</b>")
+	}
+	f.mu.Lock()
+	renders := f.lists - before
+	f.mu.Unlock()
+	if renders != 1 {
+		t.Errorf("one change of %d open tabs was rendered %d times", tabs, renders)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +141,7 @@ func checklist(path string) ([]checkItem, string) {
 	if path == "" {
 		return nil, "The task has no task file."
 	}
-	data, err := os.ReadFile(path)
+	data, err := store.ReadIn("", path, store.MaxPlanSize)
 	if err != nil {
 		return nil, "The task file could not be read."
 	}

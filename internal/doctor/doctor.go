@@ -170,18 +170,26 @@ func Run(ctx context.Context, p Project, env Env) Report {
 		agent, found = Check{Name: NameAgent, Status: Fail, Detail: "AGENT_CMD is unusable: " + ve.Error()}, nil
 	}
 	r.add(agent)
+	// The agent's program runs in the sandbox the loop would use, or not
+	// at all when that sandbox cannot be had.
+	sb, sbCheck := openSandbox(ctx, p.Config)
+	agentEnv := confined(env, sb, p.Dir)
 	if found != nil {
-		r.add(checkAgentVersion(ctx, p.Config, env, found))
+		if sbCheck.Status == Fail {
+			r.add(Check{Name: NameAgentVersion, Status: Warn, Detail: "not run: the sandbox asked for cannot be used (see sandbox)"})
+		} else {
+			r.add(checkAgentVersion(ctx, p.Config, agentEnv, found))
+		}
 	}
 	if c, ok := checkFallbacks(p.Config, env); ok {
 		r.add(c)
 	}
-	r.add(checkSandbox(ctx, p.Config))
+	r.add(sbCheck)
 	cred := checkCredentials(p.Config, env)
-	if cred.Status == Warn && found != nil && p.Config.AgentProvider == "claude" {
+	if cred.Status == Warn && found != nil && p.Config.AgentProvider == "claude" && sbCheck.Status != Fail {
 		// No key in sight: the CLI itself knows whether a stored login (a
 		// file, the macOS Keychain) is there, without a model call.
-		cred = claudeLogin(ctx, env, found, cred)
+		cred = claudeLogin(ctx, agentEnv, found, cred)
 	}
 	r.add(cred)
 	r.add(checkInstalledAgents(ctx, env))

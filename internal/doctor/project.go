@@ -16,6 +16,7 @@ import (
 	"ralph/internal/plan"
 	"ralph/internal/ratelimit"
 	"ralph/internal/store"
+	"ralph/internal/termsafe"
 )
 
 // flatNames are the bash tool's top-level files before it moved into .ralph/.
@@ -120,8 +121,8 @@ func checkFiles(st *store.Store) Check {
 // the run before any call, the second can never be complete.
 func checkPlan(st *store.Store, cfg config.Config) (Check, bool) {
 	name := rel(st.ProjectDir(), st.FixPlanFile())
-	pl, err := plan.Options{OptionalSections: cfg.OptionalSections}.Load(st.FixPlanFile())
-	if errors.Is(err, fs.ErrNotExist) {
+	pl, err := store.LoadPlan(st.ProjectDir(), st.FixPlanFile(), plan.Options{OptionalSections: cfg.OptionalSections})
+	if errors.Is(err, fs.ErrNotExist) || store.IsReadRefusal(err) {
 		return Check{}, false // checkFiles has said it
 	}
 	if err != nil {
@@ -272,14 +273,19 @@ func checkLock(st *store.Store, env Env) Check {
 		c.Status, c.Detail = Warn, err.Error()
 		return c
 	}
-	first, _, _ := strings.Cut(string(data), "\n")
+	first, rest, _ := strings.Cut(string(data), "\n")
+	holder, _, _ := strings.Cut(rest, "\n")
+	holder = strings.TrimSpace(holder)
+	if holder == "" {
+		holder = "a `ralph run`" // one that did not name itself
+	}
 	pid, err := strconv.Atoi(strings.TrimSpace(first))
 	switch {
 	case err != nil || pid <= 0:
 		c.Detail = "lock file without a pid (a ralph starting, or one that died); a run takes it over if nobody holds it"
 	case env.ProcessAlive(pid):
 		c.Status = Warn
-		c.Detail = fmt.Sprintf("held by pid %d: a `ralph run` is active in this project, a second one would refuse", pid)
+		c.Detail = fmt.Sprintf("held by pid %d: %s is active in this project, a `ralph run` would refuse", pid, termsafe.String(holder))
 	default:
 		c.Detail = fmt.Sprintf("stale lock of pid %d, which has exited; the next run takes it over", pid)
 	}

@@ -258,6 +258,8 @@ func TestCheckLock(t *testing.T) {
 	}{
 		{name: "no lock", status: OK, fragments: []string{"no run in progress"}},
 		{name: "held", content: "4242\n", alive: true, status: Warn, fragments: []string{"held by pid 4242", "would refuse"}},
+		{name: "held by a daemon", content: "4242\nralph serve (RALPH_HOME /srv/r, pid 4242), session api, task t7\n", alive: true, status: Warn,
+			fragments: []string{"held by pid 4242: ralph serve (RALPH_HOME /srv/r, pid 4242), session api, task t7 is active", "would refuse"}},
 		{name: "stale", content: "4242\n", status: OK, fragments: []string{"stale lock of pid 4242", "takes it over"}},
 		{name: "no pid", content: "\n", status: OK, fragments: []string{"without a pid"}},
 	}

@@ -17,6 +17,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/plan"
 	"ralph/internal/reason"
+	"ralph/internal/scarce"
 	"ralph/internal/stop"
 	"ralph/internal/store"
 )
@@ -88,8 +89,15 @@ type Engine struct {
 	st   loop.State
 	// wait is the wait in progress, so that it is announced once.
 	wait *loop.Step
+	// guard pins and watches the project's git while agents run
+	// sandboxed (nil: not sandboxed, or not a repository).
+	guard *gitx.Guard
 	// planWarned is the plan warning last shown.
 	planWarned string
+	// short counts the retries of a wait for resources in progress;
+	// shortWhy is the reason last announced (scarce.go).
+	short    int
+	shortWhy string
 }
 
 // New builds an engine; Run starts it.
@@ -162,8 +170,15 @@ func (e *Engine) now() time.Time { return e.deps.Now().UTC().Round(0) }
 
 // Run loops until a stop rule, a budget, a request or ctx ends it.
 func (e *Engine) Run(ctx context.Context) (Result, error) {
-	if err := e.start(); err != nil {
+	if err := e.start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return Result{Reason: reason.Interrupted, Message: "interrupted", ExitCode: reason.Interrupted.ExitCode()}, err
+		}
 		return Result{ExitCode: 1}, err
+	}
+	defer e.Release()
+	if err := e.protect(ctx); err != nil {
+		return e.fail(err)
 	}
 	for {
 		if ctx.Err() != nil {
@@ -196,24 +211,62 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			e.resetSession(step.ResetSession)
 		}
 		d, err := e.iterate(ctx, step.Agent, pl)
+		if scarce.Of(err) != "" && ctx.Err() == nil {
+			// The call could not start or log its output: nothing was
+			// folded, the next pass looks at the world (a stop, a pause)
+			// and makes the call again.
+			if e.holdOn(ctx, err, "starting the agent") != nil {
+				return e.finish(reason.Interrupted, "interrupted")
+			}
+			continue
+		}
 		if err != nil {
 			return e.fail(err)
 		}
 		if ctx.Err() != nil {
 			return e.finish(reason.Interrupted, "interrupted")
 		}
+		e.recovered()
 		if d.Kind == loop.Stop {
 			return e.finish(d.Reason, d.Message)
 		}
 	}
 }
 
+// protect pins the project's git before the first sandboxed call, when
+// the repository is as the user left it: from then on a sandboxed agent
+// cannot choose what ralph's own git runs (package gitx).
+func (e *Engine) protect(ctx context.Context) error {
+	if !e.spec.Sandboxed || e.guard != nil {
+		return nil
+	}
+	g, err := gitx.Protect(ctx, e.deps.Store.ProjectDir())
+	if err != nil {
+		return fmt.Errorf("pin the project's git directories: %w", err)
+	}
+	e.guard = g
+	return nil
+}
+
+// Release stops guarding the project's git; Run does it when it returns,
+// a caller of Measure when it has run its own git after the call (a
+// worker's handover).
+func (e *Engine) Release() {
+	e.guard.Release()
+	e.guard = nil
+}
+
 // start loads the state and begins the run.
-func (e *Engine) start() error {
-	if err := e.deps.Store.EnsureDirs(); err != nil {
+func (e *Engine) start(ctx context.Context) error {
+	if err := e.retry(ctx, "", e.deps.Store.EnsureDirs); err != nil {
 		return err
 	}
-	st, _, warns, err := e.deps.Store.LoadState()
+	var st loop.State
+	var warns []string
+	err := e.retry(ctx, "loading the state", func() (err error) {
+		st, _, warns, err = e.deps.Store.LoadState()
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -234,7 +287,7 @@ func (e *Engine) start() error {
 			e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
 		}
 	}
-	if err := e.save(nil); err != nil {
+	if err := e.retry(ctx, "saving the state", func() error { return e.save(nil) }); err != nil {
 		return err
 	}
 	e.emit(loop.Event{Type: loop.EventStart, Agent: e.st.Agent, Message: fmt.Sprintf("starting at loop %d with %s", e.st.Loop+1, e.st.Agent)})
@@ -330,7 +383,7 @@ func (e *Engine) resetSession(why string) {
 
 func (e *Engine) readPlan() (plan.Plan, string) {
 	opts := plan.Options{OptionalSections: e.spec.OptionalSections}
-	pl, err := opts.Load(e.deps.Store.FixPlanFile())
+	pl, err := store.LoadPlan(e.deps.Store.ProjectDir(), e.deps.Store.FixPlanFile(), opts)
 	if err != nil {
 		return plan.Plan{}, ""
 	}

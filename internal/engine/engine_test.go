@@ -66,6 +66,9 @@ type call struct {
 	removeMD bool              // AGENT.md vanishes
 	took     time.Duration
 	during   func() // runs while the agent works (a person acting meanwhile)
+	// runErr is what Run returns before the agent ever runs (a start
+	// that failed); outputErr the call's Result.OutputErr.
+	runErr, outputErr error
 }
 
 type fakeAgent struct {
@@ -96,6 +99,9 @@ func (f *fakeAgent) Run(ctx context.Context, inv agent.Invocation) (agent.Result
 	}
 	c := f.calls[f.n]
 	f.n++
+	if c.runErr != nil {
+		return agent.Result{ExitCode: -1}, c.runErr
+	}
 	for name, content := range c.files {
 		if err := os.WriteFile(filepath.Join(f.project, name), []byte(content), 0o644); err != nil {
 			f.t.Fatal(err)
@@ -123,7 +129,7 @@ func (f *fakeAgent) Run(ctx context.Context, inv agent.Invocation) (agent.Result
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return agent.Result{ExitCode: c.exit, Analysis: a, StdoutPath: inv.StdoutPath}, nil
+	return agent.Result{ExitCode: c.exit, Analysis: a, StdoutPath: inv.StdoutPath, OutputErr: c.outputErr}, nil
 }
 
 // memSessions is an in-memory session store.

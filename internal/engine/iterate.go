@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/plan"
 	"ralph/internal/reason"
+	"ralph/internal/scarce"
 	"ralph/internal/store"
 )
 
@@ -24,7 +25,7 @@ func (e *Engine) iterate(ctx context.Context, idx int, before plan.Plan) (loop.D
 	if err != nil || !ok {
 		return loop.Decision{}, err
 	}
-	return e.fold(it)
+	return e.fold(ctx, it)
 }
 
 // measure runs one agent call and measures it at the edge, deciding
@@ -36,18 +37,25 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	dir := st.ProjectDir()
 	if e.spec.Backup {
 		label := fmt.Sprintf("loop-%d-%s", n, start.Format("20060102T150405Z"))
-		if ref, err := e.deps.Backup(ctx, dir, label); err != nil {
+		if ref, err := e.deps.Backup(ctx, dir, label); tampered(err) {
+			return it, false, err
+		} else if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "backup failed: " + err.Error()})
 		} else {
 			e.emit(loop.Event{Type: loop.EventBackup, Loop: n, Message: ref})
 		}
 	}
 	snap, err := e.deps.Snapshot(ctx, dir)
+	if tampered(err) || scarce.Of(err) != "" {
+		// A changed control file ends the loop; a shortage is waited out
+		// first, or the call's progress would be misread.
+		return it, false, err
+	}
 	if err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed, progress falls back to the agent's report: " + err.Error()})
 		snap = gitx.Snap{}
 	}
-	prompt, err := os.ReadFile(st.PromptFile())
+	prompt, err := store.ReadIn(dir, st.PromptFile(), store.MaxPromptSize)
 	if err != nil {
 		return it, false, fmt.Errorf("read prompt: %w", err)
 	}
@@ -68,6 +76,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		}),
 		Model: spec.Model, Effort: spec.Effort, AllowedTools: spec.AllowedTools,
 		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
+		Share:      outside(dir, st.FixPlanFile()),
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
 	}
 	if e.spec.Live {
@@ -75,10 +84,25 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 			e.deps.Emit(loop.Event{Type: loop.EventLive, At: e.deps.Now(), Loop: n, Live: &le})
 		}
 	}
+	// Also where no git ran since the last call (its snapshot failed).
+	if err := e.guard.Check(); err != nil {
+		return it, false, err
+	}
 	e.status("running", "executing", "", nil, session)
 	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
 
 	res, runErr := ad.Run(ctx, inv)
+	if scarce.Of(runErr) != "" {
+		return it, false, runErr // not the agent's doing: Run waits and calls again
+	}
+	if scarce.Of(res.OutputErr) != "" && !res.Interrupted && ctx.Err() == nil {
+		// What the agent said is not all in its log: read, it would count
+		// as a failed call. The work it did stays in the tree for the next.
+		if e.short == 0 { // once per wait, not at every retry
+			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "the agent's output could not be logged in full; the call is not counted and is made again"})
+		}
+		return it, false, fmt.Errorf("agent output log: %w", res.OutputErr)
+	}
 	if runErr != nil {
 		if cannotStart(runErr) || res.StartErr == nil {
 			return it, false, runErr // a configuration problem: no point in looping
@@ -90,7 +114,16 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	end := e.now()
 	prog := gitx.Progress{}
 	if snap.InRepo {
-		after, err := e.deps.SnapshotAfter(ctx, dir, snap)
+		var after gitx.Snap
+		err := e.retry(ctx, "measuring the call's changes", func() (err error) {
+			after, err = e.deps.SnapshotAfter(ctx, dir, snap)
+			return err
+		})
+		if tampered(err) {
+			// Terminal, not a failed call for the breaker to count: the
+			// loop stops here, saying which file changed.
+			return it, false, err
+		}
 		if err != nil {
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed: " + err.Error()})
 		} else {
@@ -116,8 +149,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	return it, true, nil
 }
 
-// fold folds a measured iteration into the state and records it.
-func (e *Engine) fold(it loop.Iteration) (loop.Decision, error) {
+// fold folds a measured iteration into the state and records it. The
+// record is saved whatever it takes: the state in memory already counts
+// the iteration, so a save given up would lose it or, redone from the last
+// saved state, count the call twice.
+func (e *Engine) fold(ctx context.Context, it loop.Iteration) (loop.Decision, error) {
 	n, end, st := it.Loop, it.Ended, e.deps.Store
 	var d loop.Decision
 	e.st, d = loop.Fold(e.st, it, e.spec.Policy)
@@ -127,7 +163,7 @@ func (e *Engine) fold(it loop.Iteration) (loop.Decision, error) {
 		e.writeClarification(it.Observed)
 	}
 	rec := loop.Record(it, d, e.st)
-	if err := e.save(&rec); err != nil {
+	if err := e.retry(ctx, "saving the state", func() error { return e.save(&rec) }); err != nil {
 		return d, err
 	}
 	if _, err := st.PruneIterationLogs(e.spec.KeepIterationLogs); err != nil {
@@ -194,6 +230,27 @@ func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.I
 		return it, false, err
 	}
 	e.st = st
+	if err := e.protect(ctx); err != nil {
+		return it, false, err
+	}
 	before, _ := e.readPlan()
 	return e.measure(ctx, idx, before)
+}
+
+// tampered reports whether err is a guard refusing git: a sandboxed agent
+// changed what host git would run.
+func tampered(err error) bool {
+	var te *gitx.TamperError
+	return errors.As(err, &te)
+}
+
+// outside lists the plan file when it lies outside the project (a
+// daemon's task file, in its home): a sandbox hides the home but binds
+// that one file for the agent to tick.
+func outside(project, plan string) []string {
+	rel, err := filepath.Rel(project, plan)
+	if plan == "" || err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return nil
+	}
+	return []string{plan}
 }

@@ -6,6 +6,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/ratelimit"
 	"ralph/internal/reason"
+	"ralph/internal/scarce"
 	"ralph/internal/store"
 )
 
@@ -44,7 +45,9 @@ func (e *Engine) status(status, action string, exitReason reason.Reason, wait *s
 	if exitReason == reason.NeedsClarification {
 		s.ClarificationQuestions = e.st.Last.Questions
 	}
-	if err := e.deps.Store.WriteStatus(s); err != nil {
+	if err := e.deps.Store.WriteStatus(s); err != nil && scarce.Of(err) == "" {
+		// A full disk is shown by the wait it causes, not by a warning at
+		// every status write while it lasts.
 		e.emit(loop.Event{Type: loop.EventWarning, Message: "write status.json: " + err.Error()})
 	}
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"ralph/internal/gitx"
 )
 
 // DefaultHost is github.com; every other host is a GitHub Enterprise server.
@@ -196,14 +197,12 @@ func APIBase(host string) string {
 // DefaultRepo is the repository of dir's "origin" remote, from
 // `git remote get-url origin`.
 func DefaultRepo(ctx context.Context, dir string) (Repo, error) {
-	cmd := exec.CommandContext(ctx, "git", "remote", "get-url", "origin")
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := gitx.Run(ctx, dir, nil, false, "remote", "get-url", "origin")
 	if err != nil {
 		why := err.Error()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
-			why = strings.TrimSpace(string(ee.Stderr))
+		var ge *gitx.GitError
+		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) != "" {
+			why = strings.TrimSpace(ge.Stderr)
 		}
 		return Repo{}, fmt.Errorf("no default repository (`git remote get-url origin`: %s); name one with owner/repo#N or --github-repo", why)
 	}

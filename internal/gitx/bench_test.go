@@ -33,3 +33,20 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGuardCheck measures the check a guard makes before every host
+// git of a sandboxed project: a fresh repository's configuration, its
+// sample hooks and info/, hashed and compared.
+func BenchmarkGuardCheck(b *testing.B) {
+	r := newRepoWithFiles(b, map[string]string{"a": "1"})
+	g, err := Protect(context.Background(), r.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Release()
+	for b.Loop() {
+		if err := g.Check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -42,6 +41,15 @@ type gitCmd struct {
 	args  []string
 	env   []string  // extra KEY=value pairs, appended last so they win
 	stdin io.Reader // nil means no input
+	// raw skips the guards (guard.go uses it to resolve and read what
+	// it guards); the environment is scrubbed all the same.
+	raw bool
+	// identity keeps the user's global configuration and identity
+	// variables: Identity and UserIdentity ask who the user commits as.
+	identity bool
+	// control says the command writes a watched file (a remote added):
+	// the guards take their fingerprint again after it succeeds.
+	control bool
 }
 
 // baseArgs go before every subcommand. --no-optional-locks stops read-only
@@ -51,15 +59,34 @@ type gitCmd struct {
 // every path we read comes from -z output, which is never quoted.
 var baseArgs = []string{"--no-optional-locks", "-c", "core.quotepath=off"}
 
-// run executes git and returns its stdout.
+// run executes git and returns its stdout. Every git ralph runs on the
+// host comes here: a scrubbed environment (env.go), no system or global
+// configuration, repository-chosen programs switched off, and in a guarded
+// work tree the pinned git directories after a check of what could name a
+// program (guard.go).
 func (c gitCmd) run(ctx context.Context) ([]byte, error) {
+	var pinEnv []string
+	var hit []*Guard
+	if !c.raw {
+		var pin *Dirs
+		pin, hit = lookup(c.dir)
+		for _, g := range hit {
+			if err := g.Check(); err != nil {
+				return nil, err
+			}
+		}
+		if pin != nil {
+			pinEnv = pin.env()
+		}
+	}
+	args := append([]string(nil), baseArgs...)
+	for _, h := range hardening {
+		args = append(args, "-c", h)
+	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), baseArgs...), c.args...)...)
+	cmd := exec.CommandContext(ctx, "git", append(args, c.args...)...)
 	cmd.Dir = c.dir
-	// Prompts would hang a loop nobody watches; LC_ALL=C keeps messages
-	// parseable. Later entries win in os/exec, so ours override the user's.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	cmd.Env = append(cmd.Env, c.env...)
+	cmd.Env = environ(append(pinEnv, c.env...), c.identity)
 	cmd.Stdin = c.stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
@@ -73,8 +100,25 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("git %s: %w", strings.Join(c.args, " "), err)
 	}
+	if c.control {
+		for _, g := range hit {
+			if err := g.retake(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return stdout.Bytes(), nil
 }
+
+// Run runs git args in dir through the same wrapper as ralph's own calls
+// (package requests' clones, worktrees, commits and pushes). env is the
+// command's own (a credential header for a fetch or push, never more);
+// control says it writes the repository's configuration.
+func Run(ctx context.Context, dir string, env []string, control bool, args ...string) ([]byte, error) {
+	return gitCmd{dir: dir, args: args, env: env, control: control}.run(ctx)
+}
+
+func asGitError(err error, ge **GitError) bool { return errors.As(err, ge) }
 
 // git runs a plain git command in dir.
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {

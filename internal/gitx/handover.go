@@ -99,8 +99,10 @@ func Receive(ctx context.Context, dir, name, remoteURL, ref, commit string) erro
 		}
 	}
 	if name != "" && name != remoteURL {
-		if _, err := git(ctx, dir, "remote", "set-url", name, remoteURL); err != nil {
-			if _, err := git(ctx, dir, "remote", "add", name, remoteURL); err != nil {
+		set := gitCmd{dir: dir, args: []string{"remote", "set-url", name, remoteURL}, control: true}
+		if _, err := set.run(ctx); err != nil {
+			add := gitCmd{dir: dir, args: []string{"remote", "add", name, remoteURL}, control: true}
+			if _, err := add.run(ctx); err != nil {
 				return fmt.Errorf("handover: %w", err)
 			}
 		}

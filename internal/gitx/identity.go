@@ -15,7 +15,7 @@ var ErrNoIdentity = errors.New("git has no identity to commit with: set it with 
 // environment variables and what git derives from the host all count, as
 // they do for a real commit.
 func Identity(ctx context.Context, dir string) (string, error) {
-	out, err := git(ctx, dir, "var", "GIT_COMMITTER_IDENT")
+	out, err := gitCmd{dir: dir, args: []string{"var", "GIT_COMMITTER_IDENT"}, identity: true}.run(ctx)
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
@@ -29,4 +29,15 @@ func Identity(ctx context.Context, dir string) (string, error) {
 		id = id[:i+1]
 	}
 	return id, nil
+}
+
+// UserIdentity is the name and email of the user's global configuration
+// ("" when unset), read explicitly: ralph's own git runs without it, and
+// a commit ralph makes for the user (a request's) names them here.
+func UserIdentity(ctx context.Context) (name, email string) {
+	get := func(key string) string {
+		out, _ := gitCmd{dir: "/", raw: true, identity: true, args: []string{"config", "--global", "--get", key}}.run(ctx)
+		return strings.TrimSpace(string(out))
+	}
+	return get("user.name"), get("user.email")
 }

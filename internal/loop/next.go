@@ -18,6 +18,9 @@ const (
 	WaitDelay      = "delay"
 	WaitBackoff    = "backoff"
 	WaitPaused     = "paused"
+	// WaitResources: the machine ran out of disk space or file
+	// descriptors; the host retries what failed until they come back.
+	WaitResources = "resources"
 )
 
 // Observation is the world as the host saw it just before a decision.

@@ -27,6 +27,10 @@ type Spec struct {
 	// Env is extra environment for the agent (secrets from .ralphrc); it is
 	// never serialised.
 	Env []string `json:"-"`
+	// Sandboxed says the agents run confined: the engine then pins the
+	// project's git directories and checks what could make host git run
+	// a program before every git after a call (gitx.Guard).
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // AgentSpec is one agent the loop can call, with the settings that belong

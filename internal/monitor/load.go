@@ -123,7 +123,7 @@ func (l *Loader) load(now time.Time, logLines int) Snapshot {
 	if l.plan.update(st.FixPlanFile()) {
 		l.reads++
 		l.planInfo = PlanInfo{}
-		if p, err := l.src.Plan.Load(st.FixPlanFile()); err != nil {
+		if p, err := store.LoadPlan(st.ProjectDir(), st.FixPlanFile(), l.src.Plan); err != nil {
 			l.planInfo.Note = fileNote(store.FixPlanName, err)
 		} else {
 			l.planInfo = PlanInfo{Known: true, Counts: p.Counts()}

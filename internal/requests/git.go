@@ -1,55 +1,61 @@
 package requests
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"ralph/internal/gitx"
 	"ralph/internal/redact"
 )
 
-// gitRepo runs git for requests: clones, worktrees, commits and pushes.
-// The token reaches git only through the environment of each command (an
-// http.extraHeader for the clone URL's host, via GIT_CONFIG_*): never in a
-// remote URL, a config file or a log line.
+// gitRepo runs git for requests: clones, worktrees, commits and pushes,
+// through ralph's one host git (package gitx: a scrubbed environment,
+// repository-chosen programs off, a request's worktree pinned and checked
+// while its agent is sandboxed). The token reaches git only through the
+// environment of each command on the remote (an http.extraHeader for the
+// clone URL's host, via GIT_CONFIG_*): never in a remote URL, a config
+// file or a log line.
 type gitRepo struct {
 	token string
 }
 
-// env is the environment of one git command on remote (the clone URL).
-func (g gitRepo) env(remote string) []string {
-	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true")
+// remoteCommands are the ones that talk to the remote: only they get the
+// credential.
+var remoteCommands = map[string]bool{"clone": true, "fetch": true, "push": true}
+
+// env is the credential of one git command on remote (the clone URL).
+func (g gitRepo) env(remote string, args []string) []string {
 	u, err := url.Parse(remote)
-	if g.token == "" || err != nil || u.Scheme != "https" || u.Host == "" {
-		return env
+	if g.token == "" || err != nil || u.Scheme != "https" || u.Host == "" || !remoteCommands[args[0]] {
+		return nil
 	}
 	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + g.token))
-	return append(env, "GIT_CONFIG_COUNT=1",
-		"GIT_CONFIG_KEY_0=http.https://"+u.Host+"/.extraHeader",
-		"GIT_CONFIG_VALUE_0=Authorization: Basic "+basic)
+	return []string{"GIT_CONFIG_COUNT=1",
+		"GIT_CONFIG_KEY_0=http.https://" + u.Host + "/.extraHeader",
+		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basic}
 }
 
 // run runs git in dir; errors carry git's output with secrets masked.
 func (g gitRepo) run(ctx context.Context, dir, remote string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir, cmd.Env = dir, g.env(remote)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
+	out, err := gitx.Run(ctx, dir, g.env(remote, args), false, args...)
+	if err != nil {
+		msg := err.Error()
+		var ge *gitx.GitError
+		if errors.As(err, &ge) {
+			msg = fmt.Sprintf("exit status %d: %s", ge.ExitCode, strings.TrimSpace(ge.Stderr))
+		}
 		if g.token != "" {
 			msg = strings.ReplaceAll(msg, g.token, "[redacted]")
 		}
-		return out.String(), fmt.Errorf("git %s: %v: %s", args[0], err, redact.String(msg))
+		return string(out), fmt.Errorf("git %s: %s", args[0], redact.String(msg))
 	}
-	return out.String(), nil
+	return string(out), nil
 }
 
 // workspace is where a request's code lives: one clone per repository
@@ -121,7 +127,13 @@ func (w workspace) publish(ctx context.Context, dir, cloneURL, base, branch, mes
 	if out, _ := w.git.run(ctx, dir, cloneURL, "status", "--porcelain"); strings.TrimSpace(out) != "" {
 		args := []string{"commit", "--quiet", "--no-verify", "-m", message}
 		if id, _ := w.git.run(ctx, dir, cloneURL, "config", "user.email"); strings.TrimSpace(id) == "" {
-			args = append([]string{"-c", "user.name=ralph", "-c", "user.email=ralph@localhost"}, args...)
+			// ralph's git reads no global configuration: the user's
+			// identity is read from it explicitly, else ralph's own.
+			name, email := gitx.UserIdentity(ctx)
+			if name == "" || email == "" {
+				name, email = "ralph", "ralph@localhost"
+			}
+			args = append([]string{"-c", "user.name=" + name, "-c", "user.email=" + email}, args...)
 		}
 		if _, err := w.git.run(ctx, dir, cloneURL, args...); err != nil {
 			return 0, err

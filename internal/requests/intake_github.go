@@ -10,6 +10,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v75/github"
+
+	"ralph/internal/httpcap"
 )
 
 // GitHubWebhookPath is where GitHub delivers issue events.
@@ -20,10 +22,10 @@ const GitHubWebhookPath = "/webhooks/github"
 func (s *Service) Routes() map[string]http.Handler {
 	m := map[string]http.Handler{}
 	if s.cfg.On() && s.cfg.WebhookSecret != "" {
-		m[GitHubWebhookPath] = http.HandlerFunc(s.githubWebhook)
+		m[GitHubWebhookPath] = httpcap.Body(httpcap.GitHubBody, http.HandlerFunc(s.githubWebhook))
 	}
 	if s.slack != nil && s.cfg.Slack.SigningSecret != "" {
-		m[SlackWebhookPath] = http.HandlerFunc(s.slackWebhook)
+		m[SlackWebhookPath] = httpcap.Body(httpcap.WebhookBody, http.HandlerFunc(s.slackWebhook))
 	}
 	return m
 }
@@ -195,9 +197,20 @@ func (s *Service) pollOnce(ctx context.Context) error {
 
 // githubWebhook takes issue and comment events: the signature first (a
 // forged or unsigned delivery is a 401 and changes nothing), then the
-// delivery id (a redelivery is acknowledged and ignored).
+// delivery id (a redelivery is acknowledged and ignored). An unsigned
+// delivery is refused before its body is read, and a signed one is read
+// only up to its cap (Routes): the body must be whole before its
+// signature can be checked.
 func (s *Service) githubWebhook(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(gh.SHA256SignatureHeader) == "" && r.Header.Get(gh.SHA1SignatureHeader) == "" {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
 	payload, err := gh.ValidatePayload(r, []byte(s.cfg.WebhookSecret))
+	if httpcap.TooLarge(err) {
+		httpcap.RefuseTooLarge(w, httpcap.GitHubBody)
+		return
+	}
 	if err != nil {
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return

@@ -15,6 +15,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"ralph/internal/httpcap"
 )
 
 // SlackWebhookPath is where the Events API delivers.
@@ -154,18 +156,26 @@ func (s *Service) slackEvent(ctx context.Context, inner slackevents.EventsAPIInn
 // slackWebhook takes Events API deliveries: the signature and its
 // timestamp first (forged, unsigned or older than five minutes: 401,
 // nothing done), then the event id (a retry is acknowledged and ignored).
+// The body is capped (Routes) before it is read.
 func (s *Service) slackWebhook(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	// The signature's headers and timestamp are checked before the body
+	// is read: a stale or unsigned delivery costs nothing.
+	sv, err := slack.NewSecretsVerifier(r.Header, s.cfg.Slack.SigningSecret)
+	if err != nil {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if httpcap.TooLarge(err) {
+		httpcap.RefuseTooLarge(w, httpcap.WebhookBody)
+		return
+	}
 	if err != nil {
 		http.Error(w, "bad body", http.StatusBadRequest)
 		return
 	}
-	sv, err := slack.NewSecretsVerifier(r.Header, s.cfg.Slack.SigningSecret)
-	if err == nil {
-		_, _ = sv.Write(body)
-		err = sv.Ensure()
-	}
-	if err != nil {
+	_, _ = sv.Write(body)
+	if err := sv.Ensure(); err != nil {
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return
 	}

@@ -45,6 +45,13 @@ type Spec struct {
 	// Agent names the agent (claude, codex…), whose own configuration and
 	// credential directories stay writable.
 	Agent string
+	// Hide are files and directories the agent must not see at all:
+	// ralph's home (RALPH_HOME: the API token, the database, serve.conf),
+	// the trust store, TLS keys and credential files it was given. A
+	// directory becomes an empty tmpfs, a file an empty one; what the
+	// agent works in (the project, a request's git directory) is bound
+	// again on top.
+	Hide []string
 }
 
 // Sandbox is a usable sandbox: Wrap turns an agent argv into the argv that
@@ -60,11 +67,15 @@ func (s *Sandbox) Describe() string {
 	if s == nil {
 		return "none: the agent runs with your user's full access"
 	}
+	if s.Own() {
+		return s.describeAgent()
+	}
 	net := "network on"
 	if s.Network == NetworkNone {
 		net = "no network"
 	}
-	return fmt.Sprintf("bwrap (%s): project writable, rest read-only, home hidden, private /tmp, %s", s.Version, net)
+	return fmt.Sprintf("bwrap (%s): project writable, its git configuration and hooks read-only, rest read-only, "+
+		"home and ralph's own files hidden, private /tmp, %s", s.Version, net)
 }
 
 // Open checks that the requested sandbox can be used and returns it; nil
@@ -81,18 +92,20 @@ func Open(ctx context.Context, spec Spec) (*Sandbox, error) {
 		return nil, nil
 	case Bwrap:
 		return openBwrap(ctx, spec)
+	case Agent:
+		return openAgent(spec)
 	case Docker, Podman:
 		return nil, containerRefusal(ctx, spec.Provider)
 	case E2B:
 		return nil, errors.New("SANDBOX_PROVIDER=e2b is not supported by ralph; use bwrap (Linux), " +
 			"or unset it to run the agent unsandboxed")
 	}
-	return nil, fmt.Errorf("SANDBOX_PROVIDER=%q: want bwrap, docker or podman", spec.Provider)
+	return nil, fmt.Errorf("SANDBOX_PROVIDER=%q: want bwrap, agent, docker or podman", spec.Provider)
 }
 
 func openBwrap(ctx context.Context, spec Spec) (*Sandbox, error) {
 	if runtime.GOOS != "linux" {
-		return nil, fmt.Errorf("SANDBOX_PROVIDER=bwrap needs Linux (bubblewrap); this is %s", runtime.GOOS)
+		return nil, fmt.Errorf("SANDBOX_PROVIDER=bwrap needs Linux (bubblewrap); this is %s: SANDBOX_PROVIDER=agent uses the agent's own sandbox (claude, codex)", runtime.GOOS)
 	}
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -131,17 +144,17 @@ func containerRefusal(ctx context.Context, provider string) error {
 	bin, err := exec.LookPath(provider)
 	if err != nil {
 		return fmt.Errorf("SANDBOX_PROVIDER=%s: %s is not installed; ralph will not run the agent unsandboxed "+
-			"(use SANDBOX_PROVIDER=bwrap on Linux, or unset it)", provider, provider)
+			"(use SANDBOX_PROVIDER=bwrap on Linux or agent for claude and codex, or unset it)", provider, provider)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := exec.CommandContext(ctx, bin, "info").Run(); err != nil {
 		return fmt.Errorf("SANDBOX_PROVIDER=%s: no %s daemon is reachable (%s info: %v); ralph will not run "+
-			"the agent unsandboxed (start the daemon, use SANDBOX_PROVIDER=bwrap on Linux, or unset it)",
+			"the agent unsandboxed (start the daemon, use SANDBOX_PROVIDER=bwrap on Linux or agent for claude and codex, or unset it)",
 			provider, provider, provider, err)
 	}
 	return fmt.Errorf("SANDBOX_PROVIDER=%s: container sandboxes are not supported yet; use SANDBOX_PROVIDER=bwrap "+
-		"on Linux, or unset it", provider)
+		"on Linux or agent for claude and codex, or unset it", provider)
 }
 
 // gitFiles are git's own settings under the home directory.
@@ -162,7 +175,9 @@ var agentDirs = map[string]struct {
 // Wrap returns the bwrap argv that runs argv in dir, confined. env is the
 // agent's environment (later entries win): its HOME, TMPDIR and the
 // variables that relocate the agent's configuration decide what is bound.
-func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error) {
+// share are files outside dir the agent works on (a daemon's task file in
+// the hidden RALPH_HOME): bound writable, one by one.
+func (s *Sandbox) Wrap(argv []string, dir string, env []string, share ...string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
@@ -202,6 +217,15 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 		w = append(w, "--tmpfs", home) // ~/.ssh, ~/.aws, other projects: gone
 		hidden = append(hidden, home)
 	}
+	// ralph's own files; those that hold the project go first, so that
+	// the project and what the agent needs are bound again on top.
+	before, after := s.hideArgs(project)
+	w = append(w, before...)
+	// The runner's per-call temp directory and the call's channel to
+	// ralph: this call's alone, the others' hidden with their parent.
+	// Before what the agent needs is bound, which a hidden parent must
+	// not cover.
+	w = append(w, callDirArgs(project, get("TMPDIR"), get(CallDirEnv))...)
 	// The agent's program may live where the sandbox hides things (npm's
 	// prefix or nvm under home, a build under /tmp): it stays visible,
 	// read-only.
@@ -227,11 +251,17 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string) ([]string, error
 			w = append(w, "--bind", p, p)
 		}
 	}
-	if t := get("TMPDIR"); t != "" && exists(t) {
-		w = append(w, "--bind", t, t) // the runner's per-call temp directory
+	// After the hiding, so it wins over the tmpfs on home (or RALPH_HOME,
+	// for a request) when the project is under it.
+	w = append(w, "--bind", project, project)
+	w = append(w, after...)
+	for _, p := range share {
+		if filepath.IsAbs(p) && exists(p) {
+			w = append(w, "--bind", p, p)
+		}
 	}
-	// Last, so it wins over the tmpfs on home when the project is under it.
-	w = append(w, "--bind", project, project, "--chdir", project, "--")
+	w = append(w, gitArgs(project)...)
+	w = append(w, "--chdir", project, "--")
 	return append(w, argv...), nil
 }
 

@@ -33,12 +33,12 @@ func needBwrap(t *testing.T, spec Spec) *Sandbox {
 
 // run runs a shell script in the sandbox through the real runner, as an
 // agent call would be run, and returns its output.
-func run(t *testing.T, sb *Sandbox, dir string, env []string, script string) (string, agent.ProcessResult) {
+func run(t *testing.T, sb *Sandbox, dir string, env []string, script string, share ...string) (string, agent.ProcessResult) {
 	t.Helper()
 	logs := t.TempDir()
 	r := &agent.Runner{Wrap: sb.Wrap, Grace: 200 * time.Millisecond}
 	res, err := r.Run(context.Background(), agent.Process{
-		Argv: []string{"sh", "-c", script}, Dir: dir, Env: env, Timeout: 20 * time.Second,
+		Argv: []string{"sh", "-c", script}, Dir: dir, Env: env, Share: share, Timeout: 20 * time.Second,
 		StdoutPath: filepath.Join(logs, "out"), StderrPath: filepath.Join(logs, "err"),
 	})
 	if err != nil {

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,7 +21,7 @@ func TestOpenRefusals(t *testing.T) {
 		{Spec{Provider: Podman}, "podman is not installed"},
 		{Spec{Provider: E2B}, "e2b is not supported"},
 		{Spec{Provider: Bwrap}, "bwrap"}, // not found here, or not Linux
-		{Spec{Provider: "chroot"}, `want bwrap, docker or podman`},
+		{Spec{Provider: "chroot"}, `want bwrap, agent, docker or podman`},
 		{Spec{Provider: Bwrap, Network: "some"}, `SANDBOX_NETWORK="some"`},
 	} {
 		sb, err := Open(context.Background(), tt.spec)
@@ -72,5 +74,53 @@ func TestPackageRootTakesTheWholeNodeModules(t *testing.T) {
 	plain := filepath.Join(top, "tool", "bin")
 	if got := packageRoot(plain, top); got != plain {
 		t.Errorf("outside node_modules: %s, want the directory itself", got)
+	}
+}
+
+// What is hidden goes before the project's bind when it holds the
+// project (so the project comes back on top), after it otherwise (so a
+// home kept inside the project stays hidden); the root, the project itself
+// and what does not exist are left alone.
+func TestHideArgsOrder(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "ralph-home")
+	project := filepath.Join(home, "requests", "work", "r1")
+	inside := filepath.Join(base, "proj", ".ralph-home")
+	key := filepath.Join(base, "client.key")
+	for _, d := range []string{project, inside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(key, []byte("k"), 0o600)
+	sb := &Sandbox{Spec: Spec{Hide: []string{home, inside, key, "/", "relative", filepath.Join(base, "missing")}}}
+	before, after := sb.hideArgs(project)
+	if want := []string{"--tmpfs", home}; !slices.Equal(before, want) {
+		t.Errorf("before the project: %q, want %q", before, want)
+	}
+	if want := []string{"--tmpfs", inside, "--ro-bind", "/dev/null", key}; !slices.Equal(after, want) {
+		t.Errorf("after the project: %q, want %q", after, want)
+	}
+	if b, a := (&Sandbox{Spec: Spec{Hide: []string{project}}}).hideArgs(project); b != nil || a != nil {
+		t.Errorf("the project itself hidden: %q %q", b, a)
+	}
+}
+
+// The call's directories are bound alone: a parent that is not hidden
+// already is hidden first, and never the root or a top-level directory.
+func TestCallDirArgs(t *testing.T) {
+	base := t.TempDir()
+	calls := filepath.Join(base, "calls")
+	tmp, call := filepath.Join(calls, "t"), filepath.Join(calls, "c")
+	for _, d := range []string{tmp, call} {
+		os.MkdirAll(d, 0o700)
+	}
+	got := callDirArgs("/work/p", tmp, call)
+	want := []string{"--tmpfs", calls, "--bind", tmp, tmp, "--bind", call, call}
+	if !slices.Equal(got, want) {
+		t.Errorf("callDirArgs = %q, want %q", got, want)
+	}
+	if got := callDirArgs("/work/p", "", filepath.Join(base, "gone")); got != nil {
+		t.Errorf("nothing to bind: %q", got)
 	}
 }

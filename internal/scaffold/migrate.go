@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"ralph/internal/store"
 )
 
 // flatMarkers prove the bash tool's old flat layout. AGENT.md and specs/
@@ -154,7 +156,9 @@ func Migrate(_ context.Context, o MigrateOptions) (*MigrateResult, error) {
 		}
 	}
 	prompt := filepath.Join(dir, filepath.FromSlash(PromptPath))
-	if b, err := os.ReadFile(prompt); err == nil && movedTo(res.Moves, PromptPath) {
+	// Read as the loop reads it: a moved PROMPT.md that is a link is left
+	// for `ralph run` to refuse, not copied out of its target.
+	if b, err := store.ReadIn(dir, prompt, store.MaxPromptSize); err == nil && movedTo(res.Moves, PromptPath) {
 		if text, changed := RewriteReferences(string(b)); changed {
 			if err := write(prompt, []byte(text)); err != nil {
 				return res, err

@@ -126,3 +126,32 @@ func TestMigrateBackupNameIsFree(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+// A flat PROMPT.md that is a link out of the project is moved as a link:
+// its target is not read into a real .ralph/PROMPT.md (which the loop would
+// then send to the agent), nor changed.
+func TestMigrateLeavesALinkedPromptALink(t *testing.T) {
+	dir := flatProject(t)
+	secret := filepath.Join(t.TempDir(), "notes.md")
+	const content = "SECRET, and a reference to @fix_plan.md that migrate would rewrite\n"
+	if err := os.WriteFile(secret, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prompt := filepath.Join(dir, "PROMPT.md")
+	if err := os.Remove(prompt); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, prompt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Migrate(context.Background(), MigrateOptions{Dir: dir, Now: migrateNow}); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(dir, ".ralph", "PROMPT.md")
+	if info, err := os.Lstat(moved); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf(".ralph/PROMPT.md: %v, %v; want the link, moved", info, err)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != content {
+		t.Errorf("the link's target was changed: %q", b)
+	}
+}

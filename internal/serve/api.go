@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"ralph/internal/fleet"
+	"ralph/internal/httpcap"
 	"ralph/internal/redact"
 	"ralph/internal/store"
 )
@@ -155,7 +156,10 @@ func (d *Daemon) Handler(token string) http.Handler {
 		reply(w, d.Watchdog(), nil)
 	})
 	mux.HandleFunc("GET /api/events", d.events)
-	api := auth(token, mux)
+	// Every body is capped before anything reads it; the webhooks cap
+	// their own (a GitHub delivery may be 25 MiB), and every other route
+	// is under the API's cap.
+	api := httpcap.Body(httpcap.APIBody, auth(token, mux))
 	if len(d.opts.Routes) == 0 && d.web == nil {
 		return api
 	}
@@ -163,11 +167,13 @@ func (d *Daemon) Handler(token string) http.Handler {
 	// cookie or the token; the API by the token alone.
 	top := http.NewServeMux()
 	for pattern, h := range d.opts.Routes {
-		top.Handle(pattern, h)
+		// Each webhook caps its body for itself; this is the ceiling for
+		// one that does not.
+		top.Handle(pattern, httpcap.Body(httpcap.GitHubBody, h))
 	}
 	top.Handle("/api/", api)
 	if d.web != nil {
-		top.Handle("/", d.web)
+		top.Handle("/", httpcap.Body(httpcap.FormBody, d.web))
 	} else {
 		top.Handle("/", api)
 	}
@@ -216,12 +222,18 @@ func auth(token string, next http.Handler) http.Handler {
 	})
 }
 
-// decode reads a JSON body of at most 64 KiB, refusing unknown fields so a
-// misspelt one is named instead of ignored.
+// decode reads a JSON body (under httpcap.APIBody, capped before it
+// reaches here), refusing unknown fields so a misspelt one is named
+// instead of ignored.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	err := dec.Decode(v)
+	if httpcap.TooLarge(err) {
+		fail(w, http.StatusRequestEntityTooLarge, "body: larger than "+httpcap.Size(httpcap.APIBody))
+		return false
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
 		var te *json.UnmarshalTypeError
 		msg := "body: " + err.Error()
 		if errors.As(err, &te) {
@@ -276,9 +288,11 @@ func (d *Daemon) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, unsubscribe := d.hub.subscribe()
 	defer unsubscribe()
+	beforeWrite := httpcap.Stream(w, r)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	beforeWrite()
 	fmt.Fprint(w, ": ralph events\n\n")
 	fl.Flush()
 	keep := time.NewTicker(20 * time.Second)
@@ -288,20 +302,24 @@ func (d *Daemon) events(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-keep.C:
+			beforeWrite()
 			fmt.Fprint(w, ": keep-alive\n\n")
 		case b, ok := <-ch:
 			if !ok {
 				return
 			}
+			beforeWrite()
 			fmt.Fprintf(w, "data: %s\n\n", b)
 		}
 		fl.Flush()
 	}
 }
 
-// Serve runs the API on ln until ctx ends.
+// Serve runs the API on ln until ctx ends, under httpcap's caps: no
+// accept error stops it, and a connection flood sheds connections instead
+// of locking the token holder out.
 func (d *Daemon) Serve(ctx context.Context, ln net.Listener, token string) error {
-	srv := &http.Server{Handler: d.Handler(token), ReadHeaderTimeout: 10 * time.Second}
+	srv := httpcap.NewServer(d.Handler(token), d.opts.MaxConns, d.logw)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

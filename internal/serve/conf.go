@@ -17,6 +17,7 @@ import (
 //	# ralph serve
 //	LISTEN=127.0.0.1:7777
 //	MAX_PARALLEL=4
+//	MAX_CONNECTIONS=1024             # the HTTP server's connection limit
 //	SESSION=api=/srv/src/api
 //	SESSION=web=/srv/src/web
 //	TELEGRAM_BOT_TOKEN=123:abc       # any other KEY is a default for the environment
@@ -24,7 +25,9 @@ import (
 type Conf struct {
 	Listen      string
 	MaxParallel int
-	Sessions    []Session
+	// MaxConns is MAX_CONNECTIONS, the HTTP server's connection limit.
+	MaxConns int
+	Sessions []Session
 	// Env holds the other settings, in file order: each is the default of
 	// the environment variable of that name (the environment wins).
 	Env []EnvSetting
@@ -84,6 +87,12 @@ func ParseConf(name string, data []byte) (Conf, error) {
 				return fail("MAX_PARALLEL=%q: want a whole number, 1 or more", value)
 			}
 			c.MaxParallel = v
+		case "MAX_CONNECTIONS":
+			v, err := strconv.Atoi(value)
+			if err != nil || v < 1 {
+				return fail("MAX_CONNECTIONS=%q: want a whole number, 1 or more", value)
+			}
+			c.MaxConns = v
 		case "SESSION":
 			s, err := ParseSession(value)
 			if err != nil {

@@ -16,8 +16,8 @@ func TestParseConf(t *testing.T) {
 	}{
 		{name: "empty", in: "", want: Conf{}},
 		{name: "comments and blanks", in: "# ralph serve\n\n   # indented\n", want: Conf{}},
-		{name: "everything", in: "LISTEN=127.0.0.1:8080\nMAX_PARALLEL=3\nSESSION=api=/src/api\nSESSION=web=/src/web\nRALPH_MAX_CALLS_PER_HOUR=60\n",
-			want: Conf{Listen: "127.0.0.1:8080", MaxParallel: 3, Sessions: []Session{{Name: "api", Dir: "/src/api"}, {Name: "web", Dir: "/src/web"}},
+		{name: "everything", in: "LISTEN=127.0.0.1:8080\nMAX_PARALLEL=3\nSESSION=api=/src/api\nSESSION=web=/src/web\nRALPH_MAX_CALLS_PER_HOUR=60\nMAX_CONNECTIONS=200\n",
+			want: Conf{Listen: "127.0.0.1:8080", MaxParallel: 3, MaxConns: 200, Sessions: []Session{{Name: "api", Dir: "/src/api"}, {Name: "web", Dir: "/src/web"}},
 				Env: []EnvSetting{{Key: "RALPH_MAX_CALLS_PER_HOUR", Value: "60", Line: 5}}}},
 		{name: "quotes, comments, export, CRLF", in: "export LISTEN = \"127.0.0.1:7777\"  # local\r\nTITLE_PREFIX='a # b'\nNOTE=x #y\n",
 			want: Conf{Listen: "127.0.0.1:7777", Env: []EnvSetting{{Key: "TITLE_PREFIX", Value: "a # b", Line: 2}, {Key: "NOTE", Value: "x", Line: 3}}}},
@@ -30,6 +30,7 @@ func TestParseConf(t *testing.T) {
 		{name: "lower-case key", in: "listen=1\n", err: "serve.conf:1: want KEY=VALUE"},
 		{name: "bad max", in: "MAX_PARALLEL=zero\n", err: `serve.conf:1: MAX_PARALLEL="zero": want a whole number`},
 		{name: "zero max", in: "MAX_PARALLEL=0\n", err: "want a whole number, 1 or more"},
+		{name: "bad connection limit", in: "\nMAX_CONNECTIONS=lots\n", err: `serve.conf:2: MAX_CONNECTIONS="lots": want a whole number, 1 or more`},
 		{name: "bad session", in: "SESSION=../x=/a\n", err: "serve.conf:1: SESSION: session \"../x\": a name is letters"},
 		{name: "session without dir", in: "SESSION=x\n", err: "want NAME=DIR"},
 		{name: "session twice", in: "SESSION=x=/a\nSESSION=x=/b\n", err: `serve.conf:2: session "x" is registered twice`},

@@ -23,6 +23,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/redact"
+	"ralph/internal/scarce"
 	"ralph/internal/store"
 )
 
@@ -54,7 +55,10 @@ type Options struct {
 	// Routes are handlers served outside the API's token on the same
 	// listener: webhooks, which their own signatures authenticate.
 	Routes map[string]http.Handler
-	Now    func() time.Time
+	// MaxConns is the HTTP server's connection limit (0: httpcap's
+	// default); over it the least useful connection is shed.
+	MaxConns int
+	Now      func() time.Time
 	// Watch configures the watchdog of the tasks no loop works on.
 	Watch WatchOptions
 	// Runner runs the loops elsewhere (the Temporal backend); nil: here.
@@ -63,6 +67,10 @@ type Options struct {
 	// true): requests from GitHub and Slack tell their agent more than a
 	// title. It is asked each time the task's loop starts.
 	Prompt func(session, title, taskFile string) (string, bool)
+	// LockFile is the run lock `ralph run` takes in a session's directory
+	// (its .ralphrc may move the state directory); nil: DIR/.ralph/ralph.lock.
+	// A loop of the local backend holds it while it runs.
+	LockFile func(dir string) string
 }
 
 // Daemon hosts the loops.
@@ -131,6 +139,7 @@ func Open(opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
+	d.sweepTemps(opts.Now())
 	for _, s := range opts.Sessions {
 		if err := checkRepo(s); err != nil {
 			return fail(err)
@@ -187,6 +196,13 @@ func (d *Daemon) Run(ctx context.Context) {
 	d.mu.Lock()
 	d.ctx = ctx
 	d.mu.Unlock()
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		if engine.SleepContext(ctx, homeTempAge) == nil {
+			d.sweepTemps(d.opts.Now())
+		}
+	}()
 	if d.opts.Watch.Interval > 0 {
 		d.wg.Add(1)
 		go func() {
@@ -236,6 +252,11 @@ func (d *Daemon) schedule() {
 		t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
 		if err := d.db.UpdateTask(t); err != nil {
 			d.logf("task %s: %v", t.ID, err)
+			if scarce.Of(err) != "" {
+				// Nothing else may come to schedule again once space
+				// is back: try by itself.
+				time.AfterFunc(scarce.MaxBackoff, d.schedule)
+			}
 			continue
 		}
 		d.startWorker(t)
@@ -252,8 +273,8 @@ func (d *Daemon) startWorker(t Task) {
 	go func() {
 		defer d.wg.Done()
 		defer cancel()
-		res, questions, err := d.loopTask(ctx, t, w)
-		d.finish(t.ID, w, res, questions, err)
+		res, questions, err := d.runTask(ctx, t, w)
+		d.finish(t, w, res, questions, err)
 		d.schedule()
 	}()
 }
@@ -284,6 +305,16 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	// The dashboard shows the agent's work as it streams, as the monitor
 	// does for `ralph run`: the engine then emits it as live events.
 	spec.Live = true
+	if d.opts.Runner == nil {
+		// One tree, one loop: while this loop runs, a `ralph run` there
+		// (or another daemon's loop) refuses, and one running there now
+		// makes this task wait.
+		lock, err := d.lockTree(t, sess.Dir)
+		if err != nil {
+			return engine.Result{}, nil, err
+		}
+		defer lock.Release()
+	}
 	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: t.ID, onStatus: func(s store.Status) {
 		d.actMu.Lock()
 		d.activity[t.Session] = s
@@ -357,22 +388,49 @@ func (d *Daemon) observe(t Task, ev loop.Event) {
 	}
 }
 
-// finish records how a loop ended and what it makes of the task.
-func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []string, runErr error) {
+// finish records how a loop ended and what it makes of the task. A disk
+// too full to save it is waited out: the task stays the worker's, shown
+// waiting, until its end is saved (or the daemon stops, and the next one
+// resumes it).
+func (d *Daemon) finish(started Task, w *worker, res engine.Result, questions []string, runErr error) {
+	for n := 0; ; n++ {
+		err := d.finishOnce(started, w, res, questions, runErr)
+		why := scarce.Reason(err, "")
+		if why == "" {
+			return
+		}
+		wait := scarce.Backoff(n)
+		d.hold(started.Session, "saving the task's end: "+why, loop.WaitResources, d.opts.Now().Add(wait))
+		if engine.SleepContext(d.ctx, wait) != nil {
+			return
+		}
+	}
+}
+
+// finishOnce is one try of finish; the error is a shortage that kept the
+// task's new state from being saved (others are logged).
+func (d *Daemon) finishOnce(started Task, w *worker, res engine.Result, questions []string, runErr error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	t, err := d.db.Task(id)
-	if d.workers[t.Session] == w {
-		delete(d.workers, t.Session)
+	done := func() {
+		if d.workers[started.Session] == w {
+			delete(d.workers, started.Session)
+		}
+	}
+	t, err := d.db.Task(started.ID)
+	if err := dbErr(err); scarce.Of(err) != "" {
+		return err
 	}
 	if err != nil {
-		d.logf("task %s: %v", id, err)
-		return
+		done()
+		d.logf("task %s: %v", started.ID, err)
+		return nil
 	}
 	if d.ctx.Err() != nil && !w.cancelled {
 		// The daemon is stopping: the task stays running in the store and
 		// the next daemon resumes it.
-		return
+		done()
+		return nil
 	}
 	now := d.opts.Now()
 	t.UpdatedAt = now
@@ -385,7 +443,11 @@ func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []str
 		t.State, t.ExitReason, t.Message = fleet.AfterLoop(res.Reason), string(res.Reason), res.Message
 		t.Questions = questions
 	}
-	d.settle(&t)
+	if err := d.settle(&t); scarce.Of(err) != "" {
+		return err
+	}
+	done()
+	d.hold(t.Session, "", "", time.Time{})
 	n := d.notice(t)
 	why := strings.TrimPrefix(t.ExitReason+": "+t.Message, ": ")
 	switch {
@@ -398,9 +460,10 @@ func (d *Daemon) finish(id string, w *worker, res engine.Result, questions []str
 	case t.State == fleet.Waiting:
 		n.Kind, n.Message = NoticeStopped, why
 	default:
-		return
+		return nil
 	}
 	d.opts.Notifier.Notify(n)
+	return nil
 }
 
 // notice is a notice about t, without its kind.
@@ -417,16 +480,20 @@ func (d *Daemon) notice(t Task) Notice {
 }
 
 // settle saves a task that changed state, rewrites its file's status and
-// archives a finished one; d.mu is held.
-func (d *Daemon) settle(t *Task) {
+// archives a finished one; d.mu is held. The error is the store's, also
+// logged: a shortage leaves the task as it was, to settle again.
+func (d *Daemon) settle(t *Task) error {
 	if st, found, err := d.db.LoadState(t.Session); err == nil && found {
 		t.Loops = max(st.Loop-t.FirstLoop, 0)
+	}
+	dst := d.opts.Home.ArchiveFile(t.Session, t.ID)
+	if t.State.Finished() && missing(t.File) && !missing(dst) {
+		t.File = dst // archived by a try whose save found the disk full
 	}
 	if err := rewriteTaskFile(t.File, strings.ToUpper(string(t.State)), nil); err != nil {
 		d.logf("task %s: task file: %v", t.ID, err)
 	}
-	if t.State.Finished() {
-		dst := d.opts.Home.ArchiveFile(t.Session, t.ID)
+	if t.State.Finished() && t.File != dst {
 		if err := os.Rename(t.File, dst); err != nil {
 			d.logf("task %s: archive: %v", t.ID, err)
 		} else {
@@ -435,6 +502,7 @@ func (d *Daemon) settle(t *Task) {
 	}
 	if err := d.db.UpdateTask(*t); err != nil {
 		d.logf("task %s: %v", t.ID, err)
+		return err
 	}
 	msg := t.ExitReason
 	if t.Message != "" {
@@ -442,6 +510,7 @@ func (d *Daemon) settle(t *Task) {
 	}
 	d.logf("[%s] task %s %s %s", t.Session, t.ID, t.State, msg)
 	d.publish(*t, "task_"+string(t.State), msg)
+	return nil
 }
 
 func (d *Daemon) publish(t Task, typ, msg string) {

@@ -167,7 +167,7 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 	var doc string
 	err := d.ro.QueryRow(`SELECT state FROM sessions WHERE name = ?`, session).Scan(&doc)
 	if err != nil {
-		return loop.State{}, false, fmt.Errorf("session %s: %w", session, err)
+		return loop.State{}, false, fmt.Errorf("session %s: %w", session, dbErr(err))
 	}
 	if doc == "" {
 		return loop.State{}, false, nil
@@ -187,6 +187,10 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 // one without the other, and a record saved twice is the same row. Both
 // are stored with their secrets masked, as the state files of `ralph run`.
 func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
+	return dbErr(d.saveState(session, taskID, st, rec))
+}
+
+func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
 	doc, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -265,7 +269,7 @@ func (d *DB) AgentSession(session string) (string, error) {
 // SetAgentSession keeps (or with "" forgets) the agent's session id.
 func (d *DB) SetAgentSession(session, id string) error {
 	_, err := d.db.Exec(`UPDATE sessions SET agent_session = ? WHERE name = ?`, id, session)
-	return err
+	return dbErr(err)
 }
 
 // History returns the last n iterations of a task on session, oldest
@@ -359,7 +363,7 @@ func (d *DB) UpdateTask(t Task) error {
 	q, _ := json.Marshal(nonNil(t.Questions))
 	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
 		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
-	return err
+	return dbErr(err)
 }
 
 func nonNil(s []string) []string {
@@ -456,10 +460,10 @@ type AgentGroup struct {
 func (d *DB) SetAgentGroup(session string, pgid int, start uint64) error {
 	if pgid == 0 {
 		_, err := d.db.Exec(`DELETE FROM agents WHERE session = ?`, session)
-		return err
+		return dbErr(err)
 	}
 	_, err := d.db.Exec(`INSERT OR REPLACE INTO agents(session, pgid, start) VALUES(?, ?, ?)`, session, pgid, int64(start))
-	return err
+	return dbErr(err)
 }
 
 // AgentGroups lists the recorded agent process groups.

@@ -1,12 +1,14 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"ralph/internal/gitx"
 )
 
 var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -37,8 +39,7 @@ func checkRepo(s Session) error {
 	if fi, err := os.Stat(s.Dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("session %s: %s is not a directory", s.Name, s.Dir)
 	}
-	cmd := exec.Command("git", "-C", s.Dir, "rev-parse", "--is-inside-work-tree")
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+	if ok, err := gitx.IsRepo(context.Background(), s.Dir); err != nil || !ok {
 		return fmt.Errorf("session %s: %s is not a git repository (run `git init` there)", s.Name, s.Dir)
 	}
 	return nil

@@ -112,6 +112,11 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 		if a.Wait != nil {
 			v.WaitUntil = a.Wait.Until
 		}
+		if why := heldBy(a); why != "" {
+			// Its loop waits for the machine or its tree, not for a
+			// person: it goes on by itself (hold.go).
+			v.State, v.Message = fleet.Waiting, "waiting: "+why
+		}
 	}
 	if w, ok := d.watch.get(t.Session); ok && t.State == fleet.Waiting && w.Active && w.TaskID == t.ID {
 		v.Activity = "watched: tmux " + w.Target
@@ -215,7 +220,7 @@ func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo 
 	}
 	now := d.opts.Now()
 	path := d.opts.Home.TaskFile(session)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := readTaskFile(path); err == nil {
 		// A file no task owns (a crash between writing it and the insert,
 		// or a hand-made one): keep it aside rather than overwrite it.
 		aside := fmt.Sprintf("%s.orphan-%s", path, now.UTC().Format("20060102T150405Z"))
@@ -383,7 +388,7 @@ func (d *Daemon) Answer(session, text string) (TaskView, error) {
 		return TaskView{}, err
 	}
 	t := *cur
-	data, err := os.ReadFile(t.File)
+	data, err := readTaskFile(t.File)
 	if err != nil {
 		d.mu.Unlock()
 		return TaskView{}, err

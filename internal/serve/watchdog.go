@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -195,7 +194,7 @@ func (d *Daemon) look(ctx context.Context, s Session, t Task, target string, m *
 		m.snap, _ = gitx.Snapshot(ctx, s.Dir)
 	}
 	l := watchdog.Look{Task: t.ID, Screen: scr}
-	if data, err := os.ReadFile(t.File); err == nil {
+	if data, err := readTaskFile(t.File); err == nil {
 		if f, err := taskfile.Parse(t.File, data); err == nil {
 			l.Plan = &f.Checklist
 		}

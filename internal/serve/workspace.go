@@ -66,12 +66,26 @@ func (w *workspace) EnsureDirs() error {
 
 func (w *workspace) RequiredFiles() ([]string, error) {
 	var missing []string
-	for _, f := range []string{w.PromptFile(), w.FixPlanFile()} {
-		if _, err := os.Stat(f); err != nil {
-			missing = append(missing, f)
+	var err error
+	for _, f := range []struct {
+		path  string
+		limit int64
+	}{{w.PromptFile(), store.MaxPromptSize}, {w.FixPlanFile(), store.MaxPlanSize}} {
+		switch cerr := store.CheckIn("", f.path, f.limit); {
+		case cerr == nil:
+		case store.IsReadRefusal(cerr):
+			err = errors.Join(err, cerr)
+		default:
+			missing = append(missing, f.path)
 		}
 	}
-	return missing, nil
+	return missing, err
+}
+
+// readTaskFile reads a task file as every file that decides what a loop
+// does is read: not through a link, and within its size cap.
+func readTaskFile(path string) ([]byte, error) {
+	return store.ReadIn("", path, store.MaxPlanSize)
 }
 
 func (w *workspace) PromptFile() string  { return w.home.PromptFile(w.session.Name) }
@@ -128,7 +142,7 @@ func (w *workspace) WriteStatus(s store.Status) error {
 // rewriteTaskFile sets the **Status:** line and the RALPH_STATUS section,
 // atomically; block nil keeps the section as it is.
 func rewriteTaskFile(path, status string, block []taskfile.Field) error {
-	data, err := os.ReadFile(path)
+	data, err := readTaskFile(path)
 	if err != nil {
 		return err
 	}
@@ -177,7 +191,7 @@ func blockFields(m map[string]string) []taskfile.Field {
 // person, a fresh one takes its place, and the error names the file and
 // line. A missing file is written afresh.
 func checkTaskFile(t Task, now time.Time) error {
-	data, err := os.ReadFile(t.File)
+	data, err := readTaskFile(t.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		return writeTaskFile(t.File, taskfile.New(t.Title, t.Session, t.CreatedAt))
 	}

@@ -140,13 +140,19 @@ func CPUTime(pid int) time.Duration {
 
 // RSS is the process's resident memory in bytes; 0 where /proc cannot
 // tell.
-func RSS(pid int) int64 {
+func RSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// PeakRSS is the most resident memory the process has had (VmHWM) in
+// bytes; 0 where /proc cannot tell.
+func PeakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
+
+func procStatus(pid int, key string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, key); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb * 1024
 		}

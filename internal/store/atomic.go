@@ -236,6 +236,29 @@ func recoverAt(path string, now time.Time) (string, error) {
 // of ':' which Windows does not allow in names.
 const compactTime = "20060102T150405Z"
 
+// IsTempName reports a name of the temporary files WriteFileAtomic makes
+// (tempName): ".<name>.tmp-" and 16 lower-case hex digits, exactly, so a
+// sweep never takes a user's ".notes.tmp-old" for one.
+func IsTempName(name string) bool {
+	i := strings.LastIndex(name, tempMarker)
+	if !strings.HasPrefix(name, ".") || i < 2 {
+		return false
+	}
+	suffix := name[i+len(tempMarker):]
+	if len(suffix) != tempSuffixLen {
+		return false
+	}
+	for _, c := range suffix {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// tempSuffixLen is the length of a temporary name's random hex suffix.
+const tempSuffixLen = 16
+
 // RemoveStaleTemps deletes temporary files that WriteFileAtomic left in dir
 // when its process was killed mid-write, if they are older than age (a
 // younger one may belong to a write still in progress in another process).
@@ -251,7 +274,7 @@ func RemoveStaleTemps(dir string, age time.Duration, now time.Time) ([]string, e
 	var removed []string
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.Contains(name, tempMarker) {
+		if !e.Type().IsRegular() || !IsTempName(name) {
 			continue
 		}
 		info, err := e.Info()

@@ -150,7 +150,7 @@ func TestLeftoverTempFile(t *testing.T) {
 	if err := WriteJSON(p, map[string]int{"loop_count": 1}); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(dir, ".status.json"+tempMarker+"123456")
+	tmp := tempName(p)
 	writeFile(t, tmp, `{"loop_count": 2, "trunc`)
 
 	var got map[string]int
@@ -168,14 +168,29 @@ func TestLeftoverTempFile(t *testing.T) {
 	if err := os.Chtimes(tmp, old, old); err != nil {
 		t.Fatal(err)
 	}
-	young := filepath.Join(dir, ".other"+tempMarker+"999")
+	young := tempName(filepath.Join(dir, "other"))
 	writeFile(t, young, "in progress")
+	// Names like a temporary's that WriteFileAtomic never makes are a
+	// user's, whatever their age.
+	var users []string
+	for _, name := range []string{".notes.tmp-old", "status.json.tmp-0123456789abcdef", ".x.tmp-0123456789ABCDEF", ".tmp-0123456789abcdef", ".y.tmp-0123456789abcdef0"} {
+		users = append(users, filepath.Join(dir, name))
+		writeFile(t, users[len(users)-1], "mine")
+		if err := os.Chtimes(users[len(users)-1], old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
 	removed, err := RemoveStaleTemps(dir, 10*time.Minute, time.Now())
 	if err != nil || len(removed) != 1 || removed[0] != tmp {
 		t.Fatalf("removed %v, %v; want only %s", removed, err, tmp)
 	}
 	if _, err := os.Stat(young); err != nil {
 		t.Errorf("a young temporary was removed: %v", err)
+	}
+	for _, u := range users {
+		if _, err := os.Stat(u); err != nil {
+			t.Errorf("a user's file was removed: %v", err)
+		}
 	}
 }
 

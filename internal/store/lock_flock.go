@@ -12,7 +12,7 @@ import (
 // locking we check that the file we locked is still the one at path: a
 // holder releasing between our open and our flock would otherwise leave us
 // holding a lock on a deleted file while a third process locks a new one.
-func acquire(path string) (*Lock, error) {
+func acquire(path, holder string) (*Lock, error) {
 	for range 100 {
 		f, err := OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
@@ -20,9 +20,9 @@ func acquire(path string) (*Lock, error) {
 		}
 		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
 		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EAGAIN) {
-			pid := holderPID(f)
+			le := holderOf(f, path)
 			_ = f.Close()
-			return nil, &LockedError{Path: path, PID: pid}
+			return nil, le
 		}
 		if err != nil {
 			_ = f.Close()
@@ -37,7 +37,7 @@ func acquire(path string) (*Lock, error) {
 		// Nobody holds the lock, so a pid in the file belongs to a holder
 		// that died without releasing it.
 		l := &Lock{f: f, path: path, StalePID: readPID(f)}
-		if err := writePID(f); err != nil {
+		if err := writePID(f, holder); err != nil {
 			_ = f.Close()
 			return nil, err
 		}

@@ -18,12 +18,12 @@ const creatingGrace = 5 * time.Second
 // acquire creates the lock file exclusively. An existing file whose pid is
 // dead (or that never got a pid, after the grace period) is stale: it is
 // removed and creation retried.
-func acquire(path string) (*Lock, error) {
+func acquire(path, holder string) (*Lock, error) {
 	stale := 0
 	for range 100 {
 		f, err := OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
-			if err := writePID(f); err != nil {
+			if err := writePID(f, holder); err != nil {
 				_ = f.Close()
 				_ = os.Remove(path)
 				return nil, err
@@ -40,12 +40,12 @@ func acquire(path string) (*Lock, error) {
 		if err != nil {
 			return nil, err
 		}
-		pid := readPID(old)
+		pid, name := readPID(old), readHolder(old)
 		info, statErr := old.Stat()
 		_ = old.Close()
 		young := statErr == nil && time.Since(info.ModTime()) < creatingGrace
 		if (pid > 0 && alive(pid)) || (pid == 0 && young) {
-			return nil, &LockedError{Path: path, PID: pid}
+			return nil, &LockedError{Path: path, PID: pid, Holder: name}
 		}
 		stale = pid
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

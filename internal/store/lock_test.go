@@ -156,3 +156,44 @@ func deadPID(t *testing.T) int {
 	}
 	return cmd.Process.Pid
 }
+
+// A holder that names itself is named to the one refused: a daemon's
+// session, so `ralph run` can say which loop holds the project.
+func TestLockNamesItsHolder(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".ralph", "ralph.lock")
+	who := DaemonHolder + " (RALPH_HOME /srv/ralph, pid 7), session web,\n task t3"
+	l, err := AcquireLockAs(p, who)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	_, err = AcquireLock(p)
+	var le *LockedError
+	if !errors.As(err, &le) || le.PID != os.Getpid() || le.Holder != DaemonHolder+" (RALPH_HOME /srv/ralph, pid 7), session web, task t3" {
+		t.Fatalf("refused with %#v", err)
+	}
+	if msg := le.Error(); !strings.Contains(msg, "in use by ralph serve (RALPH_HOME /srv/ralph, pid 7), session web, task t3") || !strings.Contains(msg, p) {
+		t.Errorf("message %q", msg)
+	}
+	b, _ := os.ReadFile(p)
+	if first, _, _ := strings.Cut(string(b), "\n"); first != strconv.Itoa(os.Getpid()) {
+		t.Errorf("the pid is not the first line, which older readers take: %q", b)
+	}
+}
+
+// The holder's line is shown to people: what it may not carry is dropped.
+func TestLockHolderIsCleaned(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ralph.lock")
+	if err := os.WriteFile(p, []byte("7\nralph serve \x1b]0;pwned\x07 "+strings.Repeat("x", 300)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := readHolder(f)
+	if strings.ContainsAny(got, "\x1b\x07") || len(got) > maxHolder+len("…") || !strings.HasPrefix(got, "ralph serve ]0;pwned ") {
+		t.Errorf("holder %q", got)
+	}
+}

@@ -175,7 +175,7 @@ func MkdirAll(dir string) error {
 // tempName is a fresh temporary name next to name, recognisable by
 // RemoveStaleTemps.
 func tempName(name string) string {
-	var b [8]byte
+	var b [tempSuffixLen / 2]byte
 	_, _ = rand.Read(b[:])
 	return filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+tempMarker+hex.EncodeToString(b[:]))
 }

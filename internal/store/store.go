@@ -142,19 +142,34 @@ const StaleTempAge = time.Hour
 // RequiredFiles checks the files a loop cannot run without (PROMPT.md,
 // fix_plan.md, AGENT.md) and returns the paths of those that are missing or
 // are not regular files, relative to the project directory so messages stay
-// short. A nil slice means the project is intact. The error is for stat
-// failures other than "does not exist" (e.g. permissions), which the caller
-// should report rather than take for a missing file.
+// short. A nil slice means the project is intact. The error is for a file
+// ralph refuses to read (a link, a link on the way out of the project, one
+// over its size cap: see ReadIn) and for stat failures other than "does not
+// exist" (e.g. permissions), which the caller should report rather than
+// take for a missing file. AGENT.md is checked like the others although
+// ralph does not read it: the agent is told to.
 func (s *Store) RequiredFiles() (missing []string, err error) {
-	for _, p := range []string{s.PromptFile(), s.FixPlanFile(), s.AgentFile()} {
-		info, serr := os.Stat(p)
+	for _, f := range []struct {
+		path  string
+		limit int64
+	}{{s.PromptFile(), MaxPromptSize}, {s.FixPlanFile(), MaxPlanSize}, {s.AgentFile(), MaxPromptSize}} {
+		serr := CheckIn(s.dir, f.path, f.limit)
+		var re *ReadError
+		var te *TooLargeError
 		switch {
+		case errors.As(serr, &re):
+			re.Path = s.rel(f.path) // shorter, and free of the machine's directories
+		case errors.As(serr, &te):
+			te.Path = s.rel(f.path)
+		}
+		switch {
+		case serr == nil:
 		case errors.Is(serr, fs.ErrNotExist):
-			missing = append(missing, s.rel(p))
-		case serr != nil:
+			missing = append(missing, s.rel(f.path))
+		case errors.As(serr, &re) && re.Why == notRegular:
+			missing = append(missing, s.rel(f.path))
+		default:
 			err = errors.Join(err, serr)
-		case !info.Mode().IsRegular():
-			missing = append(missing, s.rel(p))
 		}
 	}
 	return missing, err

@@ -167,8 +167,8 @@ func TestEnsureDirsSweepsStaleTemps(t *testing.T) {
 	if err := s.EnsureDirs(); err != nil {
 		t.Fatal(err)
 	}
-	old := filepath.Join(s.RalphDir(), ".status.json"+tempMarker+"1")
-	young := filepath.Join(s.LogsDir(), ".x"+tempMarker+"2")
+	old := tempName(filepath.Join(s.RalphDir(), "status.json"))
+	young := tempName(filepath.Join(s.LogsDir(), "x"))
 	for _, p := range []string{old, young} {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"ralph/internal/httpcap"
 	"ralph/internal/redact"
 	"ralph/internal/serve"
 )
@@ -104,7 +105,7 @@ func (b *Bot) Routes() map[string]http.Handler {
 	if !b.cfg.Webhook() {
 		return nil
 	}
-	return map[string]http.Handler{"POST " + WebhookPath: http.HandlerFunc(b.webhook)}
+	return map[string]http.Handler{"POST " + WebhookPath: httpcap.Body(httpcap.WebhookBody, http.HandlerFunc(b.webhook))}
 }
 
 // Open opens the bot's store at path (RALPH_HOME/telegram.db) and its

@@ -8,13 +8,16 @@ import (
 	"net/http"
 
 	"github.com/go-telegram/bot/models"
+
+	"ralph/internal/httpcap"
 )
 
 // webhook takes the updates Telegram posts to WebhookPath. The library's
 // own handler is not used: it compares the secret in variable time and
 // answers 200 even to a request it threw away. Here a missing or wrong
 // secret gets 401, and an update arriving before Run gets 503, which
-// Telegram retries.
+// Telegram retries. The body is capped (Routes) before it is read, and
+// read only after the secret matched.
 func (b *Bot) webhook(w http.ResponseWriter, r *http.Request) {
 	got := sha256.Sum256([]byte(r.Header.Get("X-Telegram-Bot-Api-Secret-Token")))
 	want := sha256.Sum256([]byte(b.cfg.WebhookSecret))
@@ -29,7 +32,11 @@ func (b *Bot) webhook(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "starting", http.StatusServiceUnavailable)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	body, err := io.ReadAll(r.Body)
+	if httpcap.TooLarge(err) {
+		httpcap.RefuseTooLarge(w, httpcap.WebhookBody)
+		return
+	}
 	var upd models.Update
 	if err == nil {
 		err = json.Unmarshal(body, &upd)

@@ -100,6 +100,9 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 				fmt.Fprintf(log, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), in.Session, store.Redact(ev.Message))
 			}
 		}})
+	// The guard Measure takes on a sandboxed session's git stays until the
+	// handover below has run its git too.
+	defer eng.Release()
 	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
 	it, ok, err := eng.Measure(ctx, in.State, in.Agent)
 	stopBeat()

@@ -57,7 +57,11 @@ type Options struct {
 	Now func() time.Time
 	// Wrap confines every process of the agent (agent.Runner.Wrap); nil
 	// runs it as it is.
-	Wrap func(argv []string, dir string, env []string) ([]string, error)
+	Wrap func(argv []string, dir string, env []string, share ...string) ([]string, error)
+	// OwnSandbox switches on the agent's own sandbox (SANDBOX_PROVIDER=agent):
+	// Claude Code's sandbox settings, Codex's --sandbox without full access.
+	// The other agents have none: asking for it is an error.
+	OwnSandbox bool
 }
 
 // New builds the adapter called name.
@@ -82,9 +86,9 @@ func New(name string, o Options) (agent.Adapter, error) {
 	extra := slices.Clone(o.ExtraArgs)
 	switch name {
 	case claude.Name:
-		return &claude.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}}, nil
+		return &claude.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, OwnSandbox: o.OwnSandbox}, nil
 	case codex.Name:
-		return &codex.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, Sandbox: o.Sandbox}, nil
+		return &codex.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, Sandbox: o.Sandbox, OwnSandbox: o.OwnSandbox}, nil
 	case gemini.Name:
 		return &gemini.Adapter{Base: agent.Base{Cmd: cmd, Runner: runner, Now: now, ExtraArgs: extra}, ApprovalMode: o.ApprovalMode}, nil
 	case opencode.Name:
@@ -100,6 +104,9 @@ func (o Options) check(name string) error {
 		return unknown(name)
 	}
 	var errs []error
+	if o.OwnSandbox && name != claude.Name && name != codex.Name {
+		errs = append(errs, fmt.Errorf("agent %s has no sandbox of its own (SANDBOX_PROVIDER=agent works with claude and codex; use bwrap on Linux)", name))
+	}
 	for _, opt := range []struct {
 		label, value, owner string
 		check               func(string) error

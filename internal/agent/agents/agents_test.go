@@ -137,3 +137,52 @@ func TestCapabilitiesMissing(t *testing.T) {
 		t.Errorf("zero capabilities:\n%s", b.String())
 	}
 }
+
+// SANDBOX_PROVIDER=agent: the flags that switch each agent's own sandbox
+// on, exactly as its CLI takes them (checked against the real CLIs'
+// --help and, end to end, in package e2e), and a refusal for the agents
+// that have none and for arguments that would undo it.
+func TestOwnSandboxArgv(t *testing.T) {
+	inv := agent.Invocation{Dir: "/p", Prompt: "Work.", OutputFormat: "json"}
+	tests := []struct {
+		name string
+		o    Options
+		want []string // the argv, or nil for a refusal
+		err  string
+	}{
+		{"claude", Options{OwnSandbox: true}, []string{"claude", "--output-format", "json", "--settings",
+			`{"sandbox":{"enabled":true,"failIfUnavailable":true,"autoAllowBashIfSandboxed":true,"allowUnsandboxedCommands":false}}`,
+			"-p", "--", "Work."}, ""},
+		{"claude", Options{}, []string{"claude", "--output-format", "json", "-p", "--", "Work."}, ""},
+		{"claude", Options{OwnSandbox: true, ExtraArgs: []string{"--max-turns", "9"}}, []string{"claude", "--output-format", "json", "--settings",
+			`{"sandbox":{"enabled":true,"failIfUnavailable":true,"autoAllowBashIfSandboxed":true,"allowUnsandboxedCommands":false}}`,
+			"--max-turns", "9", "-p", "--", "Work."}, ""},
+		{"claude", Options{OwnSandbox: true, ExtraArgs: []string{"--settings", "{}"}}, nil, "would replace the sandbox settings"},
+		{"claude", Options{OwnSandbox: true, ExtraArgs: []string{"--settings={}"}}, nil, "would replace the sandbox settings"},
+		{"codex", Options{OwnSandbox: true}, []string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "--", "Work."}, ""},
+		{"codex", Options{OwnSandbox: true, Sandbox: "read-only"}, []string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "read-only", "--", "Work."}, ""},
+		{"codex", Options{OwnSandbox: true, Sandbox: "danger-full-access"}, nil, "CODEX_SANDBOX=danger-full-access switches it off"},
+		{"codex", Options{Sandbox: "danger-full-access"}, []string{"codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "danger-full-access", "--", "Work."}, ""},
+		{"codex", Options{OwnSandbox: true, ExtraArgs: []string{"--dangerously-bypass-approvals-and-sandbox"}}, nil, "would undo the sandbox"},
+		{"codex", Options{OwnSandbox: true, ExtraArgs: []string{"-s", "danger-full-access"}}, nil, "would undo the sandbox"},
+		{"gemini", Options{OwnSandbox: true}, nil, "gemini has no sandbox of its own"},
+		{"opencode", Options{OwnSandbox: true}, nil, "opencode has no sandbox of its own"},
+		{"command", Options{OwnSandbox: true, Cmd: []string{"./a"}}, nil, "command has no sandbox of its own"},
+	}
+	for _, tt := range tests {
+		a, err := New(tt.name, tt.o)
+		var argv []string
+		if err == nil {
+			argv, err = a.Command(inv)
+		}
+		if tt.want == nil {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s %+v: %q, %v; want a refusal with %q", tt.name, tt.o, argv, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(argv, tt.want) {
+			t.Errorf("%s %+v:\n got %q, %v\nwant %q", tt.name, tt.o, argv, err, tt.want)
+		}
+	}
+}

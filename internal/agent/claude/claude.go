@@ -5,12 +5,14 @@ package claude
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"ralph/internal/agent"
 	"ralph/internal/analyze"
+	"ralph/internal/sandbox"
 )
 
 // Name is the adapter's name.
@@ -24,6 +26,11 @@ const DefaultCommand = "claude"
 // prompt, so they cannot end up in the prompt's position.
 type Adapter struct {
 	agent.Base
+	// OwnSandbox runs every Bash command in Claude Code's own sandbox
+	// (SANDBOX_PROVIDER=agent): its settings go on the command line with
+	// --settings, which outranks the user's and the project's settings
+	// files and leaves them untouched.
+	OwnSandbox bool
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
@@ -49,7 +56,8 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // Command implements agent.Adapter. The argv is
 //
 //	<cmd words> [--model M] [--effort E] --output-format F [--verbose]
-//	[--allowedTools T1 T2 ...] [--resume ID] [--append-system-prompt CTX] [EXTRA...] -p -- PROMPT
+//	[--allowedTools T1 T2 ...] [--resume ID] [--append-system-prompt CTX]
+//	[--settings SANDBOX] [EXTRA...] -p -- PROMPT
 //
 // --verbose comes with stream-json because `claude -p` refuses stream-json
 // without it. Each allowed tool is its own argv element after one
@@ -96,6 +104,14 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	}
 	if inv.AppendSystemPrompt != "" {
 		argv = append(argv, "--append-system-prompt", agent.LoopContext(inv.AppendSystemPrompt))
+	}
+	if a.OwnSandbox {
+		// A second --settings would replace these: the user's own settings
+		// belong in their settings files.
+		if slices.ContainsFunc(a.ExtraArgs, func(s string) bool { return s == "--settings" || strings.HasPrefix(s, "--settings=") }) {
+			return nil, errors.New("claude: CLAUDE_ARGS has --settings, which would replace the sandbox settings of SANDBOX_PROVIDER=agent; put your settings in a settings file")
+		}
+		argv = append(argv, "--settings", sandbox.ClaudeSandboxSettings)
 	}
 	argv = append(argv, a.ExtraArgs...)
 	argv = append(argv, "-p", "--", inv.Prompt)

@@ -6,6 +6,7 @@ package codex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,6 +41,9 @@ type Adapter struct {
 	agent.Base
 	// Sandbox is the --sandbox mode; "" means DefaultSandbox.
 	Sandbox string
+	// OwnSandbox is SANDBOX_PROVIDER=agent: Codex's sandbox is the only
+	// one, so full access and the flag that bypasses it are refused.
+	OwnSandbox bool
 }
 
 var _ agent.Adapter = (*Adapter)(nil)
@@ -108,6 +112,16 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	}
 	if err := CheckSandbox(sandbox); err != nil {
 		return nil, err
+	}
+	if a.OwnSandbox {
+		if sandbox == SandboxFullAccess {
+			return nil, errors.New("codex: SANDBOX_PROVIDER=agent confines Codex with its own sandbox, and CODEX_SANDBOX=danger-full-access switches it off; use workspace-write")
+		}
+		for _, x := range a.ExtraArgs {
+			if x == "--dangerously-bypass-approvals-and-sandbox" || x == "-s" || x == "--sandbox" || strings.HasPrefix(x, "--sandbox=") {
+				return nil, fmt.Errorf("codex: CODEX_ARGS has %s, which would undo the sandbox of SANDBOX_PROVIDER=agent", x)
+			}
+		}
 	}
 	argv = append(argv, "exec")
 	if jsonl {
