@@ -319,6 +319,17 @@ var taskFlagCases = map[string][]flagCase[taskOptions]{
 		{argv: "task --server http://127.0.0.1:9 start --json --home h api 'Fix it'",
 			want: &taskOptions{Server: "http://127.0.0.1:9", Home: "h", JSON: true, Verb: "start", Session: "api", Title: "Fix it"}},
 		{argv: "task start 5", code: 1, says: "requires at least 2 arg(s)"},
+		{argv: "task start --loop 30 5 Add the login page", want: &taskOptions{Verb: "start", Session: "5", Title: "Add the login page", StartLoop: 30}},
+		{argv: "task start --loop many 5 x", code: 1, says: "invalid argument"},
+	},
+	"task retry": {
+		{argv: "task retry 5", want: &taskOptions{Verb: "retry", Session: "5"}},
+		{argv: "task retry 5 20", want: &taskOptions{Verb: "retry", Session: "5", MaxLoops: 20}},
+		{argv: "task retry", code: 1, says: "accepts between 1 and 2 arg(s)"},
+	},
+	"task circuit": {
+		{argv: "task circuit 5 --json", want: &taskOptions{Verb: "circuit", Session: "5", JSON: true}},
+		{argv: "task circuit", code: 1, says: "accepts 1 arg(s)"},
 	},
 	"task loop": {
 		{argv: "task loop 5", want: &taskOptions{Verb: "loop", Session: "5"}},

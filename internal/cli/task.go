@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"ralph/internal/fleet"
 	"ralph/internal/serve"
 )
 
@@ -37,6 +38,20 @@ type taskOptions struct {
 	Title    string
 	MaxLoops int
 	Text     string
+	// StartLoop is start's --loop N: create and loop in one step.
+	StartLoop int
+}
+
+// parseMax reads a verb's optional MAX after its session.
+func parseMax(a []string, max *int) error {
+	if len(a) == 2 {
+		v, err := strconv.Atoi(a[1])
+		if err != nil || v < 1 {
+			return usageError{fmt.Errorf("MAX %q: want a whole number of iterations, 1 or more", a[1])}
+		}
+		*max = v
+	}
+	return nil
 }
 
 // newTaskCmd builds `ralph task` and its verbs; runF replaces runTask in
@@ -69,25 +84,27 @@ func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.C
 			return orDefault(runF, runTask)(cmd.Context(), o)
 		}}
 	}
+	start := verb("start SESSION TITLE…", "Create a task on a free session (--loop N: and loop it at once)", cobra.MinimumNArgs(2),
+		func(a []string) error {
+			o.Title = strings.Join(a[1:], " ")
+			if o.StartLoop < 0 {
+				return usageError{fmt.Errorf("--loop %d: want a whole number of iterations, 1 or more", o.StartLoop)}
+			}
+			return nil
+		})
+	start.Flags().IntVar(&o.StartLoop, "loop", 0, "loop the new task at once, for up to N iterations (one step instead of start, then loop)")
 	cmd.AddCommand(
-		verb("start SESSION TITLE…", "Create a task on a free session", cobra.MinimumNArgs(2),
-			func(a []string) error { o.Title = strings.Join(a[1:], " "); return nil }),
+		start,
 		verb("loop SESSION [MAX]", "Run the task's loop for up to MAX iterations (default 100)", cobra.RangeArgs(1, 2),
-			func(a []string) error {
-				if len(a) == 2 {
-					v, err := strconv.Atoi(a[1])
-					if err != nil || v < 1 {
-						return usageError{fmt.Errorf("MAX %q: want a whole number of iterations, 1 or more", a[1])}
-					}
-					o.MaxLoops = v
-				}
-				return nil
-			}),
+			func(a []string) error { return parseMax(a, &o.MaxLoops) }),
 		verb("status [SESSION]", "Show a session's task (all tasks without SESSION)", cobra.MaximumNArgs(1), nil),
 		verb("list", "List each session's current task", cobra.NoArgs, nil),
 		verb("stop SESSION", "Stop the task's loop after its current iteration", cobra.ExactArgs(1), nil),
 		verb("cancel SESSION", "Give the task up (its loop ends now, its file is archived)", cobra.ExactArgs(1), nil),
 		verb("reset SESSION", "Reset the session's circuit breaker", cobra.ExactArgs(1), nil),
+		verb("retry SESSION [MAX]", "Reset the breaker of a halted task and loop it again (what a request's /ralph retry does)", cobra.RangeArgs(1, 2),
+			func(a []string) error { return parseMax(a, &o.MaxLoops) }),
+		verb("circuit SESSION", "Show the session's circuit breaker: its state, counts, reason and recent errors", cobra.ExactArgs(1), nil),
 		verb("pause SESSION", "Hold the running loop before its next iteration (it keeps its slot)", cobra.ExactArgs(1), nil),
 		verb("resume SESSION", "Let a paused loop go on", cobra.ExactArgs(1), nil),
 		verb("answer SESSION TEXT…", "Answer the task's question; its loop resumes", cobra.MinimumNArgs(2),
@@ -105,28 +122,27 @@ func runTask(ctx context.Context, o *taskOptions) error {
 	}
 	var raw json.RawMessage
 	switch o.Verb {
-	case "start":
-		raw, err = c.Start(ctx, o.Session, o.Title)
-	case "loop":
-		raw, err = c.Verb(ctx, o.Session, "loop", serve.LoopRequest{MaxLoops: o.MaxLoops})
-	case "status":
+	case "status", "circuit":
 		if o.Session == "" {
 			raw, err = c.List(ctx)
 		} else {
 			raw, err = c.Status(ctx, o.Session)
 		}
+		if err == nil && o.Verb == "circuit" && !o.JSON {
+			return printCircuit(o.IO.Out, raw)
+		}
 	case "list":
 		raw, err = c.List(ctx)
-	case "stop", "cancel", "reset", "pause", "resume":
-		raw, err = c.Verb(ctx, o.Session, o.Verb, nil)
-	case "answer":
-		raw, err = c.Verb(ctx, o.Session, "answer", serve.AnswerRequest{Text: o.Text})
 	case "watchdog":
 		if raw, err = c.Watchdog(ctx); err == nil {
 			return printWatchdog(o.IO.Out, raw, o.JSON)
 		}
 	default:
-		return fmt.Errorf("task: unknown verb %q", o.Verb)
+		cmd := fleet.Command{Verb: fleet.Verb(o.Verb), Session: o.Session, Title: o.Title, MaxLoops: o.MaxLoops, Text: o.Text}
+		if o.Verb == "start" && o.StartLoop > 0 {
+			cmd.Verb, cmd.MaxLoops = fleet.StartLoop, o.StartLoop
+		}
+		raw, err = c.Do(ctx, cmd)
 	}
 	if err != nil {
 		return err
@@ -153,7 +169,7 @@ func (o *taskOptions) client() (*serve.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &serve.Client{Base: base, Token: tok}, nil
+	return &serve.Client{Base: base, Token: tok, Surface: fleet.SurfaceCLI, User: osUser()}, nil
 }
 
 // printAnswer prints the daemon's answer to verb: a list as aligned
@@ -191,7 +207,12 @@ func verbDid(verb string, t serve.TaskView) string {
 	who := fmt.Sprintf("%s (task %s)", t.Session, t.ID)
 	switch verb {
 	case "start":
+		if t.State != "waiting" {
+			return fmt.Sprintf("started %s: %s; looping, at most %d iterations", who, t.Title, t.MaxLoops)
+		}
 		return fmt.Sprintf("started %s: %s; run it with: ralph task loop %s [MAX]", who, t.Title, t.Session)
+	case "retry":
+		return fmt.Sprintf("%s: breaker reset and looping again, at most %d iterations in all", who, t.MaxLoops)
 	case "loop":
 		return fmt.Sprintf("%s: looping, at most %d iterations in all (%d done)", who, t.MaxLoops, t.LoopCount)
 	case "stop":
@@ -295,6 +316,9 @@ func printTaskStatus(w io.Writer, t serve.TaskView) {
 	case t.State == "waiting" && len(t.Questions) == 0:
 		fmt.Fprintf(w, "  next: ralph task loop %s [MAX]\n", t.Session)
 	}
+	for _, c := range t.Commands {
+		fmt.Fprintf(w, "  %s: %s by %s\n", c.At.Local().Format(time.DateTime), c.Verb, c.By)
+	}
 	fmt.Fprintf(w, "  task file: %s\n", t.TaskFile)
 }
 
@@ -333,6 +357,40 @@ func printWatchdog(w io.Writer, raw json.RawMessage, asJSON bool) error {
 			line += " idle: " + s.Message
 		}
 		fmt.Fprintln(w, line)
+	}
+	return nil
+}
+
+// osUser is who runs `ralph task`, recorded with its commands.
+func osUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return os.Getenv("LOGNAME")
+}
+
+// printCircuit shows a session's circuit breaker, as Telegram's /circuit
+// does: its state and counts, why it opened, and its recent errors.
+func printCircuit(w io.Writer, raw json.RawMessage) error {
+	var t serve.TaskView
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return err
+	}
+	b := t.CircuitBreaker
+	fmt.Fprintf(w, "%s (task %s, loop %s): breaker %s\n", t.Session, t.ID, loops(t), b.State)
+	fmt.Fprintf(w, "  no progress %d in a row, same error %d in a row, last progress at loop %d, opened %d×\n",
+		b.ConsecutiveNoProgress, b.ConsecutiveSameError, b.LastProgressLoop, b.TotalOpens)
+	if b.Reason != "" {
+		fmt.Fprintf(w, "  reason: %s\n", b.Reason)
+	}
+	if !b.LastChangeAt.IsZero() {
+		fmt.Fprintf(w, "  last change: %s\n", b.LastChangeAt.Local().Format(time.DateTime))
+	}
+	for _, e := range b.ErrorHistory {
+		fmt.Fprintf(w, "  error: %s\n", e)
+	}
+	if b.State != "" && b.State != "CLOSED" {
+		fmt.Fprintf(w, "  next: ralph task reset %s (or ralph task retry %s)\n", t.Session, t.Session)
 	}
 	return nil
 }

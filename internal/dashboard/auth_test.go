@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"net/url"
+	"ralph/internal/fleet"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +114,12 @@ func TestActions(t *testing.T) {
 		{"loop", "/task/ops/loop", form("max", "5"), nil, true, 303, "loop ops 5"},
 		{"answer", "/task/web/answer", form("text", " SQLite "), nil, true, 303, "answer web SQLite"},
 		{"cancel", "/task/ops/cancel", form(), nil, true, 303, "cancel ops"},
+		{"retry", "/task/ops/retry", form(), nil, true, 303, "retry ops"},
+		{"new task, looped", "/start", form("session", "spare", "title", "Add a health check", "max", "20"), nil, true, 303, `start_loop spare "Add a health check" 20`},
+		{"new task, not looped", "/start", form("session", "spare", "title", "Plan it", "max", "0"), nil, true, 303, `start spare "Plan it" 0`},
+		{"new task without a title", "/start", form("session", "spare", "title", " ", "max", "5"), nil, true, 400, ""},
+		{"new task, bad count", "/start", form("session", "spare", "title", "x", "max", "many"), nil, true, 400, ""},
+		{"new task without csrf", "/start", url.Values{"session": {"spare"}, "title": {"x"}, "max": {"1"}}, nil, true, 403, ""},
 		{"no csrf", "/task/api/stop", url.Values{}, nil, true, 403, ""},
 		{"wrong csrf", "/task/api/stop", url.Values{"csrf": {strings.Repeat("0", 64)}}, nil, true, 403, ""},
 		{"other origin", "/task/api/stop", form(), map[string]string{"Origin": "http://evil.example"}, true, 403, ""},
@@ -144,12 +151,23 @@ func TestActions(t *testing.T) {
 			if asked != c2.asked {
 				t.Errorf("asked %q, want %q", asked, c2.asked)
 			}
-			if c2.code == 303 && rec.Header().Get("Location") != "/task/"+strings.Split(c2.path, "/")[2] {
+			if c2.code == 303 && c2.path == "/start" {
+				if loc := rec.Header().Get("Location"); loc != "/task/spare" {
+					t.Errorf("redirect to %q", loc)
+				}
+			} else if c2.code == 303 && rec.Header().Get("Location") != "/task/"+strings.Split(c2.path, "/")[2] {
 				t.Errorf("redirect to %q", rec.Header().Get("Location"))
 			}
 			if c2.code == 409 && !strings.Contains(rec.Body.String(), "is not looping (done)") {
 				t.Errorf("the refusal is not shown:\n%s", rec.Body)
 			}
 		})
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, w := range f.who {
+		if w.Surface != fleet.SurfaceWeb {
+			t.Errorf("a dashboard command came from %s", w)
+		}
 	}
 }

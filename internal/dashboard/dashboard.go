@@ -12,6 +12,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"html/template"
@@ -21,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"ralph/internal/fleet"
 	"ralph/internal/redact"
 	"ralph/internal/serve"
 )
@@ -36,13 +38,9 @@ type Source interface {
 	PauseRequested(session string) bool
 	Subscribe() (<-chan []byte, func())
 
-	Loop(session string, maxLoops int) (serve.TaskView, error)
-	Stop(session string) (serve.TaskView, error)
-	Cancel(session string) (serve.TaskView, error)
-	Reset(session string) (serve.TaskView, error)
-	Pause(session string) (serve.TaskView, error)
-	Resume(session string) (serve.TaskView, error)
-	Answer(session, text string) (serve.TaskView, error)
+	// Do carries out a person's command: the one way the dashboard
+	// changes the fleet, as every surface does.
+	Do(ctx context.Context, c fleet.Command) (serve.TaskView, error)
 }
 
 // Options configure a dashboard.
@@ -97,6 +95,7 @@ func New(src Source, opts Options) *Dashboard {
 	m.HandleFunc("POST /logout", d.logout)
 	m.HandleFunc("GET /task/{session}", d.guard(d.taskPage))
 	m.HandleFunc("POST /task/{session}/{verb}", d.action)
+	m.HandleFunc("POST /start", d.start)
 	m.HandleFunc("GET /stats", d.guard(d.statsPage))
 	m.HandleFunc("GET /events", d.guard(d.events))
 	m.HandleFunc("/", d.guard(func(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -32,6 +33,7 @@ type fakeSource struct {
 	asked   []string // "verb session [arg]"
 	subs    []chan []byte
 	lists   int // calls of List: one per overview rendered
+	who     []fleet.Who
 }
 
 func newFakeSource() *fakeSource {
@@ -147,14 +149,27 @@ func (f *fakeSource) verb(verb, session string, args ...any) (serve.TaskView, er
 	return v, err
 }
 
-func (f *fakeSource) Loop(s string, n int) (serve.TaskView, error) { return f.verb("loop", s, n) }
-func (f *fakeSource) Stop(s string) (serve.TaskView, error)        { return f.verb("stop", s) }
-func (f *fakeSource) Cancel(s string) (serve.TaskView, error)      { return f.verb("cancel", s) }
-func (f *fakeSource) Reset(s string) (serve.TaskView, error)       { return f.verb("reset", s) }
-func (f *fakeSource) Pause(s string) (serve.TaskView, error)       { return f.verb("pause", s) }
-func (f *fakeSource) Resume(s string) (serve.TaskView, error)      { return f.verb("resume", s) }
-func (f *fakeSource) Answer(s, text string) (serve.TaskView, error) {
-	return f.verb("answer", s, text)
+// Do records the command as the fake's verbs did ("loop a 5", "answer a
+// text"), and who gave it.
+func (f *fakeSource) Do(_ context.Context, c fleet.Command) (serve.TaskView, error) {
+	if err := c.Validate(); err != nil {
+		return serve.TaskView{}, err
+	}
+	f.mu.Lock()
+	f.who = append(f.who, c.Who)
+	f.mu.Unlock()
+	switch c.Verb {
+	case fleet.Loop:
+		return f.verb("loop", c.Session, c.MaxLoops)
+	case fleet.Answer:
+		return f.verb("answer", c.Session, c.Text)
+	case fleet.Start, fleet.StartLoop:
+		f.mu.Lock()
+		f.asked = append(f.asked, fmt.Sprintf("%s %s %q %d", c.Verb, c.Session, c.Title, c.MaxLoops))
+		f.mu.Unlock()
+		return serve.TaskView{Session: c.Session, Title: c.Title, State: fleet.Queued}, nil
+	}
+	return f.verb(string(c.Verb), c.Session)
 }
 
 // fleetFixture is a small fleet in every state, with agent text that must

@@ -20,9 +20,13 @@ type overviewData struct {
 	Counts []stateCount
 	Asking int // tasks waiting for an answer
 	Rows   []row
-	// Idle are the sessions that never had a task.
+	// Idle are the sessions that never had a task; Free the sessions a
+	// new task may start on (idle, or their last task finished).
 	Idle  []string
+	Free  []string
 	Error string
+	// StartProblem is what was wrong with the new-task form.
+	StartProblem string
 }
 
 type stateCount struct {
@@ -95,13 +99,21 @@ func (d *Dashboard) overviewData(filter string) overviewData {
 	for _, s := range states {
 		data.Counts = append(data.Counts, stateCount{State: s, N: n[s], Active: string(s) == filter})
 	}
+	busy := map[string]bool{}
+	for _, v := range views {
+		busy[v.Session] = busy[v.Session] || !v.State.Finished()
+	}
 	if sessions, err := d.src.Sessions(); err == nil {
 		for _, s := range sessions {
 			if !has[s.Name] {
 				data.Idle = append(data.Idle, s.Name)
 			}
+			if !busy[s.Name] {
+				data.Free = append(data.Free, s.Name)
+			}
 		}
 		slices.Sort(data.Idle)
+		slices.Sort(data.Free)
 	}
 	return data
 }

@@ -45,7 +45,7 @@ type checkItem struct {
 // can says which actions the task's state allows (the daemon checks
 // again; this only hides buttons that would be refused).
 type can struct {
-	Pause, Resume, Stop, Cancel, Reset, Loop, Answer bool
+	Pause, Resume, Stop, Cancel, Reset, Retry, Loop, Answer bool
 }
 
 func (d *Dashboard) taskPage(w http.ResponseWriter, r *http.Request) {
@@ -94,6 +94,7 @@ func (d *Dashboard) taskData(session string) (taskData, error) {
 		Stop:   s == fleet.Running || s == fleet.Queued,
 		Cancel: !s.Finished(),
 		Reset:  !s.Finished(),
+		Retry:  s == fleet.Halted && len(v.Questions) == 0,
 		Loop:   (s == fleet.Waiting || s == fleet.Halted) && len(v.Questions) == 0,
 		Answer: !s.Finished() && len(v.Questions) > 0,
 	}
@@ -159,8 +160,21 @@ func checklist(path string) ([]checkItem, string) {
 	return out, ""
 }
 
-// verbs are the actions a task page posts.
-var verbs = []string{"pause", "resume", "stop", "cancel", "reset", "loop", "answer"}
+// verbs are the actions a task page posts, as the fleet's commands; the
+// new-task form posts start and start_loop (see start).
+var verbs = []fleet.Verb{fleet.Pause, fleet.Resume, fleet.Stop, fleet.Cancel, fleet.Reset, fleet.Retry, fleet.Loop, fleet.Answer}
+
+// FleetVerbs lists the fleet commands the dashboard gives, with where.
+func FleetVerbs() map[fleet.Verb]string {
+	out := map[fleet.Verb]string{
+		fleet.Start:     "the overview's new-task form, with no loop",
+		fleet.StartLoop: "the overview's new-task form",
+	}
+	for _, v := range verbs {
+		out[v] = "the task page's " + string(v) + " button"
+	}
+	return out
+}
 
 // action is POST /task/{session}/{verb}: it asks the daemon, then shows
 // the task again (a redirect, so a reload does not repeat the action).
@@ -168,38 +182,28 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 	if !d.checkPost(w, r) {
 		return
 	}
-	session, verb := r.PathValue("session"), r.PathValue("verb")
+	session, verb := r.PathValue("session"), fleet.Verb(r.PathValue("verb"))
 	if !slices.Contains(verbs, verb) {
-		d.refuse(w, r, http.StatusNotFound, "There is no action "+verb+".")
+		d.refuse(w, r, http.StatusNotFound, "There is no action "+string(verb)+".")
 		return
 	}
-	var err error
+	c := fleet.Command{Verb: verb, Session: session, Who: fleet.Who{Surface: fleet.SurfaceWeb}}
 	switch verb {
-	case "pause":
-		_, err = d.src.Pause(session)
-	case "resume":
-		_, err = d.src.Resume(session)
-	case "stop":
-		_, err = d.src.Stop(session)
-	case "cancel":
-		_, err = d.src.Cancel(session)
-	case "reset":
-		_, err = d.src.Reset(session)
-	case "loop":
+	case fleet.Loop:
 		n, perr := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("max")))
 		if perr != nil || n < 1 || n > 10000 {
 			d.showTask(w, r, http.StatusBadRequest, "Loop how many more times? A number from 1 to 10000.")
 			return
 		}
-		_, err = d.src.Loop(session, n)
-	case "answer":
-		text := strings.TrimSpace(r.PostForm.Get("text"))
-		if text == "" {
+		c.MaxLoops = n
+	case fleet.Answer:
+		c.Text = strings.TrimSpace(r.PostForm.Get("text"))
+		if c.Text == "" {
 			d.showTask(w, r, http.StatusBadRequest, "The answer is empty.")
 			return
 		}
-		_, err = d.src.Answer(session, text)
 	}
+	_, err := d.src.Do(r.Context(), c)
 	if err != nil {
 		code := http.StatusInternalServerError
 		var fe *fleet.Error

@@ -93,34 +93,34 @@ func (c Command) Validate() error {
 		known = known || v == c.Verb
 	}
 	if !known && c.Verb != Status {
-		return refuse(Conflict, "verb: unknown command %q (want one of %s)", c.Verb, verbList())
+		return refuse(Invalid, "verb: unknown command %q (want one of %s)", c.Verb, verbList())
 	}
 	if strings.TrimSpace(c.Session) == "" {
-		return refuse(NotFound, "session: a command names the session it is for")
+		return refuse(Invalid, "session: a command names the session it is for")
 	}
 	if !c.Who.Surface.Valid() {
-		return refuse(Conflict, "who.surface: unknown surface %q", c.Who.Surface)
+		return refuse(Invalid, "who.surface: unknown surface %q", c.Who.Surface)
 	}
 	switch c.Verb {
 	case Start, StartLoop:
 		t := strings.TrimSpace(c.Title)
 		if t == "" {
-			return refuse(Conflict, "title: a task needs a title (what to do)")
+			return refuse(Invalid, "title: a task needs a title (what to do)")
 		}
 		if utf8.RuneCountInString(t) > MaxTitle {
-			return refuse(Conflict, "title: %d characters; at most %d (put the details in the task file)", utf8.RuneCountInString(t), MaxTitle)
+			return refuse(Invalid, "title: %d characters; at most %d (put the details in the task file)", utf8.RuneCountInString(t), MaxTitle)
 		}
 	case Answer:
 		t := strings.TrimSpace(c.Text)
 		if t == "" {
-			return refuse(Conflict, "text: an answer needs its text")
+			return refuse(Invalid, "text: an answer needs its text")
 		}
 		if utf8.RuneCountInString(t) > MaxAnswer {
-			return refuse(Conflict, "text: %d characters; at most %d", utf8.RuneCountInString(t), MaxAnswer)
+			return refuse(Invalid, "text: %d characters; at most %d", utf8.RuneCountInString(t), MaxAnswer)
 		}
 	}
 	if c.MaxLoops < 0 || c.MaxLoops > MaxLoops {
-		return refuse(Conflict, "max_loops: %d; want 0 (the default) to %d", c.MaxLoops, MaxLoops)
+		return refuse(Invalid, "max_loops: %d; want 0 (the default) to %d", c.MaxLoops, MaxLoops)
 	}
 	return nil
 }
@@ -137,4 +137,16 @@ func verbList() string {
 // "stop by telegram:alice".
 func (c Command) Did() string {
 	return fmt.Sprintf("%s by %s", c.Verb, c.Who)
+}
+
+// ClipTitle shortens a title to MaxTitle characters, for a surface whose
+// titles come from elsewhere (an issue, a chat message) and must not be
+// refused for their length.
+func ClipTitle(title string) string {
+	t := strings.Join(strings.Fields(title), " ")
+	if utf8.RuneCountInString(t) <= MaxTitle {
+		return t
+	}
+	r := []rune(t)
+	return string(r[:MaxTitle-1]) + "…"
 }

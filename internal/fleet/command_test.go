@@ -44,3 +44,15 @@ func TestWhoAndDid(t *testing.T) {
 		t.Errorf("Who = %q", got)
 	}
 }
+
+func TestClipTitle(t *testing.T) {
+	long := strings.Repeat("é", MaxTitle+10)
+	got := ClipTitle(long)
+	c := Command{Verb: Start, Session: "s", Title: got, Who: Who{Surface: SurfaceGitHub}}
+	if c.Validate() != nil || !strings.HasSuffix(got, "…") {
+		t.Errorf("clipped title %d runes: %v", len([]rune(got)), c.Validate())
+	}
+	if got := ClipTitle("  Add\n login  "); got != "Add login" {
+		t.Errorf("ClipTitle = %q", got)
+	}
+}

@@ -154,6 +154,9 @@ const (
 	NotFound Code = iota + 1
 	// Conflict: the task's state does not allow the request.
 	Conflict
+	// Invalid: the command itself is malformed (a field missing or out of
+	// range); the error names the field.
+	Invalid
 )
 
 func refuse(c Code, format string, a ...any) error {

@@ -49,7 +49,10 @@ func TestParseCommand(t *testing.T) {
 	for in, want := range map[string]Command{
 		"/ralph retry":                       CmdRetry,
 		"  \n/RALPH Retry please":            CmdRetry,
-		"@ralph resume":                      CmdRetry,
+		"@ralph resume":                      CmdResume,
+		"/ralph stop":                        CmdStop,
+		"/ralph cancel.":                     CmdCancel,
+		"/ralph pause":                       CmdPause,
 		"retry":                              CmdRetry,
 		"Retry!":                             CmdRetry,
 		"/ralph status":                      CmdStatus,

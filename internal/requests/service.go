@@ -19,10 +19,9 @@ import (
 // consumer; *serve.Daemon implements it).
 type Daemon interface {
 	AddSession(serve.Session) error
-	StartFrom(ctx context.Context, session, title, origin, replyTo string) (serve.TaskView, error)
-	Loop(session string, maxLoops int) (serve.TaskView, error)
-	Answer(session, text string) (serve.TaskView, error)
-	Reset(session string) (serve.TaskView, error)
+	// Do carries out a command: the one way requests change the fleet,
+	// as every surface does.
+	Do(ctx context.Context, c fleet.Command) (serve.TaskView, error)
 	Status(session string) (serve.TaskView, error)
 	SetPRURL(session, url string) error
 }
@@ -269,7 +268,12 @@ func (s *Service) process(ctx context.Context, key string) error {
 func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) error {
 	cmd := NoCommand
 	var said []string
+	who := fleet.Who{Surface: fleet.Surface(r.Source)}
+	if !who.Surface.Valid() {
+		who.Surface = fleet.SurfaceGitHub
+	}
 	for _, e := range fresh {
+		who.User = e.Author // the last person who spoke
 		if c := ParseCommand(e.Body); c != NoCommand {
 			cmd = c
 			continue
@@ -279,24 +283,28 @@ func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) erro
 		}
 	}
 	v, err := s.d.Status(r.Session)
+	looping := err == nil && (v.State == fleet.Running || v.State == fleet.Queued)
+	if verb, ok := map[Command]fleet.Verb{CmdStop: fleet.Stop, CmdCancel: fleet.Cancel, CmdPause: fleet.Pause, CmdResume: fleet.Resume}[cmd]; ok &&
+		err == nil && !v.State.Finished() && (looping || cmd == CmdCancel) {
+		_, err = s.d.Do(ctx, fleet.Command{Verb: verb, Session: r.Session, Who: who})
+		return err
+	}
+	if cmd == CmdResume {
+		cmd = CmdRetry // a request that is not looping resumes by a retry
+	}
 	switch {
 	case err != nil || v.State.Finished():
 		if err == nil && len(said) == 0 && cmd != CmdRetry {
 			return nil // a finished request hears only a follow-up
 		}
-		if _, err := s.d.StartFrom(ctx, r.Session, r.Title, r.Source, r.Key); err != nil {
-			return err
-		}
-		_, err = s.d.Loop(r.Session, s.cfg.MaxLoops)
+		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.StartLoop, Session: r.Session, Title: fleet.ClipTitle(r.Title), Origin: r.Source,
+			ReplyTo: r.Key, MaxLoops: s.cfg.MaxLoops, Who: who})
 		return err
 	case v.State == fleet.Waiting && len(v.Questions) > 0 && len(said) > 0:
-		_, err = s.d.Answer(r.Session, strings.Join(said, "\n\n"))
+		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.Answer, Session: r.Session, Text: strings.Join(said, "\n\n"), Who: who})
 		return err
 	case v.State == fleet.Halted && cmd == CmdRetry, v.State == fleet.Waiting && len(v.Questions) == 0 && (cmd == CmdRetry || len(said) > 0):
-		if _, err := s.d.Reset(r.Session); err != nil {
-			return err
-		}
-		_, err = s.d.Loop(r.Session, s.cfg.MaxLoops)
+		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.Retry, Session: r.Session, MaxLoops: s.cfg.MaxLoops, Who: who})
 		return err
 	}
 	// Running, queued, or halted without a retry: what was said is in the

@@ -96,60 +96,52 @@ func (d *Daemon) Handler(token string) http.Handler {
 		if !decode(w, r, &req) {
 			return
 		}
-		switch {
-		case req.Session == "":
-			fail(w, http.StatusBadRequest, "session: required")
-		case strings.TrimSpace(req.Title) == "":
-			fail(w, http.StatusBadRequest, "title: required")
-		case req.Origin != "" && !validOrigin(req.Origin):
+		if req.Origin != "" && !validOrigin(req.Origin) {
 			fail(w, http.StatusBadRequest, fmt.Sprintf("origin: %q is not one of cli, telegram, github, slack", req.Origin))
-		default:
-			if req.Origin == "" {
-				req.Origin = "cli"
-			}
-			v, err := d.Start(r.Context(), req.Session, req.Title, req.Origin)
-			replyStatus(w, http.StatusCreated, v, err)
+			return
 		}
+		c := fleet.Command{Verb: fleet.Start, Session: req.Session, Title: req.Title, Origin: req.Origin, Who: apiWho(r)}
+		if req.MaxLoops > 0 {
+			c.Verb, c.MaxLoops = fleet.StartLoop, req.MaxLoops
+		}
+		v, err := d.Do(r.Context(), c)
+		replyStatus(w, http.StatusCreated, v, err)
+	})
+	// One command in the shape every surface uses.
+	mux.HandleFunc("POST /api/commands", func(w http.ResponseWriter, r *http.Request) {
+		var c fleet.Command
+		if !decode(w, r, &c) {
+			return
+		}
+		c.Who = apiWho(r) // a client says what it is, never another surface
+		status := http.StatusOK
+		if c.Verb == fleet.Start || c.Verb == fleet.StartLoop {
+			status = http.StatusCreated
+		}
+		v, err := d.Do(r.Context(), c)
+		replyStatus(w, status, v, err)
 	})
 	mux.HandleFunc("POST /api/tasks/{session}/{verb}", func(w http.ResponseWriter, r *http.Request) {
-		s := r.PathValue("session")
-		var v TaskView
-		var err error
-		switch r.PathValue("verb") {
-		case "loop":
+		c := fleet.Command{Verb: fleet.Verb(r.PathValue("verb")), Session: r.PathValue("session"), Who: apiWho(r)}
+		switch c.Verb {
+		case fleet.Loop, fleet.Retry:
 			var req LoopRequest
 			if !decode(w, r, &req) {
 				return
 			}
-			if req.MaxLoops < 0 {
-				fail(w, http.StatusBadRequest, "max_loops: must be 0 (the default, 100) or more")
-				return
-			}
-			v, err = d.Loop(s, req.MaxLoops)
-		case "answer":
+			c.MaxLoops = req.MaxLoops
+		case fleet.Answer:
 			var req AnswerRequest
 			if !decode(w, r, &req) {
 				return
 			}
-			if strings.TrimSpace(req.Text) == "" {
-				fail(w, http.StatusBadRequest, "text: required")
-				return
-			}
-			v, err = d.Answer(s, req.Text)
-		case "stop":
-			v, err = d.Stop(s)
-		case "cancel":
-			v, err = d.Cancel(s)
-		case "reset":
-			v, err = d.Reset(s)
-		case "pause":
-			v, err = d.Pause(s)
-		case "resume":
-			v, err = d.Resume(s)
+			c.Text = req.Text
+		case fleet.Stop, fleet.Cancel, fleet.Reset, fleet.Pause, fleet.Resume:
 		default:
-			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, answer, pause, resume)", r.PathValue("verb")))
+			fail(w, http.StatusNotFound, fmt.Sprintf("unknown request %q (loop, stop, cancel, reset, retry, answer, pause, resume)", c.Verb))
 			return
 		}
+		v, err := d.Do(r.Context(), c)
 		reply(w, v, err)
 	})
 	mux.HandleFunc("GET /api/watchdog", func(w http.ResponseWriter, r *http.Request) {
@@ -194,6 +186,8 @@ type (
 		Session string `json:"session"`
 		Title   string `json:"title"`
 		Origin  string `json:"origin,omitempty"`
+		// MaxLoops, when more than 0, loops the new task at once.
+		MaxLoops int `json:"max_loops,omitempty"`
 	}
 	LoopRequest struct {
 		MaxLoops int `json:"max_loops"`
@@ -255,6 +249,8 @@ func replyStatus(w http.ResponseWriter, code int, v any, err error) {
 		switch {
 		case errors.As(err, &fe) && fe.Code == fleet.NotFound:
 			fail(w, http.StatusNotFound, fe.Msg)
+		case errors.As(err, &fe) && fe.Code == fleet.Invalid:
+			fail(w, http.StatusBadRequest, fe.Msg)
 		case errors.As(err, &fe):
 			fail(w, http.StatusConflict, fe.Msg)
 		default:
@@ -332,4 +328,37 @@ func (d *Daemon) Serve(ctx context.Context, ln net.Listener, token string) error
 		return nil
 	}
 	return err
+}
+
+// Headers by which a client of the API says what it is and who runs it;
+// recorded with its commands. The token is what authorizes: these only
+// describe.
+const (
+	HeaderSurface = "X-Ralph-Surface"
+	HeaderUser    = "X-Ralph-User"
+)
+
+// apiWho is who asks through the API: `ralph task` says it is the CLI,
+// anything else is the API; neither can pass for another surface.
+func apiWho(r *http.Request) fleet.Who {
+	who := fleet.Who{Surface: fleet.SurfaceAPI}
+	if fleet.Surface(r.Header.Get(HeaderSurface)) == fleet.SurfaceCLI {
+		who.Surface = fleet.SurfaceCLI
+	}
+	who.User = cleanUser(r.Header.Get(HeaderUser))
+	return who
+}
+
+// cleanUser keeps a user name printable and short: it is shown to people.
+func cleanUser(u string) string {
+	var b strings.Builder
+	for _, r := range u {
+		if b.Len() >= 64 {
+			break
+		}
+		if r > ' ' && r != 0x7f && r != ':' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

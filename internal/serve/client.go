@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"ralph/internal/fleet"
 	"strings"
 	"time"
 )
@@ -43,6 +44,10 @@ type Client struct {
 	Base  string
 	Token string
 	HTTP  *http.Client
+	// Surface and User say who sends the commands (`ralph task`: cli and
+	// the OS user); the daemon records them with each command.
+	Surface fleet.Surface
+	User    string
 }
 
 // APIError is a refusal from the daemon.
@@ -71,6 +76,12 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if c.Surface != "" {
+		req.Header.Set(HeaderSurface, string(c.Surface))
+	}
+	if c.User != "" {
+		req.Header.Set(HeaderUser, c.User)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -117,20 +128,11 @@ func (c *Client) Status(ctx context.Context, session string) (json.RawMessage, e
 	return raw, err
 }
 
-// Start creates a task.
-func (c *Client) Start(ctx context.Context, session, title string) (json.RawMessage, error) {
+// Do sends one command, the shape every surface uses, and returns the
+// task view the daemon answers with, raw.
+func (c *Client) Do(ctx context.Context, cmd fleet.Command) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := c.do(ctx, http.MethodPost, "/api/tasks", StartRequest{Session: session, Title: title, Origin: "cli"}, &raw)
-	return raw, err
-}
-
-// Verb posts one of loop, stop, cancel, reset, answer with its body.
-func (c *Client) Verb(ctx context.Context, session, verb string, body any) (json.RawMessage, error) {
-	if body == nil {
-		body = struct{}{}
-	}
-	var raw json.RawMessage
-	err := c.do(ctx, http.MethodPost, "/api/tasks/"+url.PathEscape(session)+"/"+verb, body, &raw)
+	err := c.do(ctx, http.MethodPost, "/api/commands", cmd, &raw)
 	return raw, err
 }
 

@@ -67,6 +67,14 @@ CREATE TABLE IF NOT EXISTS agents (
 	pgid    INTEGER NOT NULL,
 	start   INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS commands (
+	task_id TEXT NOT NULL,
+	at      TEXT NOT NULL,
+	verb    TEXT NOT NULL,
+	surface TEXT NOT NULL,
+	user    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS commands_task ON commands(task_id, at);
 CREATE TABLE IF NOT EXISTS iterations (
 	session TEXT NOT NULL,
 	loop    INTEGER NOT NULL,

@@ -54,7 +54,7 @@ func TestStoredAndServedTextIsMasked(t *testing.T) {
 	defer stop()
 	d.publish(tk, "task_waiting", "asks about "+secret)
 	event := string(<-events)
-	if _, err := d.Answer("a", "Keep "+secret); err != nil {
+	if _, err := d.Do(context.Background(), fleet.Command{Verb: fleet.Answer, Session: "a", Text: "Keep " + secret, Who: fleet.Who{Surface: fleet.SurfaceCLI}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -32,6 +32,8 @@ type TaskView struct {
 	Questions      []string      `json:"questions"`
 	PRURL          string        `json:"pr_url"`
 	TaskFile       string        `json:"task_file"`
+	// Commands are the last commands people gave the task, and who.
+	Commands []CommandRecord `json:"commands,omitempty"`
 	// Activity is what the loop does now, while it runs ("executing",
 	// "waiting: usage_limit") and until when it waits; for a waiting task
 	// the watchdog follows, the tmux target it reads.
@@ -197,18 +199,23 @@ func (d *Daemon) Status(session string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, err
 	}
-	return d.view(*t)
+	v, err := d.view(*t)
+	if err != nil {
+		return v, err
+	}
+	// One task's view says who did what to it; a list does not (a query
+	// a task would slow the list of the whole fleet).
+	if rec, err := d.db.Commands(t.ID, commandsShown); err == nil {
+		v.Commands = rec
+	}
+	return v, nil
 }
 
-// Start creates a task on a free session and its task file. It waits for
-// `loop`; meanwhile the watchdog follows an interactive agent on it.
-func (d *Daemon) Start(ctx context.Context, session, title, origin string) (TaskView, error) {
-	return d.StartFrom(ctx, session, title, origin, "")
-}
-
-// StartFrom is Start for a task whose origin wants to hear of it: replyTo
-// (a chat id) is kept with the task and comes back in its notices.
-func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo string) (TaskView, error) {
+// startFrom creates a task on a free session and its task file. It waits
+// for `loop`; meanwhile the watchdog follows an interactive agent on it. An
+// origin that wants to hear of it gives replyTo (a chat id), kept with the
+// task and handed back in its notices.
+func (d *Daemon) startFrom(ctx context.Context, session, title, origin, replyTo string) (TaskView, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, err := d.current(fleet.Start, session); err != nil {
@@ -249,8 +256,8 @@ func (d *Daemon) StartFrom(ctx context.Context, session, title, origin, replyTo 
 	return d.view(t)
 }
 
-// Loop queues the session's task for up to max more iterations.
-func (d *Daemon) Loop(session string, maxLoops int) (TaskView, error) {
+// loop queues the session's task for up to max more iterations.
+func (d *Daemon) loop(session string, maxLoops int, by string) (TaskView, error) {
 	d.mu.Lock()
 	cur, err := d.current(fleet.Loop, session)
 	if err != nil {
@@ -267,7 +274,7 @@ func (d *Daemon) Loop(session string, maxLoops int) (TaskView, error) {
 		return TaskView{}, err
 	}
 	t.MaxLoops = v.LoopCount + maxLoops
-	if err := d.resume(t, maxLoops, "ralph task loop"); err != nil {
+	if err := d.resume(t, maxLoops, by); err != nil {
 		d.mu.Unlock()
 		return TaskView{}, err
 	}
@@ -282,9 +289,9 @@ func (d *Daemon) Loop(session string, maxLoops int) (TaskView, error) {
 	return d.Status(session)
 }
 
-// Stop ends the session's loop after its current iteration (a queued task
+// stop ends the session's loop after its current iteration (a queued task
 // leaves the queue); the task waits.
-func (d *Daemon) Stop(session string) (TaskView, error) {
+func (d *Daemon) stop(session, by string) (TaskView, error) {
 	d.mu.Lock()
 	cur, err := d.current(fleet.Stop, session)
 	if err != nil {
@@ -292,19 +299,19 @@ func (d *Daemon) Stop(session string) (TaskView, error) {
 		return TaskView{}, err
 	}
 	if w := d.workers[session]; w != nil {
-		w.ctl.stop("ralph task stop")
+		w.ctl.stop(by)
 	} else {
 		t := *cur
-		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Waiting, "interrupted", "stopped before it started", d.opts.Now()
+		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Waiting, "interrupted", "stopped before it started, by "+by, d.opts.Now()
 		d.settle(&t)
 	}
 	d.mu.Unlock()
 	return d.Status(session)
 }
 
-// Cancel gives the task up: a running loop is ended at once (its agent
+// cancel gives the task up: a running loop is ended at once (its agent
 // killed), the task file archived, the session freed.
-func (d *Daemon) Cancel(session string) (TaskView, error) {
+func (d *Daemon) cancel(session, by string) (TaskView, error) {
 	d.mu.Lock()
 	cur, err := d.current(fleet.Cancel, session)
 	if err != nil {
@@ -317,7 +324,7 @@ func (d *Daemon) Cancel(session string) (TaskView, error) {
 		w.cancel()
 	} else {
 		t := *cur
-		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Cancelled, "", "cancelled", d.opts.Now()
+		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Cancelled, "", "cancelled by "+by, d.opts.Now()
 		d.forget(t)
 		d.settle(&t)
 	}
@@ -343,10 +350,10 @@ func (d *Daemon) Cancel(session string) (TaskView, error) {
 	return d.view(t)
 }
 
-// Reset closes the session's circuit breaker: a running loop applies it
+// reset closes the session's circuit breaker: a running loop applies it
 // before its next call; otherwise the stored state is reset and a halted
 // task waits for a new `loop`.
-func (d *Daemon) Reset(session string) (TaskView, error) {
+func (d *Daemon) reset(session, by string) (TaskView, error) {
 	d.mu.Lock()
 	cur, err := d.current(fleet.Reset, session)
 	if err != nil {
@@ -355,11 +362,11 @@ func (d *Daemon) Reset(session string) (TaskView, error) {
 	}
 	now := d.opts.Now()
 	if w := d.workers[session]; w != nil {
-		w.ctl.reset(fmt.Sprintf("api-%d", now.UnixNano()), "ralph task reset", "reset by hand (ralph task reset)")
+		w.ctl.reset(fmt.Sprintf("api-%d", now.UnixNano()), by, "reset by "+by)
 	} else {
 		st, found, err := d.db.LoadState(session)
 		if err == nil && found {
-			st.Breaker, _ = st.Breaker.Reset(now.UTC().Round(0), "reset by hand (ralph task reset)")
+			st.Breaker, _ = st.Breaker.Reset(now.UTC().Round(0), "reset by "+by)
 			err = d.db.SaveState(session, cur.ID, st, nil)
 		}
 		if err != nil {
@@ -372,15 +379,15 @@ func (d *Daemon) Reset(session string) (TaskView, error) {
 			d.settle(&t)
 		}
 	}
-	d.logf("[%s] circuit breaker reset", session)
+	d.logf("[%s] circuit breaker reset by %s", session, by)
 	d.mu.Unlock()
 	return d.Status(session)
 }
 
-// Answer gives a waiting task the answer to its questions, in its task
+// answer gives a waiting task the answer to its questions, in its task
 // file's "## Answers" section where the agent reads it, and resumes its
 // loop in the same agent session.
-func (d *Daemon) Answer(session, text string) (TaskView, error) {
+func (d *Daemon) answer(session, text, by string) (TaskView, error) {
 	d.mu.Lock()
 	cur, err := d.current(fleet.Answer, session)
 	if err != nil {
@@ -405,7 +412,7 @@ func (d *Daemon) Answer(session, text string) (TaskView, error) {
 	if t.MaxLoops <= v.LoopCount {
 		t.MaxLoops = v.LoopCount + DefaultMaxLoops
 	}
-	if err := d.resume(t, t.MaxLoops-v.LoopCount, "ralph task answer"); err != nil {
+	if err := d.resume(t, t.MaxLoops-v.LoopCount, by); err != nil {
 		d.mu.Unlock()
 		return TaskView{}, fmt.Errorf("the answer is in the task file, but %w (ralph task loop tries again)", err)
 	}

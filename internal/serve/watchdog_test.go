@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"ralph/internal/fleet"
 	"ralph/internal/watchdog"
 )
 
@@ -132,7 +133,7 @@ func TestWatchdogFollowsTheAgent(t *testing.T) {
 	if w := r.look(); w.Active || !strings.Contains(w.Message, "no task") {
 		t.Errorf("before a task: %+v", w)
 	}
-	v, err := r.d.Start(ctx, "5", "Add auth", "cli")
+	v, err := r.d.Do(ctx, fleet.Command{Verb: fleet.Start, Session: "5", Title: "Add auth", Who: fleet.Who{Surface: fleet.SurfaceCLI}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestWatchdogFollowsTheAgent(t *testing.T) {
 func TestWatchdogLeavesLoopsAlone(t *testing.T) {
 	r := newWatchRig(t)
 	ctx := context.Background()
-	r.d.Start(ctx, "5", "Loop it", "cli")
+	r.d.Do(ctx, fleet.Command{Verb: fleet.Start, Session: "5", Title: "Loop it", Who: fleet.Who{Surface: fleet.SurfaceCLI}})
 	r.screens.show("claude-5", block("Done.", "COMPLETE", true))
 	tk, _ := r.d.db.CurrentTask("5")
 	tk.State = "queued"
@@ -241,7 +242,7 @@ func TestWatchdogLeavesLoopsAlone(t *testing.T) {
 func TestWatchdogBreaker(t *testing.T) {
 	r := newWatchRig(t)
 	r.screens.show("claude-5", block("An old answer.", "IN_PROGRESS", false))
-	r.d.Start(context.Background(), "5", "Spin", "cli")
+	r.d.Do(context.Background(), fleet.Command{Verb: fleet.Start, Session: "5", Title: "Spin", Who: fleet.Who{Surface: fleet.SurfaceCLI}})
 	r.look()
 	r.look()
 	if h := r.status().History; len(h) != 0 {

@@ -165,17 +165,11 @@ func masked(m loop.Metrics) loop.Metrics {
 	return m
 }
 
-// Pause holds the session's running loop before its next iteration (at
-// once while it waits); the task stays running and keeps its slot. The
-// request lives in memory: a restarted daemon resumes the task unpaused.
-func (d *Daemon) Pause(session string) (TaskView, error) { return d.pauseResume(fleet.Pause, session) }
-
-// Resume lets a paused loop go on.
-func (d *Daemon) Resume(session string) (TaskView, error) {
-	return d.pauseResume(fleet.Resume, session)
-}
-
-func (d *Daemon) pauseResume(verb fleet.Verb, session string) (TaskView, error) {
+// pauseResume holds the session's running loop before its next iteration
+// (at once while it waits), or lets a paused one go on; the task stays
+// running and keeps its slot. The request lives in memory: a restarted
+// daemon resumes the task unpaused.
+func (d *Daemon) pauseResume(verb fleet.Verb, session, by string) (TaskView, error) {
 	d.mu.Lock()
 	cur, err := d.current(verb, session)
 	if err != nil {
@@ -188,13 +182,13 @@ func (d *Daemon) pauseResume(verb fleet.Verb, session string) (TaskView, error) 
 		return TaskView{}, &fleet.Error{Code: fleet.Conflict, Msg: fmt.Sprintf("task %s on session %s has no running loop", cur.ID, session)}
 	}
 	if verb == fleet.Pause {
-		w.ctl.pause("ralph task pause")
+		w.ctl.pause(by)
 	} else {
 		w.ctl.resume()
 	}
 	t := *cur
 	d.mu.Unlock()
-	d.logf("[%s] %s requested", session, verb)
+	d.logf("[%s] %s requested by %s", session, verb, by)
 	d.publish(t, "task_"+string(verb)+"_requested", "")
 	return d.Status(session)
 }

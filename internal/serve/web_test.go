@@ -92,8 +92,9 @@ func TestWebReads(t *testing.T) {
 // Pause and resume need a running loop; the API names them.
 func TestPauseNeedsARunningLoop(t *testing.T) {
 	d := webDaemon(t)
-	for _, f := range []func(string) (TaskView, error){d.Pause, d.Resume} {
-		if _, err := f("a"); err == nil || !strings.Contains(err.Error(), "not running") {
+	for _, v := range []fleet.Verb{fleet.Pause, fleet.Resume} {
+		c := fleet.Command{Verb: v, Session: "a", Who: fleet.Who{Surface: fleet.SurfaceWeb}}
+		if _, err := d.Do(context.Background(), c); err == nil || !strings.Contains(err.Error(), "not running") {
 			t.Errorf("a waiting task: %v", err)
 		}
 	}

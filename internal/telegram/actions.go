@@ -33,10 +33,14 @@ func (b *Bot) do(ctx context.Context, to target, cmd Command) {
 			text += "\n" + b.knownSessions()
 		}
 	case Start:
-		show(f.StartFrom(ctx, cmd.Session, cmd.Title, origin, to.address()))
+		c := fleet.Command{Verb: fleet.Start, Session: cmd.Session, Title: cmd.Title, Origin: origin, ReplyTo: to.address(), Who: to.person()}
 		lead = "🆕 task created; it waits for a loop."
+		if cmd.Max > 0 {
+			c.Verb, c.MaxLoops, lead = fleet.StartLoop, cmd.Max, fmt.Sprintf("🆕 task created and looping, at most %d iterations.", cmd.Max)
+		}
+		show(f.Do(ctx, c))
 	case Loop:
-		show(f.Loop(cmd.Session, cmd.Max))
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Loop, Session: cmd.Session, MaxLoops: cmd.Max, Who: to.person()}))
 	case Status:
 		if cmd.Session == "" {
 			text, err = b.listReply()
@@ -46,18 +50,27 @@ func (b *Bot) do(ctx context.Context, to target, cmd Command) {
 	case List:
 		text, err = b.listReply()
 	case Stop:
-		show(f.Stop(cmd.Session))
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Stop, Session: cmd.Session, Who: to.person()}))
 		if err == nil && (v.State == fleet.Running || v.State == fleet.Queued) {
 			lead = "⏹ stopping after the current iteration."
 			buttons = nil
 		}
 	case Cancel:
-		show(f.Cancel(cmd.Session))
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Cancel, Session: cmd.Session, Who: to.person()}))
 	case Reset:
-		show(f.Reset(cmd.Session))
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Reset, Session: cmd.Session, Who: to.person()}))
 		lead = "🔁 circuit breaker reset."
+	case Retry:
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Retry, Session: cmd.Session, MaxLoops: cmd.Max, Who: to.person()}))
+		lead = "🔁 circuit breaker reset; looping again."
+	case Pause:
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Pause, Session: cmd.Session, Who: to.person()}))
+		lead = "⏸ paused: the loop holds before its next iteration."
+	case Resume:
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Resume, Session: cmd.Session, Who: to.person()}))
+		lead = "▶️ resumed."
 	case Answer:
-		show(f.Answer(cmd.Session, cmd.Text))
+		show(f.Do(ctx, fleet.Command{Verb: fleet.Answer, Session: cmd.Session, Text: cmd.Text, Who: to.person()}))
 		lead = "✍️ answer recorded; the loop resumes."
 	case Circuit:
 		v, err = f.Status(cmd.Session)
@@ -117,14 +130,16 @@ func (b *Bot) press(ctx context.Context, to target, queryID string, msgID int, m
 	}
 	b.answerCallback(ctx, queryID, p.label()+"…")
 	var v serve.TaskView
+	c := fleet.Command{Session: p.session, Who: to.person()}
 	switch p.act {
 	case actStop:
-		v, err = f.Stop(p.session)
+		c.Verb = fleet.Stop
 	case actReset:
-		v, err = f.Reset(p.session)
+		c.Verb = fleet.Reset
 	case actLoop10:
-		v, err = f.Loop(p.session, buttonMoreLoops)
+		c.Verb, c.MaxLoops = fleet.Loop, buttonMoreLoops
 	}
+	v, err = f.Do(ctx, c)
 	if msgText != "" {
 		b.edit(ctx, to.chat, msgID, msgText+"\n\n→ "+p.label())
 	}
@@ -151,10 +166,15 @@ func (b *Bot) answer(ctx context.Context, to target, taskID, session, text strin
 		b.send(ctx, to, fmt.Sprintf("⚠️ Task %s has no open question (answered already?).", taskID), nil)
 		return
 	}
-	v, err := f.Answer(session, text)
+	v, err := f.Do(ctx, fleet.Command{Verb: fleet.Answer, Session: session, Text: text, Who: to.person()})
 	if err != nil {
 		b.send(ctx, to, errorText(err), nil)
 		return
 	}
 	b.send(ctx, to, "✍️ answer recorded; the loop resumes.\n"+taskText(v, b.opts.Now()), keyboard(taskButtons(v)))
+}
+
+// person is who gave a command in the chat, as its record names them.
+func (t target) person() fleet.Who {
+	return fleet.Who{Surface: fleet.SurfaceTelegram, User: t.who}
 }

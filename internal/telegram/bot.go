@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"ralph/internal/fleet"
 	"ralph/internal/httpcap"
 	"ralph/internal/redact"
 	"ralph/internal/serve"
@@ -33,14 +35,11 @@ import (
 
 // Fleet is what the bot drives: *serve.Daemon.
 type Fleet interface {
-	StartFrom(ctx context.Context, session, title, origin, replyTo string) (serve.TaskView, error)
-	Loop(session string, maxLoops int) (serve.TaskView, error)
+	// Do carries out a person's command: the one way the bot changes the
+	// fleet, as every surface does.
+	Do(ctx context.Context, c fleet.Command) (serve.TaskView, error)
 	Status(session string) (serve.TaskView, error)
 	List() ([]serve.TaskView, error)
-	Stop(session string) (serve.TaskView, error)
-	Cancel(session string) (serve.TaskView, error)
-	Reset(session string) (serve.TaskView, error)
-	Answer(session, text string) (serve.TaskView, error)
 	Sessions() ([]serve.Session, error)
 	Watchdog() []serve.WatchStatus
 }
@@ -228,6 +227,17 @@ func (b *Bot) onUpdate(_ context.Context, _ *bot.Bot, upd *models.Update) {
 	// Edits, channel posts and the rest are not commands.
 }
 
+// userName is how a command's record names its Telegram sender.
+func userName(u *models.User) string {
+	if u == nil {
+		return ""
+	}
+	if u.Username != "" {
+		return "@" + u.Username
+	}
+	return strconv.FormatInt(u.ID, 10)
+}
+
 func (b *Bot) onMessage(m *models.Message) {
 	if m.From == nil || m.From.IsBot {
 		return // never another bot, nor this one
@@ -236,7 +246,7 @@ func (b *Bot) onMessage(m *models.Message) {
 		b.stranger(m.Chat.ID, m.From.ID, "message")
 		return
 	}
-	to := target{chat: m.Chat.ID}
+	to := target{chat: m.Chat.ID, who: userName(m.From)}
 	if m.IsTopicMessage {
 		to.thread = m.MessageThreadID
 	}
@@ -283,7 +293,7 @@ func (b *Bot) onCallback(cq *models.CallbackQuery) {
 		b.post("", func(ctx context.Context) { b.answerCallback(ctx, cq.ID, "That button is not mine.") })
 		return
 	}
-	to := target{chat: chat}
+	to := target{chat: chat, who: userName(&cq.From)}
 	b.post(p.session, func(ctx context.Context) { b.press(ctx, to, cq.ID, msgID, text, p) })
 }
 

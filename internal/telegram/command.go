@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"ralph/internal/fleet"
 	"ralph/internal/serve"
 )
 
@@ -26,7 +27,28 @@ const (
 	Answer   Verb = "answer"
 	Circuit  Verb = "circuit"
 	Watchdog Verb = "watchdog"
+	Pause    Verb = "pause"
+	Resume   Verb = "resume"
+	Retry    Verb = "retry"
 )
+
+// fleetVerbs are the chat's words for the fleet's commands: every fleet
+// verb is here, or in lacks with the reason (the surface-parity test holds
+// the bot to it).
+var fleetVerbs = map[Verb]fleet.Verb{
+	Start: fleet.Start, Loop: fleet.Loop, Stop: fleet.Stop, Cancel: fleet.Cancel, Reset: fleet.Reset,
+	Answer: fleet.Answer, Pause: fleet.Pause, Resume: fleet.Resume, Retry: fleet.Retry,
+}
+
+// FleetVerbs lists the fleet commands a chat can give, with how to say
+// each; start_loop is start's "--loop N".
+func FleetVerbs() map[fleet.Verb]string {
+	out := map[fleet.Verb]string{fleet.StartLoop: usageOf(Start)}
+	for v, fv := range fleetVerbs {
+		out[fv] = usageOf(v)
+	}
+	return out
+}
 
 // maxLoopsAsked bounds `/ralph loop N MAX`: a typo of a few digits more
 // should not buy a loop for ever.
@@ -39,7 +61,7 @@ type Command struct {
 	Session string // "" for status of all, list, help, watchdog
 	Title   string // of start
 	Text    string // of answer
-	Max     int    // of loop; 0 is the default (100)
+	Max     int    // of loop, retry, and start with --loop; 0 is the default (100)
 	// Problem says why the command was not understood; the reply is then
 	// Usage (the line of the verb in question, "" the whole help).
 	Problem string
@@ -51,13 +73,16 @@ var usage = []struct {
 	verb Verb
 	line string
 }{
-	{Start, "/ralph start N task… — start a task on session N"},
+	{Start, "/ralph start N [--loop M] task… — start a task on session N (--loop M: and loop it at once)"},
 	{Loop, "/ralph loop N [max] — run its loop, up to max iterations (default 100)"},
 	{Status, "/ralph status [N] — one session's task, or all"},
 	{Stop, "/ralph stop N — stop the loop after its current iteration"},
 	{Cancel, "/ralph cancel N — give the task up now"},
 	{List, "/ralph list — each session's task"},
 	{Reset, "/ralph reset N — reset the circuit breaker"},
+	{Retry, "/ralph retry N — reset the breaker and loop again"},
+	{Pause, "/ralph pause N — hold the loop before its next iteration"},
+	{Resume, "/ralph resume N — let a paused loop go on"},
 	{Answer, "/ralph answer N text… — answer its question (or reply to the question)"},
 	{Circuit, "/circuit N — the breaker's state and history"},
 	{Watchdog, "/watchdog status — what the watchdog watches"},
@@ -113,10 +138,26 @@ func parseRalph(text string) Command {
 		if c, ok := checkSession(Start, s); !ok {
 			return c
 		}
+		c := Command{Verb: Start, Session: s}
+		if w, rest := nextWord(title); isLoopOption(w) {
+			m, more := nextWord(rest)
+			n, err := strconv.Atoi(m)
+			if err != nil || n < 1 || n > maxLoopsAsked {
+				return bad(Start, "--loop %q: want a whole number of iterations from 1 to %d", clipWord(m), maxLoopsAsked)
+			}
+			c.Max, title = n, more
+		} else if n, ok := strings.CutPrefix(strings.ToLower(w), "loop="); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 1 || v > maxLoopsAsked {
+				return bad(Start, "loop=%q: want a whole number of iterations from 1 to %d", clipWord(n), maxLoopsAsked)
+			}
+			c.Max, title = v, rest
+		}
 		if title == "" {
 			return bad(Start, "the task needs a title")
 		}
-		return Command{Verb: Start, Session: s, Title: title}
+		c.Title = title
+		return c
 	case Loop:
 		s, rest := nextWord(rest)
 		if c, ok := checkSession(Loop, s); !ok {
@@ -149,7 +190,7 @@ func parseRalph(text string) Command {
 			return bad(List, "list takes no session")
 		}
 		return Command{Verb: List}
-	case Stop, Cancel, Reset:
+	case Stop, Cancel, Reset, Pause, Resume, Retry:
 		return sessionOnly(v, rest)
 	case Answer:
 		s, answer := nextWord(rest)
@@ -162,6 +203,16 @@ func parseRalph(text string) Command {
 		return Command{Verb: Answer, Session: s, Text: answer}
 	}
 	return Command{Verb: Help, Problem: fmt.Sprintf("unknown command %q", clipWord(word))}
+}
+
+// isLoopOption is start's --loop, as a phone may type it (an em dash for
+// the two hyphens).
+func isLoopOption(w string) bool {
+	switch strings.ToLower(w) {
+	case "--loop", "—loop", "–loop", "-loop":
+		return true
+	}
+	return false
 }
 
 // sessionOnly reads a command that takes exactly one session.

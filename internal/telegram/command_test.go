@@ -24,6 +24,13 @@ func TestParse(t *testing.T) {
 			Command{Verb: Start, Session: "api", Title: "Add  rate limiting\nto the public endpoints"}},
 		{"/ralph start 5 `rm -rf /`; $(reboot)", true, Command{Verb: Start, Session: "5", Title: "`rm -rf /`; $(reboot)"}},
 		{"/ralph START 5 x", true, Command{Verb: Start, Session: "5", Title: "x"}},
+		{"/ralph start 5 --loop 30 Add login", true, Command{Verb: Start, Session: "5", Title: "Add login", Max: 30}},
+		{"/ralph start 5 —loop 30 Add login", true, Command{Verb: Start, Session: "5", Title: "Add login", Max: 30}}, // a phone's em dash
+		{"/ralph start 5 loop=7 Add login", true, Command{Verb: Start, Session: "5", Title: "Add login", Max: 7}},
+		{"/ralph start 5 loop the loop", true, Command{Verb: Start, Session: "5", Title: "loop the loop"}},
+		{"/ralph pause 5", true, Command{Verb: Pause, Session: "5"}},
+		{"/ralph resume 5", true, Command{Verb: Resume, Session: "5"}},
+		{"/ralph retry 5", true, Command{Verb: Retry, Session: "5"}},
 		{"/ralph loop 5", true, Command{Verb: Loop, Session: "5"}},
 		{"/ralph loop 5 50", true, Command{Verb: Loop, Session: "5", Max: 50}},
 		{"/ralph status", true, Command{Verb: Status}},

@@ -23,6 +23,7 @@ type fakeFleet struct {
 	replyTo  map[string]string // task id → reply address
 	calls    []string
 	seq      int
+	who      []fleet.Who // who gave each command
 }
 
 func newFakeFleet(names ...string) *fakeFleet {
@@ -145,6 +146,51 @@ func (f *fakeFleet) Answer(s, text string) (serve.TaskView, error) {
 		return nil
 	})
 }
+func (f *fakeFleet) Pause(s string) (serve.TaskView, error) {
+	return f.verb("pause", s, nil)
+}
+func (f *fakeFleet) Resume(s string) (serve.TaskView, error) {
+	return f.verb("resume", s, nil)
+}
+
+// Do is the daemon's one way in: the fake's verbs, with who asked kept.
+func (f *fakeFleet) Do(ctx context.Context, c fleet.Command) (serve.TaskView, error) {
+	if err := c.Validate(); err != nil {
+		return serve.TaskView{}, err
+	}
+	f.mu.Lock()
+	f.who = append(f.who, c.Who)
+	f.mu.Unlock()
+	switch c.Verb {
+	case fleet.Start, fleet.StartLoop:
+		v, err := f.StartFrom(ctx, c.Session, c.Title, c.Origin, c.ReplyTo)
+		if err == nil && c.Verb == fleet.StartLoop {
+			return f.Loop(c.Session, c.MaxLoops)
+		}
+		return v, err
+	case fleet.Loop:
+		return f.Loop(c.Session, c.MaxLoops)
+	case fleet.Stop:
+		return f.Stop(c.Session)
+	case fleet.Cancel:
+		return f.Cancel(c.Session)
+	case fleet.Reset:
+		return f.Reset(c.Session)
+	case fleet.Retry:
+		if _, err := f.Reset(c.Session); err != nil {
+			return serve.TaskView{}, err
+		}
+		return f.Loop(c.Session, c.MaxLoops)
+	case fleet.Answer:
+		return f.Answer(c.Session, c.Text)
+	case fleet.Pause:
+		return f.Pause(c.Session)
+	case fleet.Resume:
+		return f.Resume(c.Session)
+	}
+	return serve.TaskView{}, fmt.Errorf("fake fleet: %s", c.Verb)
+}
+
 func (f *fakeFleet) Sessions() ([]serve.Session, error) { return f.sessions, nil }
 func (f *fakeFleet) Watchdog() []serve.WatchStatus      { return nil }
 

@@ -20,6 +20,9 @@ type target struct {
 	chat    int64
 	thread  int
 	replyTo int
+	// who is the person the message came from (@name, or the user id),
+	// recorded with the commands it gives.
+	who string
 }
 
 // address is the target as a task keeps it (serve's reply_to): the chat,

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/serve"
+	"ralph/internal/servetest"
+)
+
+// One step starts work (`ralph task start --loop N`, or the API's one
+// command), every command is recorded with who gave it — the CLI with its
+// user, another API client as the API — and `status` shows it.
+func TestServeOneStepStartAndWhoAsked(t *testing.T) {
+	r := servetest.New(t, servetest.Options{})
+	work := script.Iteration{Files: map[string]string{"w.txt": "{{call}}\n"},
+		StdoutLines: []json.RawMessage{servetest.ResultLine("sess-a", "Working."+servetest.RalphStatus("IN_PROGRESS", false, 2))}}
+	r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{work}})
+	r.Session("b", script.Script{RepeatLast: true, Iterations: []script.Iteration{work}})
+	r.Env = append(r.Env, "USER=ann")
+	r.Start(2)
+
+	out := r.OK("start", "--loop", "2", "a", "Add", "a", "health", "endpoint")
+	if !strings.Contains(out, "started a (task ") || !strings.Contains(out, "looping, at most 2 iterations") {
+		t.Errorf("start --loop says:\n%s", out)
+	}
+	v := r.WaitFor("a", "its two loops", servetest.StateIs("waiting"))
+	if v.LoopCount != 2 || v.ExitReason != "max_loops" {
+		t.Errorf("one-step task: %d loops, %s", v.LoopCount, v.ExitReason)
+	}
+	if len(v.Commands) != 1 || v.Commands[0].Verb != "start_loop" || v.Commands[0].By != "cli:ann" {
+		t.Errorf("recorded commands: %+v", v.Commands)
+	}
+	if st := r.OK("status", "a"); !strings.Contains(st, "start_loop by cli:ann") {
+		t.Errorf("human status does not say who started it:\n%s", st)
+	}
+
+	// Another client of the API is the API, whatever it claims to be.
+	token := strings.TrimSpace(readFile(t, r.Home+"/api-token"))
+	code, body := r.API("POST", "/api/commands", token,
+		`{"verb":"start_loop","session":"b","title":"Second","max_loops":1,"who":{"surface":"telegram","user":"mallory"}}`)
+	if code != 201 {
+		t.Fatalf("POST /api/commands: %d %s", code, body)
+	}
+	var got serve.TaskView
+	if err := json.Unmarshal([]byte(body), &got); err != nil || len(got.Commands) != 1 || got.Commands[0].By != "api" {
+		t.Errorf("the API's command was recorded as %+v (%v)", got.Commands, err)
+	}
+	if code, body := r.API("POST", "/api/commands", token, `{"verb":"start","session":"b","title":"","who":{}}`); code != 400 ||
+		!strings.Contains(body, "title: a task needs a title") {
+		t.Errorf("a command without its title: %d %s", code, body)
+	}
+}
