@@ -53,3 +53,32 @@ func TestServeOneStepStartAndWhoAsked(t *testing.T) {
 		t.Errorf("a command without its title: %d %s", code, body)
 	}
 }
+
+// A session's second task counts its own loops from 1 everywhere: the
+// view's loop count, its history, its breaker's current loop and the
+// daemon's log agree.
+func TestServeLoopsArePerTask(t *testing.T) {
+	r := servetest.New(t, servetest.Options{})
+	work := script.Iteration{Files: map[string]string{"w.txt": "{{call}}\n"},
+		StdoutLines: []json.RawMessage{servetest.ResultLine("sess-a", "Working."+servetest.RalphStatus("IN_PROGRESS", false, 2))}}
+	r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{work}})
+	r.Start(1)
+
+	r.OK("start", "--loop", "3", "a", "First")
+	r.WaitFor("a", "the first task's loops", servetest.StateIs("waiting"))
+	r.OK("cancel", "a")
+	r.OK("start", "--loop", "2", "a", "Second")
+	v := r.WaitFor("a", "the second task's loops", servetest.StateIs("waiting"))
+	if v.Title != "Second" || v.LoopCount != 2 || v.CircuitBreaker.CurrentLoop != 2 {
+		t.Errorf("second task: loop %d, breaker's current loop %d (%s)", v.LoopCount, v.CircuitBreaker.CurrentLoop, v.Title)
+	}
+	if len(v.History) != 2 || v.History[0].Loop != 1 || v.History[1].Loop != 2 {
+		t.Errorf("second task's history: %+v", v.History)
+	}
+	if out := r.OK("circuit", "a"); !strings.Contains(out, "loop 2/2): breaker CLOSED") {
+		t.Errorf("ralph task circuit:\n%s", out)
+	}
+	if n := strings.Count(r.Log.String(), "[a] ralph: starting at loop 1 "); n != 2 {
+		t.Errorf("the log starts %d loops at 1, want 2 (one per task):\n%s", n, r.Log.String())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // pure Go: the binary stays static
@@ -80,7 +81,7 @@ CREATE TABLE IF NOT EXISTS iterations (
 	loop    INTEGER NOT NULL,
 	task_id TEXT NOT NULL,
 	record  TEXT NOT NULL,
-	PRIMARY KEY (session, loop)
+	PRIMARY KEY (session, task_id, loop)
 );
 `
 
@@ -103,6 +104,10 @@ func OpenDB(path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if err := rekeyIterations(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	ro, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
 	if err != nil {
 		db.Close()
@@ -118,6 +123,38 @@ func OpenDB(path string) (*DB, error) {
 var laterColumns = []struct{ table, column, decl string }{
 	{"tasks", "reply_to", `TEXT NOT NULL DEFAULT ''`},
 	{"tasks", "first_cost", `REAL NOT NULL DEFAULT 0`},
+}
+
+// rekeyIterations brings an older store's iterations under the key of
+// per-task loop numbers, (session, task, loop): before, a session numbered
+// its loops across its tasks, and (session, loop) was unique. The rows
+// keep their numbers (their tasks' views count from each task's first
+// loop, as they always did); only the key changes.
+func rekeyIterations(db *sql.DB) error {
+	var ddl string
+	if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'iterations'`).Scan(&ddl); err != nil {
+		return err
+	}
+	if !strings.Contains(ddl, "PRIMARY KEY (session, loop)") {
+		return nil
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`CREATE TABLE iterations_rekeyed (session TEXT NOT NULL, loop INTEGER NOT NULL, task_id TEXT NOT NULL, record TEXT NOT NULL,
+			PRIMARY KEY (session, task_id, loop))`,
+		`INSERT INTO iterations_rekeyed(session, loop, task_id, record) SELECT session, loop, task_id, record FROM iterations`,
+		`DROP TABLE iterations`,
+		`ALTER TABLE iterations_rekeyed RENAME TO iterations`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // addColumns brings an older store up to the schema.
@@ -226,7 +263,7 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 			session, rec.Loop, taskID, string(r)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM iterations WHERE session = ? AND loop <= ?`, session, rec.Loop-historyKeep); err != nil {
+		if _, err := tx.Exec(`DELETE FROM iterations WHERE session = ? AND task_id = ? AND loop <= ?`, session, taskID, rec.Loop-historyKeep); err != nil {
 			return err
 		}
 	}

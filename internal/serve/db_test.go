@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -185,4 +186,37 @@ func TestDBViewCacheMatchesTheStore(t *testing.T) {
 	save("t2", 10, 10, true)
 	db.cache.setProgress("5", old, gen)
 	check("after a stale read", "t2")
+}
+
+// A store made before loops were numbered per task keeps its iterations
+// under the new key, and two tasks' loop 1 can both be stored.
+func TestOldIterationsAreRekeyed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ralph.db")
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE iterations (session TEXT NOT NULL, loop INTEGER NOT NULL, task_id TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (session, loop))`,
+		`INSERT INTO iterations VALUES ('a', 7, 't1', '{"loop":7}')`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	db, err := OpenDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.db.QueryRow(`SELECT count(*) FROM iterations WHERE session = 'a' AND task_id = 't1' AND loop = 7`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the old row after the rekey: %d, %v", n, err)
+	}
+	for _, task := range []string{"t1", "t2"} {
+		if _, err := db.db.Exec(`INSERT INTO iterations VALUES ('a', 1, ?, '{}')`, task); err != nil {
+			t.Errorf("loop 1 of %s: %v", task, err)
+		}
+	}
 }

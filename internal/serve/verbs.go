@@ -221,11 +221,19 @@ func (d *Daemon) startFrom(ctx context.Context, session, title, origin, replyTo 
 	if _, err := d.current(fleet.Start, session); err != nil {
 		return TaskView{}, err
 	}
-	st, _, err := d.db.LoadState(session)
+	now := d.opts.Now()
+	st, found, err := d.db.LoadState(session)
 	if err != nil {
 		return TaskView{}, err
 	}
-	now := d.opts.Now()
+	// The task's loops count from 1 and its breaker is its own, on every
+	// surface (the core says what a new task keeps of its session).
+	if found {
+		st = loop.ForTask(st, now.UTC().Round(0))
+		if err := d.db.SaveState(session, "", st, nil); err != nil {
+			return TaskView{}, err
+		}
+	}
 	path := d.opts.Home.TaskFile(session)
 	if data, err := readTaskFile(path); err == nil {
 		// A file no task owns (a crash between writing it and the insert,

@@ -44,7 +44,7 @@ type TaskUsage struct {
 // cost and last summary without decoding every record.
 func (d *Daemon) Usage() (map[string]TaskUsage, error) {
 	rows, err := d.db.ro.Query(`SELECT task_id, loop, json_extract(record, '$.cost_usd'), json_extract(record, '$.input_tokens'),
-		json_extract(record, '$.output_tokens'), json_extract(record, '$.summary') FROM iterations ORDER BY session, loop`)
+		json_extract(record, '$.output_tokens'), json_extract(record, '$.summary') FROM iterations ORDER BY session, rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ type SessionIteration struct {
 // Iterations returns every kept iteration (a session's last 50), by
 // session then loop: the data of the dashboard's statistics.
 func (d *Daemon) Iterations() ([]SessionIteration, error) {
-	rows, err := d.db.ro.Query(`SELECT session, task_id, record FROM iterations ORDER BY session, loop`)
+	rows, err := d.db.ro.Query(`SELECT session, task_id, record FROM iterations ORDER BY session, rowid`)
 	if err != nil {
 		return nil, err
 	}

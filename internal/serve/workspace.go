@@ -100,7 +100,8 @@ func (w *workspace) IterationLogs(n int, start time.Time) (string, string) {
 }
 
 func (w *workspace) PruneIterationLogs(keep int) ([]string, error) {
-	return store.PruneIterationLogs(w.home.LogDir(w.session.Name), keep)
+	// Each task numbers its loops from 1: the newest logs are the latest.
+	return store.PruneIterationLogsByTime(w.home.LogDir(w.session.Name), keep)
 }
 
 func (w *workspace) LoadState() (loop.State, bool, []string, error) {

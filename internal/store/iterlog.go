@@ -64,6 +64,17 @@ func IterationLogBase(n int, start time.Time) string {
 // never looks older than an old one. An iteration's stdout and stderr logs
 // count as one and go together. keep <= 0 turns retention off.
 func PruneIterationLogs(dir string, keep int) ([]string, error) {
+	return pruneIterationLogs(dir, keep, false)
+}
+
+// PruneIterationLogsByTime is PruneIterationLogs where the numbers start
+// again at 1 (a daemon session numbers each task's loops from 1): the
+// later start is newer, then the higher number.
+func PruneIterationLogsByTime(dir string, keep int) ([]string, error) {
+	return pruneIterationLogs(dir, keep, true)
+}
+
+func pruneIterationLogs(dir string, keep int, byTime bool) ([]string, error) {
 	if keep <= 0 {
 		return nil, nil
 	}
@@ -106,6 +117,9 @@ func PruneIterationLogs(dir string, keep int) ([]string, error) {
 		its = append(its, it)
 	}
 	slices.SortFunc(its, func(a, b *iteration) int { // newest first
+		if byTime {
+			return cmp.Or(cmp.Compare(b.start, a.start), cmp.Compare(b.n, a.n))
+		}
 		return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(b.start, a.start))
 	})
 	var removed []string

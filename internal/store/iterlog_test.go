@@ -104,3 +104,25 @@ func TestParseIterationLogName(t *testing.T) {
 		}
 	}
 }
+
+// Where each task numbers its loops from 1 (a daemon session), the latest
+// start is the newest: a new task's loop 1 is kept over an old task's 50.
+func TestPruneIterationLogsByTime(t *testing.T) {
+	dir := t.TempDir()
+	write := func(n int, at time.Time) string {
+		base := filepath.Join(dir, IterationLogBase(n, at))
+		for _, suf := range []string{StdoutSuffix, StderrSuffix} {
+			if err := os.WriteFile(base+suf, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return base
+	}
+	old := write(50, t0)
+	write(1, t0.Add(time.Hour))
+	write(2, t0.Add(2*time.Hour))
+	removed, err := PruneIterationLogsByTime(dir, 2)
+	if err != nil || len(removed) != 2 || removed[0] != old+StderrSuffix || removed[1] != old+StdoutSuffix {
+		t.Errorf("removed %q, %v; want the old task's loop 50", removed, err)
+	}
+}
