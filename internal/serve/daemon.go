@@ -102,6 +102,9 @@ type worker struct {
 	ctl       *controller
 	cancel    context.CancelFunc
 	cancelled bool
+	// gone is closed when the worker leaves the session, so a cancel
+	// waits for it without polling.
+	gone chan struct{}
 }
 
 // Open prepares the daemon: RALPH_HOME, its lock, the store, the sessions;
@@ -266,7 +269,7 @@ func (d *Daemon) schedule() {
 // startWorker runs t's loop in a goroutine; d.mu is held.
 func (d *Daemon) startWorker(t Task) {
 	ctx, cancel := context.WithCancel(d.ctx)
-	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel}
+	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{})}
 	d.workers[t.Session] = w
 	d.publish(t, "task_running", "")
 	d.wg.Add(1)
@@ -415,6 +418,7 @@ func (d *Daemon) finishOnce(started Task, w *worker, res engine.Result, question
 	done := func() {
 		if d.workers[started.Session] == w {
 			delete(d.workers, started.Session)
+			close(w.gone)
 		}
 	}
 	t, err := d.db.Task(started.ID)

@@ -340,15 +340,9 @@ func (d *Daemon) cancel(session, by string) (TaskView, error) {
 	if w != nil {
 		// The loop ends within the agent's grace period; wait for it so
 		// the answer shows the task cancelled.
-		deadline := time.Now().Add(15 * time.Second)
-		for time.Now().Before(deadline) {
-			d.mu.Lock()
-			still := d.workers[session] == w
-			d.mu.Unlock()
-			if !still {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
+		select {
+		case <-w.gone:
+		case <-time.After(15 * time.Second):
 		}
 	}
 	t, err := d.db.Task(cur.ID)
