@@ -254,6 +254,13 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	}
 	fmt.Fprintf(ios.Err, "ralph serve: listening on http://%s, RALPH_HOME %s, sessions: %s, max %d loops at once%s\n",
 		ln.Addr(), home, orNone(strings.Join(names, ", ")), o.MaxParallel, backendNote(o))
+	base := "http://" + ln.Addr().String()
+	// Clients on this machine find the daemon by its home (ralph task
+	// --home, RALPH_HOME), whatever port it listens on.
+	if err := serve.WriteAddress(serve.Home(home), base); err != nil {
+		fmt.Fprintf(ios.Err, "ralph serve: warning: %v\n", err)
+	}
+	fmt.Fprint(ios.Err, dashboardNote(base, serve.Home(home), token, isTerminal(ios.Err)))
 	errc := make(chan error, 1)
 	go func() { errc <- d.Serve(ctx, ln, token) }()
 	chat := make(chan struct{})
@@ -400,4 +407,18 @@ func backendNote(o *serveOptions) string {
 		return ""
 	}
 	return fmt.Sprintf(", on Temporal at %s (queue %s)", o.Temporal.Address, o.TemporalQueue)
+}
+
+// dashboardNote says where the dashboard is and how to log in: with the
+// login link itself only on a terminal a person reads — a log file or a
+// service's journal never gets the token, only where to read it.
+func dashboardNote(base string, home serve.Home, token string, terminal bool) string {
+	if terminal {
+		return fmt.Sprintf("ralph serve: dashboard %s/ — log in once with %s/?token=%s\n", base, base, token)
+	}
+	where := home.TokenFile()
+	if os.Getenv(serve.EnvToken) != "" {
+		where = "$" + serve.EnvToken
+	}
+	return fmt.Sprintf("ralph serve: dashboard %s/ — log in once with %s/?token=TOKEN, the token in %s\n", base, base, where)
 }

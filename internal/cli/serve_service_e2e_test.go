@@ -82,3 +82,31 @@ func TestServeLoopsArePerTask(t *testing.T) {
 		t.Errorf("the log starts %d loops at 1, want 2 (one per task):\n%s", n, r.Log.String())
 	}
 }
+
+// The daemon says where its dashboard is and where the token lives, never
+// the token itself into its log; a client that knows only the daemon's
+// home finds it, on whatever port it listens.
+func TestServeSaysWhereItIsAndClientsFindIt(t *testing.T) {
+	r := servetest.New(t, servetest.Options{})
+	r.Session("a", script.Script{})
+	r.Start(1)
+	token := strings.TrimSpace(readFile(t, r.Home+"/api-token"))
+	log := r.Log.String()
+	if !strings.Contains(log, "dashboard http://"+r.Addr+"/ — log in once with http://"+r.Addr+"/?token=TOKEN, the token in "+r.Home+"/api-token") {
+		t.Errorf("the start-up lines do not say where the dashboard and the token are:\n%s", log)
+	}
+	if strings.Contains(log, token) {
+		t.Error("the token is in the daemon's log")
+	}
+	var env []string
+	for _, e := range r.Env {
+		if !strings.HasPrefix(e, "RALPH_SERVER=") && !strings.HasPrefix(e, "RALPH_API_TOKEN=") {
+			env = append(env, e)
+		}
+	}
+	c := r.Client
+	c.Env = append(env, "RALPH_SERVER=")
+	if out, errs, code := c.Task("list", "--home", r.Home); code != 0 || !strings.Contains(out, "no tasks") {
+		t.Errorf("a client with only --home: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -19,7 +19,8 @@ import (
 
 const taskLong = `Drives the tasks of a running ` + "`ralph serve`" + ` through its API.
 
-The server is --server URL, else $RALPH_SERVER, else ` + serve.DefaultServer + `.
+The server is --server URL, else $RALPH_SERVER, else the address the daemon
+of RALPH_HOME recorded when it started, else ` + serve.DefaultServer + `.
 The token is $RALPH_API_TOKEN, else the daemon's RALPH_HOME/api-token
 (--home, $RALPH_HOME, else $XDG_STATE_HOME/ralph, else ~/.local/state/ralph).
 
@@ -151,19 +152,24 @@ func runTask(ctx context.Context, o *taskOptions) error {
 }
 
 func (o *taskOptions) client() (*serve.Client, error) {
-	base := o.Server
-	if base == "" {
-		base = os.Getenv("RALPH_SERVER")
-	}
-	if base == "" {
-		base = serve.DefaultServer
-	}
 	home := o.Home
 	if home == "" {
 		var err error
 		if home, err = serve.DefaultHome(); err != nil {
 			return nil, err
 		}
+	}
+	// --server, then $RALPH_SERVER, then the address the daemon of this
+	// home recorded, then the default.
+	base := o.Server
+	if base == "" {
+		base = os.Getenv("RALPH_SERVER")
+	}
+	if base == "" {
+		base = serve.Address(serve.Home(home))
+	}
+	if base == "" {
+		base = serve.DefaultServer
 	}
 	tok, err := serve.Token(serve.Home(home), false)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"ralph/internal/fleet"
+	"ralph/internal/store"
 	"strings"
 	"time"
 )
@@ -141,4 +142,26 @@ func (c *Client) Watchdog(ctx context.Context) (json.RawMessage, error) {
 	var raw json.RawMessage
 	err := c.do(ctx, http.MethodGet, "/api/watchdog", nil, &raw)
 	return raw, err
+}
+
+// AddressFile is where a running daemon records the URL it listens on.
+func (h Home) AddressFile() string { return filepath.Join(string(h), "address") }
+
+// WriteAddress records the daemon's URL in its home.
+func WriteAddress(h Home, base string) error {
+	return store.WriteViewAtomic(h.AddressFile(), []byte(base+"\n"), 0o644)
+}
+
+// Address is the URL the daemon of home last listened on, "" when none
+// recorded one.
+func Address(h Home) string {
+	b, err := os.ReadFile(h.AddressFile())
+	if err != nil {
+		return ""
+	}
+	a := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(a, "http://") && !strings.HasPrefix(a, "https://") {
+		return ""
+	}
+	return a
 }
