@@ -110,7 +110,20 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request, token string) 
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: d.keys.session(d.now()), Path: "/",
 		MaxAge: int(cookieAge / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.Redirect(w, r, landing(r), http.StatusSeeOther)
+}
+
+// landing is where a login by link lands: the page it was asked for,
+// without the token (so it leaves the address bar and the history), or
+// the overview for a form's login.
+func landing(r *http.Request) string {
+	if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/") || strings.HasPrefix(r.URL.Path, "//") {
+		return "/"
+	}
+	q := r.URL.Query()
+	q.Del("token")
+	u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+	return u.String()
 }
 
 // loginBody caps the login form: a token and a CSRF field.
@@ -145,6 +158,11 @@ func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request) {
 // login page (401) and nothing else.
 func (d *Dashboard) guard(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		// A login link works on any page and lands on it.
+		if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet {
+			d.login(w, r, tok)
+			return
+		}
 		if !d.who(r).ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ralph"`)
 			d.refuse(w, r, http.StatusUnauthorized, "")

@@ -28,6 +28,20 @@ func TestAuth(t *testing.T) {
 	if rec := get(d, "/?token=wrong", nil); rec.Code != http.StatusUnauthorized || len(rec.Result().Cookies()) != 0 {
 		t.Errorf("a wrong token: %d %v", rec.Code, rec.Result().Cookies())
 	}
+	// A login link works on any page and lands on it, without the token.
+	for path, want := range map[string]string{
+		"/task/api?token=" + testToken:            "/task/api",
+		"/stats?token=" + testToken + "&range=7d": "/stats?range=7d",
+		"/?token=" + testToken + "&state=running": "/?state=running",
+	} {
+		rec := get(d, path, nil)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != want || len(rec.Result().Cookies()) != 1 {
+			t.Errorf("%s: %d to %q, cookies %v; want a login landing on %s", path, rec.Code, rec.Header().Get("Location"), rec.Result().Cookies(), want)
+		}
+	}
+	if rec := get(d, "/task/api?token=wrong", nil); rec.Code != http.StatusUnauthorized || len(rec.Result().Cookies()) != 0 {
+		t.Errorf("a wrong token on a task page: %d", rec.Code)
+	}
 	c := login(t, d)
 	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.MaxAge <= 0 {
 		t.Errorf("cookie attributes: %+v", c)
