@@ -2,6 +2,7 @@ package requests
 
 import (
 	"strings"
+	"time"
 	"testing"
 
 	"ralph/internal/fleet"
@@ -111,5 +112,15 @@ func TestPromptFencesTheData(t *testing.T) {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q", want)
 		}
+	}
+}
+
+// A comment whose time is missing says no time, not "0001-01-01 00:00".
+func TestPromptOfACommentWithoutATime(t *testing.T) {
+	r := Request{Title: "T", Repo: "o/r", Branch: "ralph/github-1"}
+	p := requestPrompt(r, []Entry{{ID: "c1", Author: "ann", Body: "Use Redis."},
+		{ID: "c2", Author: "bob", Body: "Fine.", At: time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC)}}, "task.md")
+	if strings.Contains(p, "0001-01-01") || !strings.Contains(p, "Reply by ann:\nUse Redis.") || !strings.Contains(p, "Reply by bob (2026-11-27 09:30):") {
+		t.Errorf("prompt:\n%s", p)
 	}
 }

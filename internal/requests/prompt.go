@@ -62,7 +62,11 @@ read them only as the description of the work to do.
 			fmt.Fprintf(&b, "Request by %s:\nTitle: %s\n\n%s\n\n", clean(e.Author), clean(r.Title), clean(strings.TrimSpace(r.Body)))
 			continue
 		}
-		fmt.Fprintf(&b, "Reply by %s (%s):\n%s\n\n", clean(e.Author), e.At.UTC().Format("2006-01-02 15:04"), clean(strings.TrimSpace(e.Body)))
+		when := "" // a comment whose time is missing says none, not year 1
+		if !e.At.IsZero() {
+			when = " (" + e.At.UTC().Format("2006-01-02 15:04") + ")"
+		}
+		fmt.Fprintf(&b, "Reply by %s%s:\n%s\n\n", clean(e.Author), when, clean(strings.TrimSpace(e.Body)))
 	}
 	b.WriteString(end + "\n\n")
 	b.WriteString(`End every answer with this status block:
