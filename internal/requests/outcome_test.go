@@ -2,8 +2,8 @@ package requests
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"ralph/internal/fleet"
 	"ralph/internal/serve"
