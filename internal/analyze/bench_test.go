@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -129,13 +130,24 @@ func BenchmarkAnalyzeStreamProse100MB(b *testing.B) { benchTranscript(b, 100<<20
 
 // TestWriteBenchTranscript writes the benchmark transcript to a file for
 // outside comparisons (jq, /usr/bin/time): RALPH_BENCH_OUT=path RALPH_BENCH_MB=200,
-// and RALPH_BENCH_PROSE=1 for the prose-heavy one.
+// and RALPH_BENCH_PROSE=1 for the prose-heavy one. Without RALPH_BENCH_OUT
+// it writes a small one and checks the analyzer reads it as stream-json.
 func TestWriteBenchTranscript(t *testing.T) {
 	out := os.Getenv("RALPH_BENCH_OUT")
-	if out == "" {
-		t.Skip("set RALPH_BENCH_OUT to write the benchmark transcript")
-	}
 	mb := int64(200)
+	if out == "" {
+		out, mb = filepath.Join(t.TempDir(), "transcript.jsonl"), 1
+		defer func() {
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if a, err := Analyze(f, Options{}); err != nil || a.Format != "stream-json" {
+				t.Errorf("the benchmark transcript reads as %+v, %v", a, err)
+			}
+		}()
+	}
 	fmt.Sscan(os.Getenv("RALPH_BENCH_MB"), &mb)
 	f, err := os.Create(out)
 	if err != nil {

@@ -203,7 +203,7 @@ func TestKilledWriter(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "state.json")
 	for round := range 3 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
+		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "STORE_HELPER_WRITE="+p)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -237,17 +237,13 @@ type helperDoc struct {
 	Fill string `json:"fill"`
 }
 
-// TestHelperWriter is the process TestKilledWriter kills; it does nothing
-// in a normal test run.
-func TestHelperWriter(t *testing.T) {
-	p := os.Getenv("STORE_HELPER_WRITE")
-	if p == "" {
-		t.Skip("helper process only")
-	}
+// helperWriter is the process TestKilledWriter kills: the test binary run
+// again with STORE_HELPER_WRITE (see TestMain). It writes until killed.
+func helperWriter(p string) error {
 	for i := 0; ; i++ {
 		fill := strings.Repeat(string(rune('a'+i%26)), helperFill)
 		if err := WriteJSON(p, helperDoc{N: i, Fill: fill}); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 }

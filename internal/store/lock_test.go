@@ -94,7 +94,7 @@ func TestLockContentionProcesses(t *testing.T) {
 		name := map[bool]string{false: "holder releases", true: "holder killed"}[kill]
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "ralph.lock")
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLockHolder$")
+			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), "STORE_HELPER_LOCK="+p)
 			stdin, _ := cmd.StdinPipe()
 			stdout, _ := cmd.StdoutPipe()
@@ -130,21 +130,16 @@ func TestLockContentionProcesses(t *testing.T) {
 	}
 }
 
-// TestHelperLockHolder is the holding process of TestLockContentionProcesses.
-func TestHelperLockHolder(t *testing.T) {
-	p := os.Getenv("STORE_HELPER_LOCK")
-	if p == "" {
-		t.Skip("helper process only")
-	}
+// lockHolder is the holding process of TestLockContentionProcesses: the
+// test binary run again with STORE_HELPER_LOCK (see TestMain).
+func lockHolder(p string) error {
 	l, err := AcquireLock(p)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	os.Stdout.WriteString("locked\n")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until the parent closes stdin
-	if err := l.Release(); err != nil {
-		t.Fatal(err)
-	}
+	return l.Release()
 }
 
 // deadPID returns the pid of a process that has exited.
