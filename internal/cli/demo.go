@@ -184,6 +184,10 @@ func chooseDemoAgent(ctx context.Context, choice string, env []string) (demoAgen
 	return demoAgent{name: "demo-agent", title: "ralph's built-in demo agent", note: note, argv: []string{exe, demoAgentCmd}}, nil
 }
 
+// demoAPIKey is the key the demo's agent sends the scripted model, which
+// checks none: a value no text of the demo contains.
+const demoAPIKey = "sk-ant-demo-offline-0000"
+
 // keptEnv are the inherited variables the agent may see: none of them
 // configures an agent or holds a secret.
 var keptEnv = []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"}
@@ -199,7 +203,9 @@ func demoAgentEnv(parent []string, home, baseURL string) []string {
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, "config"),
 		"TMPDIR=" + filepath.Join(home, "tmp"),
 		"ANTHROPIC_BASE_URL=" + baseURL,
-		"ANTHROPIC_API_KEY=demo",
+		// ralph masks every secret of an agent's environment by value: a
+		// key of a word ("demo") would blank that word in all it shows.
+		"ANTHROPIC_API_KEY=" + demoAPIKey,
 		// Otherwise Claude Code contacts outside hosts.
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		// A failed scripted reply is a bug in the demo, not worth retrying.

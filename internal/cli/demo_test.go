@@ -39,7 +39,7 @@ func TestDemoAgentEnvHidesTheUsersEnvironment(t *testing.T) {
 	env := effectiveEnv(parent, extra)
 	for k, want := range map[string]string{
 		"PATH": "/usr/bin", "LANG": "C.UTF-8", "HOME": "/tmp/h", "CLAUDE_CONFIG_DIR": "/tmp/h/config", "TMPDIR": "/tmp/h/tmp",
-		"ANTHROPIC_BASE_URL": "http://127.0.0.1:1234", "ANTHROPIC_API_KEY": "demo", "CLAUDE_CODE_OAUTH_TOKEN": "",
+		"ANTHROPIC_BASE_URL": "http://127.0.0.1:1234", "ANTHROPIC_API_KEY": demoAPIKey, "CLAUDE_CODE_OAUTH_TOKEN": "",
 		"HTTPS_PROXY": "", "ANTHROPIC_MODEL": "", "RALPH_MAX_LOOPS": "", "CLAUDE_CODE_MAX_RETRIES": "0",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 	} {

@@ -103,20 +103,20 @@ func NewProject(dir string) error {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil
 	}
-	return commit(dir)
+	return commit(dir, "greet: a program that says hello, with a ralph plan")
 }
 
 // commit makes the project's first commit. The user's git configuration
 // stays in force except for what could stop a throwaway commit: a missing
 // identity, commit signing (a passphrase prompt) and hooks.
-func commit(dir string) error {
+func commit(dir, message string) error {
 	ctx := context.Background()
 	base := []string{"-c", "user.name=ralph demo", "-c", "user.email=demo@ralph.invalid",
 		"-c", "commit.gpgsign=false", "-c", "core.hooksPath=.git/no-hooks", "-c", "init.defaultBranch=main"}
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},
-		{"commit", "-q", "--no-verify", "-m", "greet: a program that says hello, with a ralph plan"},
+		{"commit", "-q", "--no-verify", "-m", message},
 	} {
 		var stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
