@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -58,6 +59,8 @@ type demoOptions struct {
 	Agent     string
 	Dir       string
 	NoMonitor bool
+	// Serve shows the fleet instead: a ralph serve with two sessions.
+	Serve bool
 }
 
 // newDemoCmd builds `ralph demo`; runF replaces runDemoCmd in flag tests.
@@ -81,12 +84,19 @@ func newDemoCmd(ios IO, runF func(context.Context, *demoOptions) error) *cobra.C
 	cmd.Flags().StringVar(&o.Agent, "agent", demoAuto, "agent to run: claude (Claude Code), builtin, or auto (claude when installed)")
 	cmd.Flags().StringVar(&o.Dir, "dir", "", "create the project in `DIR` (missing or empty) and keep it")
 	cmd.Flags().BoolVar(&o.NoMonitor, "no-monitor", false, "print the loop's lines instead of showing the dashboard")
+	cmd.Flags().BoolVar(&o.Serve, "serve", false, "show the fleet: a ralph serve with two sessions, a question answered, the dashboard's login link")
 	return cmd
 }
 
 // runDemoCmd shows the demo under the dashboard on a terminal, as plain
 // lines elsewhere.
 func runDemoCmd(ctx context.Context, o *demoOptions) error {
+	if o.Serve {
+		if o.Agent == demoClaude {
+			return usageError{errors.New("--serve runs ralph's built-in agent; --agent claude goes with the single-loop demo")}
+		}
+		return runFleetDemo(ctx, o)
+	}
 	view := plainDemoView
 	if !o.NoMonitor && isTerminal(o.IO.Out) {
 		view = monitorDemoView

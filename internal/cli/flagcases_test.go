@@ -222,6 +222,7 @@ func demoFlagTest(t *testing.T, path string) {
 		{argv: "demo", want: &demoOptions{Agent: "auto"}},
 		{argv: "demo --keep --agent builtin --dir x --no-monitor", want: &demoOptions{Keep: true, Agent: "builtin", Dir: "x", NoMonitor: true}},
 		{argv: "demo --agent claude", want: &demoOptions{Agent: "claude"}},
+		{argv: "demo --serve --keep", want: &demoOptions{Agent: "auto", Serve: true, Keep: true}},
 		{argv: "demo --agent codex", code: 1, says: `--agent "codex": want auto, claude or builtin`},
 		{argv: "demo extra", code: 1, says: "Run 'ralph --help' for usage."},
 	})
