@@ -164,6 +164,9 @@ func TestServeTasksEndToEnd(t *testing.T) {
 	if len(lines) != 2 || json.Unmarshal([]byte(lines[1]), &second) != nil || !slices.Contains(second.Args, "sess-b") {
 		t.Errorf("the answered call did not resume the agent session sess-b:\n%s", calls)
 	}
+	if !strings.Contains(strings.Join(second.Args, "\n"), "## Answers to your questions") || !strings.Contains(strings.Join(second.Args, "\n"), "A: Use SQLite.") {
+		t.Errorf("the answered call's prompt lacks the answer:\n%s", strings.Join(second.Args, "\n"))
+	}
 
 	// Stop: the loop ends after its iteration and the task waits; cancel
 	// archives it; a running loop cancelled ends at once.

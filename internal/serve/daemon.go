@@ -326,7 +326,11 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err
 	}
-	text := prompt(t.Title, t.File, "")
+	var answers string
+	if data, err := readTaskFile(t.File); err == nil {
+		answers = answersOf(data)
+	}
+	text := prompt(t.Title, t.File, projectPrompt(sess.Dir), answers)
 	if d.opts.Prompt != nil {
 		if p, ok := d.opts.Prompt(t.Session, t.Title, t.File); ok {
 			text = p

@@ -123,11 +123,48 @@ func TestTaskFileAfterIteration(t *testing.T) {
 }
 
 func TestPromptNamesTheTaskFile(t *testing.T) {
-	p := prompt("Add auth", "/home/h/handoffs/5-task.md", "")
+	p := prompt("Add auth", "/home/h/handoffs/5-task.md", "", "")
 	for _, want := range []string{"# Task: Add auth", "/home/h/handoffs/5-task.md", "## Checklist", "## Answers", "RALPH_STATUS", "CLARITY_STATUS"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q", want)
 		}
+	}
+	if strings.Contains(p, "The project's own instructions") || strings.Contains(p, "## Answers to your questions") {
+		t.Errorf("sections for nothing:\n%s", p)
+	}
+}
+
+// The project's PROMPT.md and the person's answers come along in the
+// prompt; the answers are the task file's, the last of them when long.
+func TestPromptCarriesTheProjectsWaysAndTheAnswers(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".ralph", "PROMPT.md"), []byte("Run make check before every commit.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := []byte("# Task: x\n\n## Checklist\n\n## Answers\n\n### 2026-11-27 10:00\n\nQ: Which DB?\nA: SQLite.\n")
+	p := prompt("Add auth", "/h/5-task.md", projectPrompt(dir), answersOf(task))
+	for _, want := range []string{"## Answers to your questions", "Q: Which DB?\nA: SQLite.", "## The project's own instructions",
+		"Run make check before every commit.", "not fix_plan.md"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+	// A linked PROMPT.md is not read: a repository cannot pull a file of
+	// the host into the prompt.
+	secret := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600)
+	os.Remove(filepath.Join(dir, ".ralph", "PROMPT.md"))
+	if err := os.Symlink(secret, filepath.Join(dir, ".ralph", "PROMPT.md")); err != nil {
+		t.Fatal(err)
+	}
+	if got := projectPrompt(dir); got != "" {
+		t.Errorf("a linked PROMPT.md was read: %q", got)
+	}
+	if long := answersOf([]byte("\n## Answers\n" + strings.Repeat("a", maxPromptAnswers+100))); len(long) > maxPromptAnswers+4 {
+		t.Errorf("answers of %d bytes in the prompt", len(long))
 	}
 }
 

@@ -269,8 +269,12 @@ func (c *controller) reset(id, by, why string) {
 	c.req.ResetID, c.req.ResetBy, c.req.ResetWhy = id, by, why
 }
 
-// prompt is what the agent is told on every call of a task's loop.
-func prompt(title, taskFile string, projectPrompt string) string {
+// prompt is what the agent is told on every call of a task's loop. The
+// project's own PROMPT.md comes along for its ways of working (build,
+// tests, style, commits), not its workflow: a task's work is its checklist,
+// not fix_plan.md. answers are the person's answers so far, also in the
+// task file: in the prompt, the call cannot miss them.
+func prompt(title, taskFile, projectPrompt, answers string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Task: %s\n\n", title)
 	fmt.Fprintf(&b, "Your task file is %s.\n\n", taskFile)
@@ -291,12 +295,44 @@ FILES_MODIFIED: N
 TASKS_REMAINING: N
 ---END_RALPH_STATUS---
 `)
-	if projectPrompt != "" {
-		b.WriteString("\n## The project's own instructions\n\n")
-		b.WriteString(projectPrompt)
-		if !strings.HasSuffix(projectPrompt, "\n") {
-			b.WriteString("\n")
-		}
+	if answers = strings.TrimSpace(answers); answers != "" {
+		b.WriteString("\n## Answers to your questions\n\nThe person answered (also in the task file's \"## Answers\"):\n\n")
+		b.WriteString(answers + "\n")
+	}
+	if projectPrompt = strings.TrimSpace(projectPrompt); projectPrompt != "" {
+		b.WriteString("\n## The project's own instructions\n\nFrom the project's .ralph/PROMPT.md: follow its ways of working " +
+			"(how to build, test, style, commit), but your work is this task and its checklist, not fix_plan.md.\n\n")
+		b.WriteString(projectPrompt + "\n")
 	}
 	return b.String()
+}
+
+// answersOf is the "## Answers" section of a task file, the last
+// maxPromptAnswers bytes of it.
+func answersOf(taskFile []byte) string {
+	s := string(taskFile)
+	i := strings.Index(s, "\n## Answers\n")
+	if i < 0 {
+		return ""
+	}
+	a := strings.TrimSpace(s[i+len("\n## Answers\n"):])
+	if len(a) > maxPromptAnswers {
+		a = "…" + a[len(a)-maxPromptAnswers:]
+	}
+	return a
+}
+
+// maxPromptAnswers bounds the answers a prompt repeats; the task file
+// keeps them all.
+const maxPromptAnswers = 8 << 10
+
+// projectPrompt is the session's .ralph/PROMPT.md, read as every file a
+// repository supplies is read (confined, never through a link, capped);
+// "" when there is none or it cannot be read.
+func projectPrompt(dir string) string {
+	b, err := store.ReadIn(dir, filepath.Join(dir, ".ralph", "PROMPT.md"), store.MaxPromptSize)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
