@@ -34,15 +34,7 @@ func (d *Dashboard) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := d.src.Do(r.Context(), c); err != nil {
-		code := http.StatusInternalServerError
-		var fe *fleet.Error
-		if errors.As(err, &fe) {
-			code = http.StatusConflict
-			if fe.Code == fleet.Invalid {
-				code = http.StatusBadRequest
-			}
-		}
-		d.showStartProblem(w, r, code, store.Redact(err.Error()))
+		d.showStartProblem(w, r, refusalCode(err), store.Redact(err.Error()))
 		return
 	}
 	http.Redirect(w, r, "/task/"+url.PathEscape(c.Session), http.StatusSeeOther)
@@ -55,4 +47,19 @@ func (d *Dashboard) showStartProblem(w http.ResponseWriter, r *http.Request, cod
 	data.page = d.pageFor(r, "Fleet", "overview", "/events?view=overview")
 	data.StartProblem = problem
 	d.render(w, code, "overview.html", data)
+}
+
+// refusalCode is the HTTP status of a command the fleet refused.
+func refusalCode(err error) int {
+	var fe *fleet.Error
+	if !errors.As(err, &fe) {
+		return http.StatusInternalServerError
+	}
+	switch fe.Code {
+	case fleet.NotFound:
+		return http.StatusNotFound
+	case fleet.Invalid:
+		return http.StatusBadRequest
+	}
+	return http.StatusConflict
 }

@@ -203,17 +203,8 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	_, err := d.src.Do(r.Context(), c)
-	if err != nil {
-		code := http.StatusInternalServerError
-		var fe *fleet.Error
-		if errors.As(err, &fe) {
-			code = http.StatusConflict
-			if fe.Code == fleet.NotFound {
-				code = http.StatusNotFound
-			}
-		}
-		d.showTask(w, r, code, store.Redact(err.Error()))
+	if _, err := d.src.Do(r.Context(), c); err != nil {
+		d.showTask(w, r, refusalCode(err), store.Redact(err.Error()))
 		return
 	}
 	http.Redirect(w, r, "/task/"+url.PathEscape(session), http.StatusSeeOther)
