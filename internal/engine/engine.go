@@ -92,6 +92,9 @@ type Engine struct {
 	// guard pins and watches the project's git while agents run
 	// sandboxed (nil: not sandboxed, or not a repository).
 	guard *gitx.Guard
+	// nextBefore is the last call's after-snapshot, the next call's
+	// before-snapshot (nil: take one).
+	nextBefore *gitx.Snap
 	// planWarned is the plan warning last shown.
 	planWarned string
 	// short counts the retries of a wait for resources in progress;

@@ -45,7 +45,16 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 			e.emit(loop.Event{Type: loop.EventBackup, Loop: n, Message: ref})
 		}
 	}
-	snap, err := e.deps.Snapshot(ctx, dir)
+	// The last call's after-snapshot is this one's before: nothing but
+	// ralph's own state (which snapshots leave out) changed since, and a
+	// git status per iteration is saved.
+	var snap gitx.Snap
+	if e.nextBefore != nil {
+		snap, err = *e.nextBefore, nil
+	} else {
+		snap, err = e.deps.Snapshot(ctx, dir)
+	}
+	e.nextBefore = nil
 	if tampered(err) || scarce.Of(err) != "" {
 		// A changed control file ends the loop; a shortage is waited out
 		// first, or the call's progress would be misread.
@@ -128,6 +137,8 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "git snapshot failed: " + err.Error()})
 		} else {
 			prog = gitx.Compare(snap, after)
+			after.Since = nil // as a before-snapshot it is a plain one
+			e.nextBefore = &after
 		}
 	}
 	afterPlan, _ := e.readPlan()

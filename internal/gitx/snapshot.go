@@ -34,6 +34,10 @@ type Snap struct {
 	// Since is set by SnapshotAfter: commits added relative to the earlier
 	// snapshot's Head. Nil after a plain Snapshot.
 	Since *Since
+
+	// loc is where the snapshot's directory sits in its repository, so the
+	// next snapshot of it needs no git process to find out again.
+	loc location
 }
 
 // Since is what happened to HEAD between two snapshots, captured while
@@ -77,10 +81,17 @@ func Snapshot(ctx context.Context, dir string) (Snap, error) {
 // SnapshotAfter is Snapshot plus the commits made since before was taken,
 // so that Compare(before, after) can count them. Use it for the snapshot
 // taken after an agent call.
+//
+// The repository's place is the earlier snapshot's: a work tree's root does
+// not move during an agent call, and asking git again would cost a process
+// per iteration. (A tree that stopped being one fails the status instead.)
 func SnapshotAfter(ctx context.Context, dir string, before Snap) (Snap, error) {
-	loc, err := locate(ctx, dir)
-	if err != nil || !loc.inRepo {
-		return Snap{}, err
+	loc := before.loc
+	if !before.InRepo || loc.root == "" {
+		var err error
+		if loc, err = locate(ctx, dir); err != nil || !loc.inRepo {
+			return Snap{}, err
+		}
 	}
 	s, err := snapshotAt(ctx, loc)
 	if err != nil {
@@ -106,7 +117,7 @@ func snapshotAt(ctx context.Context, loc location) (Snap, error) {
 	if err != nil {
 		return Snap{}, err
 	}
-	s := Snap{InRepo: true, Root: loc.root, Head: st.head, Branch: st.branch, Paths: make(map[string]string, len(st.entries))}
+	s := Snap{InRepo: true, Root: loc.root, Head: st.head, Branch: st.branch, Paths: make(map[string]string, len(st.entries)), loc: loc}
 	var toHash []string
 	for _, e := range st.entries {
 		if e.hashWorktree {
