@@ -100,13 +100,16 @@ func (b tab) waitJS(what, js string, d time.Duration) {
 	b.t.Fatalf("never %s (%s); the page shows:\n%s", what, js, html)
 }
 
-// click presses a button in one step of the page's own: a live page may
-// swap the button for a fresh copy between a lookup and a click. The
-// click comes after the evaluation returns, so its navigation cannot make
-// the evaluation fail and be tried again.
-func (b tab) click(sel string) {
+// submit sends a form of the page as pressing its button would — its
+// action, its fields (the CSRF token among them), the page's cookie and
+// origin — in one step of the page's own: a live page may swap the form for
+// a fresh copy between any two steps, so a lookup and a later click could
+// press a node that is gone. set runs first, in the same step (to type a
+// value into the form).
+func (b tab) submit(formSel, set string) {
 	b.t.Helper()
-	b.waitJS("a "+sel+" to press", `(() => { const e = document.querySelector(`+jsString(sel)+`); if (!e) return false; setTimeout(() => e.click(), 0); return true })()`, 10*time.Second)
+	b.waitJS("a "+formSel+" to send", `(() => { const f = document.querySelector(`+jsString(formSel)+`); if (!f) return false; `+set+
+		`; fetch(f.action, {method: "POST", body: new URLSearchParams(new FormData(f)), credentials: "same-origin", redirect: "manual"}); return true })()`, 10*time.Second)
 }
 
 func (b tab) text(sel string) string {
@@ -220,9 +223,8 @@ func TestBrowser(t *testing.T) {
 	b.run(chromedp.Navigate(base + "/task/beta"))
 	b.waitJS("the question", `document.querySelector("#question").innerText.includes("PostgreSQL or SQLite?")`, 10*time.Second)
 	b.shot("dashboard-question.png")
-	// Typed and sent in one step: a live update may replace the form
-	// between two steps (a typed value, or the node itself, would be gone).
-	b.waitJS("the answer sent", `(() => { const a = document.querySelector("#answer"); if (!a) return false; a.value = "SQLite, please"; const btn = a.form.querySelector("button[type=submit]"); setTimeout(() => btn.click(), 0); return true })()`, 10*time.Second)
+	// Typed and sent in one step (see submit).
+	b.submit(`form[action="/task/beta/answer"]`, `f.querySelector("#answer").value = "SQLite, please"`)
 	b.waitJS("beta done", `document.querySelector("#state").innerText.includes("done")`, 30*time.Second)
 	if s := r.state("beta"); s != "done" {
 		t.Errorf("beta after the answer: %s", s)
@@ -230,7 +232,7 @@ func TestBrowser(t *testing.T) {
 
 	// Stop, pressed in the page: the loop ends after its iteration.
 	b.run(chromedp.Navigate(base + "/task/alpha"))
-	b.click(`form[action="/task/alpha/stop"] button`)
+	b.submit(`form[action="/task/alpha/stop"]`, "")
 	b.waitJS("alpha stopped", `document.querySelector("#state").innerText.includes("waiting")`, 30*time.Second)
 	if s := r.state("alpha"); s != "waiting" {
 		t.Errorf("alpha after stop: %s", s)
