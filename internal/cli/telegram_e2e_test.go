@@ -135,7 +135,9 @@ func TestTelegramEndToEnd(t *testing.T) {
 		{tgOwner, "/ralph status", "a · t2 running"},
 		{tgOwner, "/circuit 5", "⚡ 5 · breaker CLOSED"},
 		{tgOwner, "/watchdog status", "👁"},
-		{tgOwner, "/ralph", "/ralph start N task…"},
+		{tgOwner, "/ralph", "/ralph start N [--loop M] task…"},
+		{tgOwner, "/ralph pause a", "⏸ paused: the loop holds before its next iteration."},
+		{tgOwner, "/ralph resume a", "▶️ resumed."},
 		{tgOwner, "/ralph deploy 5", `unknown command "deploy"`},
 		{tgOwner, "/ralph loop 5 lots", "usage: /ralph loop N [max]"},
 		{tgOwner, "/ralph status zz", `unknown session "zz"; known sessions: 5, a`},
@@ -156,6 +158,10 @@ func TestTelegramEndToEnd(t *testing.T) {
 	said(t, api, n, "▶️ a · t2 running")
 	if v := r.Status("a"); v.State != "running" || v.MaxLoops-v.LoopCount < 8 || v.MaxLoops-v.LoopCount > 10 {
 		t.Errorf("after the button: %s %d/%d", v.State, v.LoopCount, v.MaxLoops)
+	}
+	// What the chat did is recorded as the chat's, with who did it.
+	if v := r.Status("a"); len(v.Commands) == 0 || !strings.HasPrefix(v.Commands[len(v.Commands)-1].By, "telegram:") {
+		t.Errorf("the chat's commands were recorded as %+v", v.Commands)
 	}
 	for _, c := range []struct{ text, want string }{
 		{"/ralph reset a", "🔁 circuit breaker reset"},
