@@ -47,7 +47,10 @@ func watchAgentGroups(st *store.Store, log io.Writer) (stop func()) {
 			_ = os.Remove(path)
 			return
 		}
-		if err := store.WriteJSON(path, agentGroups{PID: os.Getpid(), Marker: marker, Groups: live}); err != nil {
+		// Not synced: the file only has to survive a kill of ralph, which
+		// leaves the page cache alone; a crash of the machine leaves no
+		// agent running to end.
+		if err := store.WriteViewJSON(path, agentGroups{PID: os.Getpid(), Marker: marker, Groups: live}); err != nil {
 			fmt.Fprintf(os.Stderr, "ralph: warning: %v\n", err)
 		}
 	})

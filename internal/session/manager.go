@@ -237,13 +237,16 @@ func (m *Manager) recoverFile(ce *store.CorruptError, out *Outcome, then string)
 }
 
 // commit writes the ralph session, and the history when this call added
-// to it.
+// to it. A call that only moved the session's last-used time writes it
+// without syncing it to disk: that happens every iteration, and a power cut
+// that loses it costs nothing but an earlier expiry — a change of session
+// is written durably.
 func (m *Manager) commit(r RalphSession, h []Transition, out Outcome) error {
+	if len(out.Transitions) == 0 {
+		return saveRalphView(m.st.RalphSessionFile(), r)
+	}
 	if err := SaveRalph(m.st.RalphSessionFile(), r); err != nil {
 		return err
-	}
-	if len(out.Transitions) == 0 {
-		return nil
 	}
 	return SaveHistory(m.st.SessionHistoryFile(), h)
 }

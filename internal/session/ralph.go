@@ -182,6 +182,9 @@ func LoadRalph(path string) (RalphSession, error) {
 // SaveRalph writes .ralph_session atomically.
 func SaveRalph(path string, r RalphSession) error { return store.WriteJSON(path, r) }
 
+// saveRalphView is SaveRalph without the fsyncs (store.WriteViewJSON).
+func saveRalphView(path string, r RalphSession) error { return store.WriteViewJSON(path, r) }
+
 // LoadHistory reads .ralph_session_history, oldest first. Errors are those
 // of store.ReadJSON. A longer history than HistoryLimit (edited by hand) is
 // cut to the newest entries.
