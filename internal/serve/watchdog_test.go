@@ -65,6 +65,16 @@ func (n *notices) kinds() string {
 	return strings.Join(k, ",")
 }
 
+// kindsOnce are the kinds once they are want, or after five seconds:
+// notices reach a notifier on its own goroutine.
+func (n *notices) kindsOnce(want string) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for n.kinds() != want && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n.kinds()
+}
+
 type watchRig struct {
 	t       *testing.T
 	d       *Daemon
@@ -201,7 +211,7 @@ func TestWatchdogFollowsTheAgent(t *testing.T) {
 	if !strings.Contains(v.TaskFile, filepath.Join("archive", "5-"+v.ID+"-task.md")) || !strings.Contains(string(mustRead(t, v.TaskFile)), "**Status:** DONE") {
 		t.Errorf("archived: %s", v.TaskFile)
 	}
-	if k := r.notices.kinds(); k != NoticeDone {
+	if k := r.notices.kindsOnce(NoticeDone); k != NoticeDone {
 		t.Errorf("notices: %s", k)
 	}
 	if w := r.look(); w.Active || !strings.Contains(w.Message, "is done") || r.screens.captures != 6 {
@@ -259,7 +269,7 @@ func TestWatchdogBreaker(t *testing.T) {
 	if v.State != "halted" || v.ExitReason != "circuit_breaker_open" || v.CircuitBreaker.State != "OPEN" || len(v.History) != 3 {
 		t.Fatalf("after three idle blocks: %+v", v)
 	}
-	if k := r.notices.kinds(); k != NoticeHalted {
+	if k := r.notices.kindsOnce(NoticeHalted); k != NoticeHalted {
 		t.Errorf("notices: %s", k)
 	}
 	if w := r.look(); w.Active || !strings.Contains(w.Message, "ralph task reset 5") {
