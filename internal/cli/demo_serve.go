@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +67,7 @@ func runFleetDemo(ctx context.Context, o *demoOptions) error {
 	if err != nil {
 		return fmt.Errorf("find ralph's own executable: %w", err)
 	}
-	token, err := demoToken()
+	token, err := serve.NewToken()
 	if err != nil {
 		return err
 	}
@@ -159,15 +157,6 @@ func runFleetDemo(ctx context.Context, o *demoOptions) error {
 		case <-time.After(150 * time.Millisecond):
 		}
 	}
-}
-
-// demoToken is a fresh API token for the demo's daemon.
-func demoToken() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
 }
 
 // waitForAddress waits for the daemon to say where it listens.

@@ -48,15 +48,23 @@ func Token(home Home, create bool) (string, error) {
 	if !create {
 		return "", fmt.Errorf("no API token: set %s or run the client where it can read %s", EnvToken, home.TokenFile())
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	tok, err := NewToken()
+	if err != nil {
 		return "", err
 	}
-	tok := hex.EncodeToString(raw)
 	if err := store.WriteFileAtomic(home.TokenFile(), []byte(tok+"\n"), 0o600); err != nil {
 		return "", err
 	}
 	return tok, nil
+}
+
+// NewToken is a fresh API token: 32 random bytes, in hex.
+func NewToken() (string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(raw), nil
 }
 
 // Loopback reports whether addr (host:port) listens only on this machine.

@@ -1,0 +1,63 @@
+package serve
+
+import (
+	"database/sql"
+	"strings"
+)
+
+// What brings a store made by an earlier ralph up to the schema.
+
+// laterColumns are columns added after a store may have been created:
+// CREATE TABLE IF NOT EXISTS leaves an older table as it was.
+var laterColumns = []struct{ table, column, decl string }{
+	{"tasks", "reply_to", `TEXT NOT NULL DEFAULT ''`},
+	{"tasks", "first_cost", `REAL NOT NULL DEFAULT 0`},
+}
+
+// rekeyIterations brings an older store's iterations under the key of
+// per-task loop numbers, (session, task, loop): before, a session numbered
+// its loops across its tasks, and (session, loop) was unique. The rows
+// keep their numbers (their tasks' views count from each task's first
+// loop, as they always did); only the key changes.
+func rekeyIterations(db *sql.DB) error {
+	var ddl string
+	if err := db.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'iterations'`).Scan(&ddl); err != nil {
+		return err
+	}
+	if !strings.Contains(ddl, "PRIMARY KEY (session, loop)") {
+		return nil
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`CREATE TABLE iterations_rekeyed (session TEXT NOT NULL, loop INTEGER NOT NULL, task_id TEXT NOT NULL, record TEXT NOT NULL,
+			PRIMARY KEY (session, task_id, loop))`,
+		`INSERT INTO iterations_rekeyed(session, loop, task_id, record) SELECT session, loop, task_id, record FROM iterations`,
+		`DROP TABLE iterations`,
+		`ALTER TABLE iterations_rekeyed RENAME TO iterations`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// addColumns brings an older store up to the schema.
+func addColumns(db *sql.DB) error {
+	for _, c := range laterColumns {
+		var n int
+		if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.column).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := db.Exec(`ALTER TABLE ` + c.table + ` ADD COLUMN ` + c.column + ` ` + c.decl); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
