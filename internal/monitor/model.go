@@ -192,7 +192,12 @@ func (m *Model) apply(msg snapshotMsg) {
 	switch {
 	case !had:
 	case !started.IsZero() && !started.Equal(prev.Loop.Status.StartedAt):
-		m.act.reset()
+		// In process the feed's own start event clears the activity, in
+		// order with the output; a snapshot read late must not wipe the
+		// output of the call that is running now.
+		if m.opts.Feed == nil {
+			m.act.reset()
+		}
 		m.setNote("a new run started", false)
 	case snap.Loop.Dead && !prev.Loop.Dead:
 		m.setNote("the loop's process is gone", true)

@@ -431,3 +431,23 @@ func TestMissingStateShowsDashes(t *testing.T) {
 		}
 	}
 }
+
+// In process the snapshot that first shows the run's start may be read
+// after the feed has delivered the first call's output: it must not wipe it.
+func TestFeedOutputSurvivesALateSnapshot(t *testing.T) {
+	feed := NewFeed()
+	m := NewModel(Options{Feed: feed, NoColor: true, Now: fixedNow})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	before := runningSnap()
+	before.Loop.Status.StartedAt = time.Time{}
+	feedSnap(m, before)
+	feed.Event(loop.Event{Type: loop.EventStart})
+	feed.Event(loop.Event{Type: loop.EventIterationStart, Loop: 1})
+	feed.Live(agent.LiveEvent{Kind: agent.LiveTool, Tool: "Write", Target: "task1.txt"})
+	m.loading = false
+	m.Update(m.waitFeed()())
+	feedSnap(m, runningSnap())
+	if len(m.act.events) != 1 || m.act.events[0].Target != "task1.txt" {
+		t.Fatalf("the running call's output is gone: %+v", m.act.events)
+	}
+}
