@@ -1,17 +1,11 @@
 package agent
 
 import (
-	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"ralph/internal/analyze"
 )
 
 func TestPromptWithContext(t *testing.T) {
@@ -110,100 +104,5 @@ func TestLiveLines(t *testing.T) {
 	want := []LiveEvent{{Kind: LiveOutput, Text: "a line"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("events %+v", got)
-	}
-}
-
-func callInvocation(t *testing.T) Invocation {
-	dir := t.TempDir()
-	return Invocation{Dir: dir, Env: []string{"A=b"}, Timeout: time.Minute,
-		StdoutPath: filepath.Join(dir, "out.log"), StderrPath: filepath.Join(dir, "err.log")}
-}
-
-func TestCallRun(t *testing.T) {
-	fixed := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
-	fake := &FakeRunner{Stdout: "working\n", Stderr: "Claude AI usage limit reached|1795219258\n",
-		Result: ProcessResult{ExitCode: 1, Duration: time.Second, Warnings: []string{"w"}}}
-	inv := callInvocation(t)
-	inv.Live = true
-	var evs []LiveEvent
-	inv.OnEvent = func(e LiveEvent) { evs = append(evs, e) }
-	var gotOpts analyze.Options
-	c := Call{
-		Agent: "x", Argv: []string{"x", "run"}, Invocation: inv, Runner: fake, Stdin: strings.NewReader("prompt"),
-		Live: func(_ string, emit func(LiveEvent)) func([]byte) { return LiveLines(emit) },
-		Now:  func() time.Time { return fixed }, Options: analyze.Options{AllowedTools: []string{"Write"}},
-		Analyze: func(r io.Reader, o analyze.Options) (*analyze.Analysis, error) {
-			gotOpts = o
-			return analyze.Analyze(r, o)
-		},
-	}
-	res, err := c.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := fake.Got
-	if !slices.Equal(p.Argv, c.Argv) || p.Dir != inv.Dir || !slices.Equal(p.Env, inv.Env) || p.Timeout != time.Minute ||
-		p.StdoutPath != inv.StdoutPath || p.StderrPath != inv.StderrPath || string(fake.GotStdin) != "prompt" {
-		t.Errorf("process %+v", p)
-	}
-	if res.ExitCode != 1 || res.Duration != time.Second || !slices.Equal(res.Warnings, []string{"w"}) || res.StdoutPath != inv.StdoutPath {
-		t.Errorf("result %+v", res)
-	}
-	if gotOpts.ExitCode != 1 || !gotOpts.Now.Equal(fixed) || !slices.Equal(gotOpts.AllowedTools, []string{"Write"}) ||
-		!strings.Contains(string(gotOpts.Stderr), "usage limit") {
-		t.Errorf("analysis options %+v", gotOpts)
-	}
-	if !res.Analysis.UsageLimit.Detected || len(evs) != 1 || evs[0].Text != "working" {
-		t.Errorf("analysis %+v, events %+v", res.Analysis, evs)
-	}
-
-	// Not live: no line callback.
-	inv.Live = false
-	c.Invocation = inv
-	if _, err := c.Run(context.Background()); err != nil || fake.Got.OnLine != nil {
-		t.Errorf("OnLine %v, err %v", fake.Got.OnLine != nil, err)
-	}
-}
-
-func TestCallRunFailures(t *testing.T) {
-	inv := callInvocation(t)
-	se := &StartError{Command: "x", Err: os.ErrNotExist}
-	res, err := Call{Agent: "x", Argv: []string{"x"}, Invocation: inv, Hint: "install x",
-		Runner: &FakeRunner{Err: se, Result: ProcessResult{ExitCode: -1, StartErr: se}}}.Run(context.Background())
-	if !errors.Is(err, os.ErrNotExist) || se.Hint != "install x" || res.StartErr == nil || res.Analysis != nil || res.ExitCode != -1 {
-		t.Errorf("start error: %+v, %v", res, err)
-	}
-	// A hint of the caller's own is kept.
-	se = &StartError{Command: "x", Err: os.ErrNotExist, Hint: "mine"}
-	_, _ = Call{Argv: []string{"x"}, Invocation: inv, Hint: "install x", Runner: &FakeRunner{Err: se}}.Run(context.Background())
-	if se.Hint != "mine" {
-		t.Errorf("hint %q", se.Hint)
-	}
-
-	// Cancelled before it started: nothing to analyse, no error.
-	res, err = Call{Argv: []string{"x"}, Invocation: inv,
-		Runner: &FakeRunner{Result: ProcessResult{ExitCode: -1, Interrupted: true}}}.Run(context.Background())
-	if err != nil || !res.Interrupted || res.Analysis != nil {
-		t.Errorf("interrupted: %+v, %v", res, err)
-	}
-
-	_, err = Call{Agent: "x", Argv: []string{"x"}, Invocation: inv, Runner: &FakeRunner{},
-		Analyze: func(io.Reader, analyze.Options) (*analyze.Analysis, error) { return nil, errors.New("bad input") }}.Run(context.Background())
-	if err == nil || err.Error() != "x: analyse output: bad input" {
-		t.Errorf("analyzer error: %v", err)
-	}
-}
-
-// An output line too long to read may hold the call's usage; the run is
-// told instead of silently counting nothing.
-func TestCallRunWarnsOfSkippedLines(t *testing.T) {
-	huge := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}}` + "\n"
-	fake := &FakeRunner{Stdout: huge + `{"type":"result","subtype":"success","is_error":false,"session_id":"s","result":"ok"}` + "\n"}
-	res, err := Call{Agent: "x", Argv: []string{"x"}, Invocation: callInvocation(t), Runner: fake}.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "not counted") }) {
-		t.Fatalf("no warning about the skipped line: %q", res.Warnings)
 	}
 }

@@ -91,7 +91,7 @@ func TestVerbatimSamples(t *testing.T) {
 }
 
 // Outputs of the real Claude Code CLI run against the project's fake API
-// (testdata/real, written by internal/agenttest -update).
+// (testdata/real, written by internal/agent/agenttest -update).
 func TestRealCLIOutputs(t *testing.T) {
 	now := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
 	limit := func(kind, reset string) map[string]any {
@@ -126,7 +126,7 @@ func TestRealCLIOutputs(t *testing.T) {
 }
 
 // Outputs of the real Codex and Gemini CLIs run against the project's fake
-// API (testdata/real, copied from internal/agenttest/testdata).
+// API (testdata/real, copied from internal/agent/agenttest/testdata).
 func TestRealCodexGeminiOutputs(t *testing.T) {
 	now := time.Date(2026, 11, 21, 1, 31, 0, 0, time.UTC)
 	geminiQuota := map[string]any{

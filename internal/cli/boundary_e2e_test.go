@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/fakeslack"
-	"ralph/internal/faketelegram"
 	"ralph/internal/github/githubtest"
+	"ralph/internal/requests/slacktest"
 	"ralph/internal/serve"
+	"ralph/internal/telegram/telegramtest"
 )
 
 // needBwrap: missing locally the test skips, under CI=true it fails.
@@ -79,8 +79,8 @@ func newBoundaryRig(t *testing.T) *boundaryRig {
 		t.Fatal(err)
 	}
 	b := &boundaryRig{requestRig: r, capture: filepath.Join(r.Work, "captured-env")}
-	fs := fakeslack.Start(t, fakeslack.Options{BotToken: slackBot, AppToken: slackApp})
-	tg := faketelegram.New(tgToken)
+	fs := slacktest.Start(t, slacktest.Options{BotToken: slackBot, AppToken: slackApp})
+	tg := telegramtest.New(tgToken)
 	t.Cleanup(tg.Close)
 	b.secrets = map[string]string{
 		"GITHUB_TOKEN": "ghp_secrettoken123", "GITHUB_WEBHOOK_SECRET": whSecret, "RALPH_API_TOKEN": "ralph-api-token-secret-1",

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/fakeslack"
+	"ralph/internal/requests/slacktest"
 	"ralph/internal/serve"
 )
 
@@ -21,9 +21,9 @@ const (
 
 // newSlackRig is the request rig with Slack as the only intake: the fake
 // Slack Web API, the fake GitHub for the repository and the bare remote.
-func newSlackRig(t *testing.T, s script.Script, extra ...string) (*requestRig, *fakeslack.Server) {
+func newSlackRig(t *testing.T, s script.Script, extra ...string) (*requestRig, *slacktest.Server) {
 	r := newRequestRig(t, s)
-	fs := fakeslack.Start(t, fakeslack.Options{BotToken: slackBot, AppToken: slackApp})
+	fs := slacktest.Start(t, slacktest.Options{BotToken: slackBot, AppToken: slackApp})
 	r.Env = append(r.Env, "RALPH_GITHUB_REPOS=", "SLACK_BOT_TOKEN="+slackBot, "SLACK_API_URL="+fs.URL,
 		"RALPH_SLACK_REPO=acme/app", "RALPH_SLACK_CHANNELS=CALLOW", "RALPH_SLACK_USERS=UALICE")
 	r.Env = append(r.Env, extra...)
@@ -32,7 +32,7 @@ func newSlackRig(t *testing.T, s script.Script, extra ...string) (*requestRig, *
 
 // waitSlack waits for a message of the bot in channel's thread containing
 // want.
-func waitSlack(t *testing.T, fs *fakeslack.Server, channel, thread, want string) fakeslack.Message {
+func waitSlack(t *testing.T, fs *slacktest.Server, channel, thread, want string) slacktest.Message {
 	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		for _, m := range fs.Messages(channel) {
@@ -42,7 +42,7 @@ func waitSlack(t *testing.T, fs *fakeslack.Server, channel, thread, want string)
 		}
 	}
 	t.Fatalf("no message with %q in thread %s; messages: %+v", want, thread, fs.Messages(channel))
-	return fakeslack.Message{}
+	return slacktest.Message{}
 }
 
 func greetingScript() script.Script {
@@ -65,26 +65,26 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	hook := "http://" + r.Addr + "/webhooks/slack"
 	post := func(body []byte, at time.Time, secret string, retry int) int {
 		t.Helper()
-		code, _, err := fakeslack.Post(hook, secret, at, body, retry)
+		code, _, err := slacktest.Post(hook, secret, at, body, retry)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return code
 	}
-	if code, _, _ := fakeslack.Post(hook, slackSecret, time.Now(), []byte(`{"type":"url_verification","challenge":"abc123"}`), 0); code != http.StatusOK {
+	if code, _, _ := slacktest.Post(hook, slackSecret, time.Now(), []byte(`{"type":"url_verification","challenge":"abc123"}`), 0); code != http.StatusOK {
 		t.Errorf("url_verification: %d", code)
 	}
 	root := fmt.Sprintf("%d.000100", time.Now().Unix())
 	session := "slack-callow-" + strings.ReplaceAll(root, ".", "")
-	mention, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Add a greeting file\nPlease add hello.txt.", TS: root}, true)
+	mention, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Add a greeting file\nPlease add hello.txt.", TS: root}, true)
 	if code := post(mention, time.Now(), "wrong-secret", 0); code != http.StatusUnauthorized {
 		t.Errorf("forged: %d, want 401", code)
 	}
 	if code := post(mention, time.Now().Add(-10*time.Minute), slackSecret, 0); code != http.StatusUnauthorized {
 		t.Errorf("stale: %d, want 401", code)
 	}
-	elsewhere, _ := fakeslack.Callback(fakeslack.Msg{Channel: "COTHER", User: "UALICE", Text: "<@UBOT> rm -rf", TS: root}, true)
-	stranger, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UMALLORY", Text: "<@UBOT> from a stranger", TS: "1.000200"}, true)
+	elsewhere, _ := slacktest.Callback(slacktest.Msg{Channel: "COTHER", User: "UALICE", Text: "<@UBOT> rm -rf", TS: root}, true)
+	stranger, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UMALLORY", Text: "<@UBOT> from a stranger", TS: "1.000200"}, true)
 	for _, b := range [][]byte{mention, elsewhere, stranger} {
 		if code := post(b, time.Now(), slackSecret, 0); code != http.StatusOK {
 			t.Errorf("delivery: %d", code)
@@ -99,13 +99,13 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 		t.Errorf("origin %q, title %q", v.Origin, v.Title)
 	}
 	// The bot's own question comes back as a message event: ignored.
-	own, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UBOT", BotID: "BBOT", Text: q.Text, TS: q.TS, ThreadTS: root}, false)
+	own, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UBOT", BotID: "BBOT", Text: q.Text, TS: q.TS, ThreadTS: root}, false)
 	post(own, time.Now(), slackSecret, 0)
 	time.Sleep(500 * time.Millisecond)
 	if v := r.Status(session); len(v.Questions) == 0 {
 		t.Fatalf("the bot's own message answered the question: %+v", v)
 	}
-	answer, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "Say hello, world.", TS: fmt.Sprintf("%d.000300", time.Now().Unix()), ThreadTS: root}, false)
+	answer, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "Say hello, world.", TS: fmt.Sprintf("%d.000300", time.Now().Unix()), ThreadTS: root}, false)
 	if code := post(answer, time.Now(), slackSecret, 0); code != http.StatusOK {
 		t.Errorf("answer: %d", code)
 	}
@@ -169,7 +169,7 @@ func TestRequestsSlackSocketMode(t *testing.T) {
 		}
 	}
 	root := fmt.Sprintf("%d.000100", time.Now().Unix())
-	body, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Add a greeting file", TS: root}, true)
+	body, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Add a greeting file", TS: root}, true)
 	env, err := fs.Send(body)
 	if err != nil {
 		t.Fatal(err)
@@ -194,16 +194,16 @@ func TestRequestsSlackHaltAndRetry(t *testing.T) {
 	r.Start(1)
 	hook := "http://" + r.Addr + "/webhooks/slack"
 	root := fmt.Sprintf("%d.000100", time.Now().Unix())
-	mention, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Stuck work", TS: root}, true)
-	if code, _, err := fakeslack.Post(hook, slackSecret, time.Now(), mention, 0); err != nil || code != http.StatusOK {
+	mention, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> Stuck work", TS: root}, true)
+	if code, _, err := slacktest.Post(hook, slackSecret, time.Now(), mention, 0); err != nil || code != http.StatusOK {
 		t.Fatalf("mention: %d %v", code, err)
 	}
 	halt := waitSlack(t, fs, "CALLOW", root, "Halted")
 	if !strings.Contains(halt.Text, "reply `retry`") {
 		t.Errorf("the halt report says not how to go on: %q", halt.Text)
 	}
-	retry, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "retry", TS: fmt.Sprintf("%d.000200", time.Now().Unix()), ThreadTS: root}, false)
-	if code, _, err := fakeslack.Post(hook, slackSecret, time.Now(), retry, 0); err != nil || code != http.StatusOK {
+	retry, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "retry", TS: fmt.Sprintf("%d.000200", time.Now().Unix()), ThreadTS: root}, false)
+	if code, _, err := slacktest.Post(hook, slackSecret, time.Now(), retry, 0); err != nil || code != http.StatusOK {
 		t.Fatalf("retry: %d %v", code, err)
 	}
 	waitSlack(t, fs, "CALLOW", root, "Pull request: ")

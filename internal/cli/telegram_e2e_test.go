@@ -12,23 +12,23 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/faketelegram"
 	"ralph/internal/servetest"
+	"ralph/internal/telegram/telegramtest"
 )
 
 const tgToken = "987654:telegram-e2e-TOKEN-value_x"
 
 var (
-	tgOwner    = faketelegram.Person{Chat: 42, User: 42}
-	tgTeam     = faketelegram.Person{Chat: -100, User: 7}
-	tgStranger = faketelegram.Person{Chat: 666, User: 666}
+	tgOwner    = telegramtest.Person{Chat: 42, User: 42}
+	tgTeam     = telegramtest.Person{Chat: -100, User: 7}
+	tgStranger = telegramtest.Person{Chat: 666, User: 666}
 )
 
 // telegramRig is a fleet rig whose daemon talks to a fake Bot API.
-func telegramRig(t *testing.T, extraEnv ...string) (*servetest.Daemon, *faketelegram.Server) {
+func telegramRig(t *testing.T, extraEnv ...string) (*servetest.Daemon, *telegramtest.Server) {
 	t.Helper()
 	r := servetest.New(t, servetest.Options{})
-	api := faketelegram.New(tgToken)
+	api := telegramtest.New(tgToken)
 	t.Cleanup(api.Close)
 	r.Env = append(r.Env, "TELEGRAM_BOT_TOKEN="+tgToken, "TELEGRAM_ALLOWED_CHATS=42,-100", "TELEGRAM_API_URL="+api.URL)
 	r.Env = append(r.Env, extraEnv...)
@@ -43,9 +43,9 @@ func telegramRig(t *testing.T, extraEnv ...string) (*servetest.Daemon, *faketele
 }
 
 // said waits for a message of the bot after skip that contains sub.
-func said(t *testing.T, api *faketelegram.Server, skip int, sub string) faketelegram.Message {
+func said(t *testing.T, api *telegramtest.Server, skip int, sub string) telegramtest.Message {
 	t.Helper()
-	m, ok := api.WaitSent(skip, 60*time.Second, func(m faketelegram.Message) bool { return strings.Contains(m.Text, sub) })
+	m, ok := api.WaitSent(skip, 60*time.Second, func(m telegramtest.Message) bool { return strings.Contains(m.Text, sub) })
 	if !ok {
 		t.Fatalf("the bot never said %q", sub)
 	}
@@ -125,13 +125,13 @@ func TestTelegramEndToEnd(t *testing.T) {
 	api.Send(tgOwner, "/ralph start a Slow work")
 	said(t, api, 0, "a · t2 waiting")
 	for _, c := range []struct {
-		from faketelegram.Person
+		from telegramtest.Person
 		text string
 		want string
 	}{
 		{tgOwner, "/ralph loop a 50", "a · t2 running · loop 0/50"},
 		{tgOwner, "/ralph status a", "a · t2 running"},
-		{tgTeam, "/ralph@" + faketelegram.BotUsername + " list", "✅ 5 · t1 done · loop 2/10 — Pick a database"},
+		{tgTeam, "/ralph@" + telegramtest.BotUsername + " list", "✅ 5 · t1 done · loop 2/10 — Pick a database"},
 		{tgOwner, "/ralph status", "a · t2 running"},
 		{tgOwner, "/circuit 5", "⚡ 5 · breaker CLOSED"},
 		{tgOwner, "/watchdog status", "👁"},
@@ -189,7 +189,7 @@ func TestTelegramEndToEnd(t *testing.T) {
 			t.Errorf("%s shows the bot token", path)
 		}
 	}
-	if strings.Contains(log, "telegram-e2e-TOKEN") || !strings.Contains(log, "telegram: connected as @"+faketelegram.BotUsername) {
+	if strings.Contains(log, "telegram-e2e-TOKEN") || !strings.Contains(log, "telegram: connected as @"+telegramtest.BotUsername) {
 		t.Errorf("the daemon log:\n%s", log)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/fakeapi"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/fakeapi"
 	"ralph/internal/loop"
 	"ralph/internal/store"

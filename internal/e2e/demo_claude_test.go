@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/plan"
 )
 

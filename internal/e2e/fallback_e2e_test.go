@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/fakeapi"
 )
 

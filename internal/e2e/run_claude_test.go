@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/fakeapi"
 	"ralph/internal/servetest"
 	"ralph/internal/store"

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/fakeslack"
 	"ralph/internal/httpcap"
+	"ralph/internal/requests/slacktest"
 )
 
 // counted is a body of n bytes that counts what is read of it.
@@ -64,7 +64,7 @@ func TestWebhookBodyCaps(t *testing.T) {
 			if c.signed {
 				req.Header.Set("X-Hub-Signature-256", "sha256=00")
 				req.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(now.Unix(), 10))
-				req.Header.Set("X-Slack-Signature", fakeslack.Sign("slack-secret", now, nil))
+				req.Header.Set("X-Slack-Signature", slacktest.Sign("slack-secret", now, nil))
 			}
 			w := httptest.NewRecorder()
 			c.s.Routes()[c.path].ServeHTTP(w, req)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/fakeslack"
 	"ralph/internal/github/githubtest"
+	"ralph/internal/requests/slacktest"
 )
 
 func TestSlackTrigger(t *testing.T) {
@@ -90,10 +90,10 @@ func TestSlackConfig(t *testing.T) {
 	}
 }
 
-func newSlackService(t *testing.T) (*Service, *fakeslack.Server) {
+func newSlackService(t *testing.T) (*Service, *slacktest.Server) {
 	t.Helper()
 	gh := githubtest.Start(t, githubtest.Data{Repos: map[string][]githubtest.Issue{"acme/app": nil}, Token: "tok"})
-	fs := fakeslack.Start(t, fakeslack.Options{BotToken: "xoxb-test-token", AppToken: "xapp-test-token"})
+	fs := slacktest.Start(t, slacktest.Options{BotToken: "xoxb-test-token", AppToken: "xapp-test-token"})
 	s, err := New(Config{GitHubToken: "tok", GitHubAPIURL: gh.URL, Slack: SlackConfig{BotToken: fs.BotToken, AppToken: fs.AppToken,
 		SigningSecret: "slack-secret", APIURL: fs.URL, Repo: "acme/app", Channels: []string{"CALLOW"}}}, Options{Root: t.TempDir(), Log: tlog{t}})
 	if err != nil {
@@ -109,7 +109,7 @@ func newSlackService(t *testing.T) (*Service, *fakeslack.Server) {
 func slackPost(s *Service, body []byte, at time.Time, secret string, retry int) (int, string) {
 	req := httptest.NewRequest("POST", SlackWebhookPath, bytes.NewReader(body))
 	req.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(at.Unix(), 10))
-	req.Header.Set("X-Slack-Signature", fakeslack.Sign(secret, at, body))
+	req.Header.Set("X-Slack-Signature", slacktest.Sign(secret, at, body))
 	if retry > 0 {
 		req.Header.Set("X-Slack-Retry-Num", "1")
 	}
@@ -125,7 +125,7 @@ func TestSlackWebhook(t *testing.T) {
 	if code, body := slackPost(s, []byte(`{"type":"url_verification","challenge":"ch4ll"}`), now, "slack-secret", 0); code != 200 || body != "ch4ll" {
 		t.Errorf("challenge: %d %q", code, body)
 	}
-	mention, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> add hello.txt", TS: "100.1"}, true)
+	mention, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> add hello.txt", TS: "100.1"}, true)
 	if code, _ := slackPost(s, mention, now, "wrong", 0); code != http.StatusUnauthorized || count() != 0 {
 		t.Errorf("forged: %d, %d requests", code, count())
 	}
@@ -140,9 +140,9 @@ func TestSlackWebhook(t *testing.T) {
 	}
 	// The same message as a message event, and a second mention in the
 	// thread: the same request.
-	asMsg, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> add hello.txt", TS: "100.1"}, false)
-	again, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> also a README", TS: "100.3", ThreadTS: "100.1"}, true)
-	other, _ := fakeslack.Callback(fakeslack.Msg{Channel: "COTHER", User: "UALICE", Text: "<@UBOT> x", TS: "100.4"}, true)
+	asMsg, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> add hello.txt", TS: "100.1"}, false)
+	again, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> also a README", TS: "100.3", ThreadTS: "100.1"}, true)
+	other, _ := slacktest.Callback(slacktest.Msg{Channel: "COTHER", User: "UALICE", Text: "<@UBOT> x", TS: "100.4"}, true)
 	for _, b := range [][]byte{asMsg, again, other} {
 		if code, _ := slackPost(s, b, now, "slack-secret", 0); code != 200 {
 			t.Errorf("%d", code)
@@ -166,7 +166,7 @@ func TestSlackSocketMode(t *testing.T) {
 	go func() { defer close(done); s.socketMode(ctx) }()
 	defer func() { cancel(); <-done }()
 	waitUntil(t, "a socket", fs.Connected)
-	body, _ := fakeslack.Callback(fakeslack.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> via socket", TS: "200.1"}, true)
+	body, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UALICE", Text: "<@UBOT> via socket", TS: "200.1"}, true)
 	env, err := fs.Send(body)
 	if err != nil {
 		t.Fatal(err)

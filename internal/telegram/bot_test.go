@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/faketelegram"
 	"ralph/internal/serve"
+	"ralph/internal/telegram/telegramtest"
 )
 
 var (
-	owner   = faketelegram.Person{Chat: 42, User: 42}
-	teammat = faketelegram.Person{Chat: -100, User: 7}
-	outside = faketelegram.Person{Chat: 99, User: 99}
+	owner   = telegramtest.Person{Chat: 42, User: 42}
+	teammat = telegramtest.Person{Chat: -100, User: 7}
+	outside = telegramtest.Person{Chat: 99, User: 99}
 )
 
 // The verbs from a chat reach the fleet with the chat as the task's
@@ -42,7 +42,7 @@ func TestBotDrivesTheFleet(t *testing.T) {
 	n = len(r.api.Sent())
 	_, qid := r.api.Press(owner, m.MessageID, m.Buttons[0].Data)
 	r.said(n, "⏸ 5 · t1 waiting")
-	edited, ok := r.api.WaitSent(n, 5*time.Second, func(x faketelegram.Message) bool { return x.Method == "editMessageText" })
+	edited, ok := r.api.WaitSent(n, 5*time.Second, func(x telegramtest.Message) bool { return x.Method == "editMessageText" })
 	if !ok || edited.MessageID != m.MessageID || len(edited.Buttons) != 0 || !strings.HasSuffix(edited.Text, "→ stop") {
 		t.Errorf("the pressed message: %+v %v", edited, ok)
 	}
@@ -66,11 +66,11 @@ func TestBotDrivesTheFleet(t *testing.T) {
 	// Groups: /ralph@name, replies quote the command; errors in the chat's
 	// words; bad commands get their help line and the sessions.
 	for _, c := range []struct {
-		from faketelegram.Person
+		from telegramtest.Person
 		text string
 		want string
 	}{
-		{teammat, "/ralph@" + faketelegram.BotUsername + " status zz", `⚠️ unknown session "zz"; known sessions: a, b`},
+		{teammat, "/ralph@" + telegramtest.BotUsername + " status zz", `⚠️ unknown session "zz"; known sessions: a, b`},
 		{owner, "/ralph loop a", "⚠️ session a has no task; start one (/ralph start a task…)"},
 		{owner, "/ralph stop", "usage: /ralph stop N"},
 		{owner, "/ralph cancel ../etc", "sessions: 5, a"},

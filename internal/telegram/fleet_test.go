@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/faketelegram"
 	"ralph/internal/fleet"
 	"ralph/internal/serve"
+	"ralph/internal/telegram/telegramtest"
 )
 
 // fakeFleet is a daemon in memory: enough of serve's verbs to see what
@@ -221,7 +221,7 @@ func (s *syncBuf) String() string {
 // rig is a bot on a fake Bot API and a fake fleet.
 type rig struct {
 	t      *testing.T
-	api    *faketelegram.Server
+	api    *telegramtest.Server
 	fleet  *fakeFleet
 	bot    *Bot
 	log    *syncBuf
@@ -234,7 +234,7 @@ const testToken = "4242:fake-token-SECRET-value"
 
 func newRig(t *testing.T, edit func(*Config)) *rig {
 	t.Helper()
-	api := faketelegram.New(testToken)
+	api := telegramtest.New(testToken)
 	t.Cleanup(api.Close)
 	r := &rig{t: t, api: api, fleet: newFakeFleet("5", "a"), log: &syncBuf{}, store: filepath.Join(t.TempDir(), "telegram.db"), sleeps: &[]time.Duration{}}
 	cfg := Config{Token: testToken, AllowedChats: []int64{42, -100}, APIURL: api.URL}
@@ -282,9 +282,9 @@ func (r *rig) restart(cfg Config) {
 }
 
 // said waits for a message after skip that contains sub.
-func (r *rig) said(skip int, sub string) faketelegram.Message {
+func (r *rig) said(skip int, sub string) telegramtest.Message {
 	r.t.Helper()
-	m, ok := r.api.WaitSent(skip, 10*time.Second, func(m faketelegram.Message) bool { return bytes.Contains([]byte(m.Text), []byte(sub)) })
+	m, ok := r.api.WaitSent(skip, 10*time.Second, func(m telegramtest.Message) bool { return bytes.Contains([]byte(m.Text), []byte(sub)) })
 	if !ok {
 		r.t.Fatalf("the bot never said %q; it said %+v", sub, r.api.Sent())
 	}

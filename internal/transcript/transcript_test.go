@@ -14,7 +14,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // sampleDir is the directory the samples were captured in: their file
-// targets show relative to it. The captures of internal/agenttest ran in
+// targets show relative to it. The captures of internal/agent/agenttest ran in
 // captureDir.
 const (
 	sampleDir  = "/tmp/agentcli/proj"

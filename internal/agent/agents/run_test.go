@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/agenttest"
 )
 
 // Each adapter runs the fake agent executable through the real runner:

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/fakeapi"
 	"ralph/internal/shellwords"
 )

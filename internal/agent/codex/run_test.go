@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 )
 
 var fixedNow = time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC)
@@ -44,7 +44,7 @@ func TestRunSamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.sample, func(t *testing.T) {
-			fake := &agent.FakeRunner{Stdout: string(agenttest.Sample(t, tt.sample)), Result: agent.ProcessResult{ExitCode: tt.exit, Duration: time.Second}}
+			fake := &agenttest.FakeRunner{Stdout: string(agenttest.Sample(t, tt.sample)), Result: agent.ProcessResult{ExitCode: tt.exit, Duration: time.Second}}
 			a := &Adapter{Base: agent.Base{Cmd: []string{"codex"}, Runner: fake, Now: func() time.Time { return fixedNow }}}
 			inv := invocation(t)
 			inv.Env, inv.Timeout = []string{"CODEX_HOME=/x"}, time.Minute

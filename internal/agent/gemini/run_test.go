@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/analyze"
 )
 
@@ -52,7 +52,7 @@ func TestRunSamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := &agent.FakeRunner{Result: agent.ProcessResult{ExitCode: tt.exit}}
+			fake := &agenttest.FakeRunner{Result: agent.ProcessResult{ExitCode: tt.exit}}
 			if tt.stdout != "" {
 				fake.Stdout = string(agenttest.Sample(t, tt.stdout))
 			}

@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 )
 
 // The provider's message in the recorded 429 log.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/analyze"
 )
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/agent/agenttest"
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/agenttest"
 	"ralph/internal/analyze"
 	"ralph/internal/shellwords"
 )
@@ -28,7 +28,7 @@ func invocation(t *testing.T) agent.Invocation {
 // TestRunNormalizes: Run analyses through Normalize, and stderr (where
 // OpenCode prints its permission notes) reaches the analysis too.
 func TestRunNormalizes(t *testing.T) {
-	fake := &agent.FakeRunner{
+	fake := &agenttest.FakeRunner{
 		Stdout: string(agenttest.Sample(t, "opencode_json_failures.jsonl")),
 		Stderr: "! permission requested: external_directory (/etc/*); auto-rejecting\nError: connection refused\n",
 		Result: agent.ProcessResult{ExitCode: 0},

@@ -3,7 +3,7 @@ package wire
 import (
 	"testing"
 
-	"ralph/internal/agenttest"
+	"ralph/internal/agent/agenttest"
 )
 
 func TestDetect(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package faketelegram is a Telegram Bot API server for tests, on
+// Package telegramtest is a Telegram Bot API server for tests, on
 // 127.0.0.1. It speaks the real wire format — methods under
 // /bot<TOKEN>/<method>, parameters as a query string, a form, multipart
 // form data or JSON, replies {"ok":true,"result":…} or {"ok":false,
@@ -10,7 +10,7 @@
 //
 // It is written from the Bot API's documentation, independently of the
 // client library ralph uses, so the two check each other.
-package faketelegram
+package telegramtest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package agent
+package agenttest
 
 import (
 	"bytes"
@@ -6,24 +6,26 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"ralph/internal/agent"
 )
 
-// FakeRunner is a ProcessRunner for adapter tests: it runs nothing, keeps
+// FakeRunner is an agent.ProcessRunner for adapter tests: it runs nothing, keeps
 // the Process it was given, writes canned output to the log files and
 // feeds stdout to OnLine line by line, as the real Runner would.
 type FakeRunner struct {
 	Stdout, Stderr string
-	Result         ProcessResult
+	Result         agent.ProcessResult
 	// Err is returned instead of running (a start failure, say).
 	Err error
 
 	// Got is the last Process; GotStdin what its Stdin held.
-	Got      Process
+	Got      agent.Process
 	GotStdin []byte
 }
 
-// Run implements ProcessRunner.
-func (f *FakeRunner) Run(_ context.Context, p Process) (ProcessResult, error) {
+// Run implements agent.ProcessRunner.
+func (f *FakeRunner) Run(_ context.Context, p agent.Process) (agent.ProcessResult, error) {
 	f.Got, f.GotStdin = p, nil
 	if p.Stdin != nil {
 		b, err := io.ReadAll(p.Stdin)

@@ -13,10 +13,10 @@ import (
 )
 
 // The outputs the end-to-end tests capture are the analyzer's fixtures.
-// They are committed; `go test ./internal/agenttest -update` rewrites them
+// They are committed; `go test ./internal/agent/agenttest -update` rewrites them
 // from the installed CLIs, nothing else does. Claude Code's live with the
 // analyzer's tests; the other CLIs' in this package's testdata.
-var update = flag.Bool("update", false, "rewrite the captured agent outputs (internal/analyze/testdata/real, internal/agenttest/testdata)")
+var update = flag.Bool("update", false, "rewrite the captured agent outputs (internal/analyze/testdata/real, internal/agent/agenttest/testdata)")
 
 func fixtureDir(t testing.TB) string {
 	return filepath.Join(RepoRoot(t), "internal", "analyze", "testdata", "real")
@@ -107,7 +107,7 @@ func TestFixturesAreWellFormed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(fixtureDir(t), tt.name))
 			if err != nil {
-				t.Fatalf("%v (regenerate with: go test ./internal/agenttest -update)", err)
+				t.Fatalf("%v (regenerate with: go test ./internal/agent/agenttest -update)", err)
 			}
 			last := bytes.TrimSpace(data)
 			if strings.HasSuffix(tt.name, ".jsonl") {

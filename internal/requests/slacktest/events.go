@@ -1,4 +1,4 @@
-package fakeslack
+package slacktest
 
 import (
 	"bytes"
@@ -145,7 +145,7 @@ func (s *Server) Send(body []byte) (string, error) {
 	}
 	s.mu.Unlock()
 	if c == nil {
-		return "", errors.New("fakeslack: no Socket Mode client connected")
+		return "", errors.New("slacktest: no Socket Mode client connected")
 	}
 	id := fmt.Sprintf("env-%d", seq.Add(1))
 	return id, s.write(c, map[string]any{"envelope_id": id, "type": "events_api", "accepts_response_payload": false,

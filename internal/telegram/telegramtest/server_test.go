@@ -1,4 +1,4 @@
-package faketelegram
+package telegramtest
 
 import (
 	"encoding/json"

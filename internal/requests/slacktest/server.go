@@ -1,10 +1,10 @@
-// Package fakeslack is a Slack Web API on 127.0.0.1 for tests: auth.test,
+// Package slacktest is a Slack Web API on 127.0.0.1 for tests: auth.test,
 // chat.postMessage, chat.update and apps.connections.open with a Socket
 // Mode websocket it serves itself, on the real wire format (form or JSON
 // bodies, Bearer tokens, {"ok":...} answers). It records the messages the
 // bot writes and injects events: signed Events API deliveries POSTed to a
 // webhook, or envelopes over the socket.
-package fakeslack
+package slacktest
 
 import (
 	"bytes"

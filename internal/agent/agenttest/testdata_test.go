@@ -35,7 +35,7 @@ func TestTestdataIsWellFormed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", tt.name))
 			if err != nil {
-				t.Fatalf("%v (regenerate with: go test ./internal/agenttest -update)", err)
+				t.Fatalf("%v (regenerate with: go test ./internal/agent/agenttest -update)", err)
 			}
 			last := bytes.TrimSpace(data)
 			switch filepath.Ext(tt.name) {
