@@ -17,6 +17,7 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/config"
 	"ralph/internal/github"
+	"ralph/internal/gitx"
 	"ralph/internal/importer"
 )
 
@@ -362,11 +363,9 @@ func makeProjectDir(dir string) (created bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, err
 	}
-	if git, err := exec.LookPath("git"); err == nil {
-		cmd := exec.Command(git, "init", "-q")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return true, fmt.Errorf("git init %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+	if _, err := exec.LookPath("git"); err == nil {
+		if _, err := gitx.AsUser(context.Background(), dir, "init", "-q"); err != nil {
+			return true, fmt.Errorf("%s: %w", dir, err)
 		}
 	}
 	return true, nil

@@ -6,15 +6,14 @@
 package demo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"ralph/internal/gitx"
 	"ralph/internal/scaffold"
 )
 
@@ -118,13 +117,8 @@ func commit(dir, message string) error {
 		{"add", "-A"},
 		{"commit", "-q", "--no-verify", "-m", message},
 	} {
-		var stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("demo: git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		if _, err := gitx.AsUser(ctx, dir, append(base, args...)...); err != nil {
+			return fmt.Errorf("demo: %w", err)
 		}
 	}
 	return nil

@@ -41,3 +41,13 @@ func UserIdentity(ctx context.Context) (name, email string) {
 	}
 	return get("user.name"), get("user.email")
 }
+
+// AsUser runs git in dir for the user's own setup steps (`ralph setup`,
+// `ralph import`'s new directory, the demo's first commit): with the user's
+// global configuration and identity, so a new repository gets their
+// default branch and a commit their name, but through the same wrapper as
+// every other host git, with repository-chosen programs off and the
+// daemon's secrets out of its environment.
+func AsUser(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return gitCmd{dir: dir, args: args, identity: true}.run(ctx)
+}

@@ -1,13 +1,11 @@
 package scaffold
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
+
+	"ralph/internal/gitx"
 )
 
 // GitRunner runs git with args in dir and returns its standard output. Tests
@@ -43,22 +41,10 @@ func (e Env) requireGit(why string) error {
 	return nil
 }
 
+// runGit is host git as the user runs it, through the one wrapper every
+// host git of ralph's goes through.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	// No prompt may hang a command nobody watches; C messages are stable.
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && msg != "" {
-			return stdout.Bytes(), fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		return stdout.Bytes(), fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-	}
-	return stdout.Bytes(), nil
+	return gitx.AsUser(ctx, dir, args...)
 }
 
 // insideRepo reports whether dir is inside a git work tree.
