@@ -20,8 +20,11 @@ const (
 	// firstRetry doubles with each failed try of a notice, up to lastRetry.
 	firstRetry = time.Second
 	lastRetry  = 5 * time.Minute
-	// deliverTimeout bounds one try of a Deliverer.
-	deliverTimeout = 2 * time.Minute
+	// deliverTimeout bounds one try of a Deliverer: longer than a chat's
+	// own retries (Telegram's take about two minutes), so that a try
+	// ends by itself rather than being given up on while it may still
+	// get through.
+	deliverTimeout = 3 * time.Minute
 	// keepDelivered is how long a notice every channel delivered stays
 	// (for a look at the store); keepStale bounds any notice's stay: one a
 	// channel could not deliver in a week is dropped, said in the log.
