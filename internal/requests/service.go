@@ -114,8 +114,14 @@ func (s *Service) logf(format string, a ...any) {
 	fmt.Fprintf(s.opts.Log, "%s requests: %s\n", s.opts.Now().UTC().Format(time.RFC3339), redact.String(fmt.Sprintf(format, a...)))
 }
 
+// Channel implements serve.Named: the daemon's outbox records the
+// notices handed to the requests under this name.
+func (s *Service) Channel() string { return "requests" }
+
 // Notify implements serve.Notifier: a notice about a request's task wakes
-// the request up. It never blocks (the daemon holds its lock).
+// the request up, never blocking. What the issue or thread is told then
+// follows from the request's recorded phase and its task's state, not
+// from the notice: a notice handed on twice posts nothing twice.
 func (s *Service) Notify(n serve.Notice) {
 	if (n.Origin == "github" || n.Origin == "slack") && n.ReplyTo != "" {
 		s.poke(n.ReplyTo)

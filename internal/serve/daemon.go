@@ -79,9 +79,8 @@ type Daemon struct {
 	lock *store.Lock
 	hub  *hub
 	logw *syncWriter
-	// stopNotices ends the notifiers' goroutines (see detached), once.
-	stopNotices  chan struct{}
-	closeNotices sync.Once
+	// outbox delivers the notices to each channel (outbox.go).
+	outbox *outbox
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -134,23 +133,12 @@ func Open(opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{opts: opts, lock: lock, hub: newHub(), workers: map[string]*worker{}, activity: map[string]store.Status{},
 		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}}
-	d.stopNotices = make(chan struct{})
 	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
 		lock.Release()
 		return nil, err
 	}
 	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
-	// Every notifier on a goroutine of its own (see detached); the log's
-	// too, so that its lines come in the order of the others'.
-	ns := Notifiers{LogNotifier{W: d.logw}}
-	if d.opts.Notifier != nil {
-		ns = append(ns, d.opts.Notifier)
-	}
-	var out Notifiers
-	for _, n := range ns {
-		out = append(out, detach(n, d.logf, d.stopNotices))
-	}
-	d.opts.Notifier = out
+	d.openOutbox()
 
 	d.sweepTemps(opts.Now())
 	for _, s := range opts.Sessions {
@@ -194,12 +182,9 @@ func (d *Daemon) endAgentGroups() error {
 
 // Close releases the store and RALPH_HOME. Run must have returned.
 func (d *Daemon) Close() error {
-	d.closeNotices.Do(func() {
-		close(d.stopNotices)
-		if ns, ok := d.opts.Notifier.(Notifiers); ok {
-			waitNotifiers(ns, 5*time.Second)
-		}
-	})
+	if d.outbox != nil {
+		d.outbox.close(5 * time.Second)
+	}
 	var err error
 	if d.db != nil {
 		err = d.db.Close()

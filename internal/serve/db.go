@@ -347,12 +347,17 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 }
 
 // UpdateTask saves a task's changing fields.
-func (d *DB) UpdateTask(t Task) error {
+func (d *DB) UpdateTask(t Task) error { return dbErr(updateTask(d.db, t)) }
+
+// updateTask is UpdateTask in a transaction of the caller's (or none).
+func updateTask(ex interface {
+	Exec(string, ...any) (sql.Result, error)
+}, t Task) error {
 	t = maskTask(t)
 	q, _ := json.Marshal(nonNil(t.Questions))
-	_, err := d.db.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
+	_, err := ex.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
 		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
-	return dbErr(err)
+	return err
 }
 
 func nonNil(s []string) []string {

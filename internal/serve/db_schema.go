@@ -46,8 +46,33 @@ func rekeyIterations(db *sql.DB) error {
 	return tx.Commit()
 }
 
-// addColumns brings an older store up to the schema.
+// laterTables are tables added after a store may have been created: the
+// outbox (db_outbox.go) came with at-least-once notices.
+const laterTables = `
+CREATE TABLE IF NOT EXISTS outbox (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	task_id    TEXT NOT NULL,
+	kind       TEXT NOT NULL,
+	notice     TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox_deliveries (
+	notice_id    INTEGER NOT NULL REFERENCES outbox(id) ON DELETE CASCADE,
+	channel      TEXT NOT NULL,
+	delivered_at INTEGER NOT NULL DEFAULT 0,
+	tries        INTEGER NOT NULL DEFAULT 0,
+	next_try     INTEGER NOT NULL DEFAULT 0,
+	last_error   TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (channel, notice_id)
+);
+`
+
+// addColumns brings an older store up to the schema: its later tables,
+// then its later columns.
 func addColumns(db *sql.DB) error {
+	if _, err := db.Exec(laterTables); err != nil {
+		return err
+	}
 	for _, c := range laterColumns {
 		var n int
 		if err := db.QueryRow(`SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.column).Scan(&n); err != nil {

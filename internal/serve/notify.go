@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,6 +28,9 @@ const (
 
 // Notice is one notification.
 type Notice struct {
+	// ID is the notice's outbox id, the same on every try to deliver it:
+	// a channel that can tell it posted an id before skips it.
+	ID        string `json:",omitempty"`
 	Kind      string
 	Session   string
 	TaskID    string
@@ -48,14 +52,32 @@ type Notice struct {
 	CostUSD  float64
 }
 
-// Notifier delivers notices. Notify is called with the daemon's lock
-// held: it must not block (queue the delivery) nor call the daemon back.
+// Notifier is a channel notices are delivered to (the log, a chat, the
+// requests' issues and threads). The outbox (outbox.go) calls Notify on
+// the channel's own goroutine, never holding a lock of the daemon's: it
+// may block, holding up only its own channel. A notice counts as
+// delivered once Notify returns; a Notifier that can tell a failure worth
+// another try implements Deliverer instead.
 type Notifier interface{ Notify(Notice) }
 
-// Notifiers delivers each notice to every one of them, in order.
+// Deliverer is a Notifier that says whether a notice got through: an error
+// is tried again later (with backoff, also after a restart), so it is for
+// failures another try may mend (the chat's API out of reach), not for a
+// refusal. ctx ends when the daemon stops or the try takes too long.
+type Deliverer interface {
+	Notifier
+	Deliver(ctx context.Context, n Notice) error
+}
+
+// Named is a Notifier with a name of its own, the channel's name in the
+// outbox: it must stay the same across restarts for the deliveries owed
+// to it to be made.
+type Named interface{ Channel() string }
+
+// Notifiers is several channels: the outbox delivers to each on its own.
 type Notifiers []Notifier
 
-// Notify implements Notifier.
+// Notify implements Notifier: each in order.
 func (ns Notifiers) Notify(n Notice) {
 	for _, x := range ns {
 		x.Notify(n)
@@ -82,6 +104,9 @@ func (n Notice) Text() string {
 
 // LogNotifier prints notices to the daemon's log.
 type LogNotifier struct{ W io.Writer }
+
+// Channel implements Named.
+func (LogNotifier) Channel() string { return "log" }
 
 // Notify implements Notifier.
 func (l LogNotifier) Notify(n Notice) {

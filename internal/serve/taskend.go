@@ -71,27 +71,30 @@ func (d *Daemon) finishOnce(started Task, w *worker, res engine.Result, question
 		t.State, t.ExitReason, t.Message = fleet.AfterLoop(res.Reason), string(res.Reason), res.Message
 		t.Questions = questions
 	}
-	if err := d.settle(&t); scarce.Of(err) != "" {
+	kind, msg := endNotice(t)
+	if err := d.settleWith(&t, kind, msg); scarce.Of(err) != "" {
 		return err
 	}
 	done()
 	d.hold(t.Session, "", "", time.Time{})
-	n := d.notice(t)
+	return nil
+}
+
+// endNotice is the kind of notice a loop's end gives, and its message;
+// "" for none (a cancel: its asker knows).
+func endNotice(t Task) (kind, msg string) {
 	why := strings.TrimPrefix(t.ExitReason+": "+t.Message, ": ")
 	switch {
 	case t.State == fleet.Done:
-		n.Kind, n.Message = NoticeDone, t.ExitReason
+		return NoticeDone, t.ExitReason
 	case t.State == fleet.Halted:
-		n.Kind, n.Message = NoticeHalted, why
+		return NoticeHalted, why
 	case len(t.Questions) > 0:
-		n.Kind, n.Questions = NoticeQuestion, t.Questions
+		return NoticeQuestion, ""
 	case t.State == fleet.Waiting:
-		n.Kind, n.Message = NoticeStopped, why
-	default:
-		return nil
+		return NoticeStopped, why
 	}
-	d.opts.Notifier.Notify(n)
-	return nil
+	return "", ""
 }
 
 // notice is a notice about t, without its kind.
@@ -110,7 +113,12 @@ func (d *Daemon) notice(t Task) Notice {
 // settle saves a task that changed state, rewrites its file's status and
 // archives a finished one; d.mu is held. The error is the store's, also
 // logged: a shortage leaves the task as it was, to settle again.
-func (d *Daemon) settle(t *Task) error {
+func (d *Daemon) settle(t *Task) error { return d.settleWith(t, "", "") }
+
+// settleWith is settle that also puts a notice of kind (none when "") in
+// the outbox, in the transaction that saves the task: a crash loses
+// neither or both.
+func (d *Daemon) settleWith(t *Task, kind, message string) error {
 	if st, found, err := d.db.LoadState(t.Session); err == nil && found {
 		t.Loops = max(st.Loop-t.FirstLoop, 0)
 	}
@@ -128,7 +136,16 @@ func (d *Daemon) settle(t *Task) error {
 			t.File = dst
 		}
 	}
-	if err := d.db.UpdateTask(*t); err != nil {
+	var n *Notice
+	if kind != "" {
+		x := d.notice(*t)
+		x.Kind, x.Message = kind, message
+		if kind == NoticeQuestion {
+			x.Questions = t.Questions
+		}
+		n = &x
+	}
+	if err := d.db.UpdateTaskNotice(*t, n, d.outbox.names, time.Now()); err != nil {
 		d.logf("task %s: %v", t.ID, err)
 		return err
 	}
@@ -138,6 +155,9 @@ func (d *Daemon) settle(t *Task) error {
 	}
 	d.logf("[%s] task %s %s %s", t.Session, t.ID, t.State, msg)
 	d.publish(*t, "task_"+string(t.State), msg)
+	if n != nil {
+		d.outbox.wakeAll()
+	}
 	return nil
 }
 

@@ -279,19 +279,13 @@ func (d *Daemon) applyWatch(was Task, target string, v watchdog.Verdict, prog gi
 		}
 		if bd.Halt() {
 			t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Halted, string(bd.Reason.ExitReason()), bd.Message, now
-			d.settle(&t)
-			n := d.notice(t)
-			n.Kind, n.Message = NoticeHalted, strings.TrimSpace(t.ExitReason+": "+t.Message)
-			d.opts.Notifier.Notify(n)
+			d.settleWith(&t, NoticeHalted, strings.TrimSpace(t.ExitReason+": "+t.Message))
 			return t
 		}
 	}
 	if v.Done != "" {
 		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Done, string(v.Done), v.Why+" (tmux "+target+")", now
-		d.settle(&t)
-		n := d.notice(t)
-		n.Kind, n.Message = NoticeDone, t.ExitReason
-		d.opts.Notifier.Notify(n)
+		d.settleWith(&t, NoticeDone, t.ExitReason)
 	}
 	return t
 }

@@ -63,10 +63,11 @@ type Bot struct {
 	fleet Fleet
 	ctx   context.Context // Run's: the jobs of webhook updates outlive their request
 	ready atomic.Bool     // Run has begun: fleet, ctx and boxes are set
-	name  atomic.Value    // the bot's username, once getMe answered
+	// running is closed when ready is set: notices wait for it.
+	running chan struct{}
+	name    atomic.Value // the bot's username, once getMe answered
 
 	handleMu sync.Mutex // one update at a time, in order
-	notices  chan serve.Notice
 	boxes    *mailboxes
 
 	mu         sync.Mutex
@@ -92,8 +93,7 @@ func New(cfg Config, opts Options) *Bot {
 		opts.PollTimeout = 50 * time.Second
 	}
 	redact.Add(cfg.Token, cfg.WebhookSecret)
-	b := &Bot{cfg: cfg, opts: opts, notices: make(chan serve.Notice, 256),
-		logged: map[string]time.Time{}, limitsSent: map[string]time.Time{}}
+	b := &Bot{cfg: cfg, opts: opts, running: make(chan struct{}), logged: map[string]time.Time{}, limitsSent: map[string]time.Time{}}
 	b.name.Store("")
 	return b
 }
@@ -154,21 +154,16 @@ func (b *Bot) Close() error {
 
 // Run serves the chat until ctx ends: it learns the bot's name, sets the
 // webhook up (or removes one, for polling), then polls or waits for the
-// webhook's updates; and it delivers the notices.
+// webhook's updates. The daemon's outbox delivers the notices (Deliver).
 func (b *Bot) Run(ctx context.Context, f Fleet) {
 	b.fleet, b.ctx = f, ctx
 	b.boxes = newMailboxes(ctx, b.logf)
 	b.ready.Store(true)
-	delivered := make(chan struct{})
-	go func() {
-		defer close(delivered)
-		b.dispatchNotices(ctx)
-	}()
+	close(b.running)
 	if b.setUp(ctx) && !b.cfg.Webhook() {
 		b.api.Start(ctx)
 	}
 	<-ctx.Done()
-	<-delivered
 	b.boxes.wait()
 }
 

@@ -61,6 +61,16 @@ const (
 // text is masked first: titles, summaries and questions come from people
 // and agents.
 func (b *Bot) send(ctx context.Context, to target, text string, markup models.ReplyMarkup) []int {
+	ids, err := b.sendAll(ctx, to, text, markup)
+	if err != nil {
+		b.logf("a message to chat %d was not delivered: %s", to.chat, describe(err))
+	}
+	return ids
+}
+
+// sendAll is send that returns the failure of a part (after its retries)
+// instead of logging it.
+func (b *Bot) sendAll(ctx context.Context, to target, text string, markup models.ReplyMarkup) ([]int, error) {
 	parts := Split(redact.String(text), MaxMessage)
 	var ids []int
 	for i, p := range parts {
@@ -79,12 +89,11 @@ func (b *Bot) send(ctx context.Context, to target, text string, markup models.Re
 			return err
 		})
 		if err != nil {
-			b.logf("a message to chat %d was not delivered: %s", to.chat, describe(err))
-			return ids
+			return ids, err
 		}
 		ids = append(ids, msg.ID)
 	}
-	return ids
+	return ids, nil
 }
 
 // edit replaces a message's text (and drops its buttons).

@@ -20,12 +20,17 @@ type store struct{ db *sql.DB }
 // Bounds of what the store keeps.
 const (
 	updatesKept   = 1000
+	noticesKept   = 10000
 	questionsKept = 10000
 )
 
 const storeSchema = `
 CREATE TABLE IF NOT EXISTS updates (
 	id INTEGER NOT NULL UNIQUE,
+	at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS notices (
+	id TEXT PRIMARY KEY,
 	at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS questions (
@@ -96,6 +101,25 @@ func (s *store) offset(now time.Time) (int64, error) {
 		return 0, nil
 	}
 	return id, nil
+}
+
+// markNotice remembers that the daemon's notice id was sent: the outbox
+// delivers at least once, and a notice tried again after it got through
+// (the daemon killed before it recorded the delivery, a try that timed
+// out) is not sent twice.
+func (s *store) markNotice(id string, at time.Time) error {
+	if _, err := s.db.Exec(`INSERT OR IGNORE INTO notices(id, at) VALUES(?, ?)`, id, at.UTC().Format(time.RFC3339)); err != nil {
+		return err
+	}
+	_, err := s.db.Exec(`DELETE FROM notices WHERE rowid NOT IN (SELECT rowid FROM notices ORDER BY rowid DESC LIMIT ?)`, noticesKept)
+	return err
+}
+
+// noticeSent says whether notice id was sent.
+func (s *store) noticeSent(id string) (bool, error) {
+	var n int
+	err := s.db.QueryRow(`SELECT COUNT(*) FROM notices WHERE id = ?`, id).Scan(&n)
+	return n > 0, err
 }
 
 // addQuestion remembers that message msg in chat asked task's question.
