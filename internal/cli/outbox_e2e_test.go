@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
-	"ralph/internal/faketelegram"
 	"ralph/internal/serve"
 	"ralph/internal/servetest"
+	"ralph/internal/telegram/telegramtest"
 )
 
 // A question asked while Telegram is out of reach, the daemon then killed
@@ -54,7 +54,7 @@ func TestTelegramQuestionSurvivesAKill(t *testing.T) {
 	}
 }
 
-func countSent(api *faketelegram.Server, sub string) int {
+func countSent(api *telegramtest.Server, sub string) int {
 	n := 0
 	for _, m := range api.Sent() {
 		if strings.Contains(m.Text, sub) {
