@@ -125,6 +125,13 @@ func runEnable(ctx context.Context, opts *enableOptions) error {
 	} else {
 		printEnable(opts.IO, res)
 	}
+	out := opts.IO.Out
+	if opts.JSON {
+		out = io.Discard
+	}
+	if err := trustWritten(out, res.ProjectDir, append(res.FilesCreated, res.FilesUpdated...)); err != nil {
+		return fail(err)
+	}
 	if res.AlreadyEnabled && !res.Enabled {
 		return errAlreadyDone
 	}

@@ -159,6 +159,13 @@ func describe(ev loop.Event) string {
 		return ev.Message
 	case loop.EventAgentSwitch:
 		return "agent: " + ev.Message
+	case loop.EventVerify:
+		v := ev.Verify
+		if v == nil {
+			return "verify: " + ev.Message
+		}
+		return fmt.Sprintf("verify: `%s` %s in %s — %s", v.Command, v.Outcome(),
+			(time.Duration(v.DurationMS) * time.Millisecond).Round(10*time.Millisecond), ev.Message)
 	case loop.EventError:
 		return "error: " + ev.Message
 	case loop.EventStop:

@@ -299,7 +299,7 @@ func agentEnv(cfg config.Config) []string {
 
 // specFrom is the loop of the project in st as cfg configures it.
 func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.Spec {
-	return loop.Spec{
+	spec := loop.Spec{
 		Dir: st.ProjectDir(), Agents: agents, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
 		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Continuity: cfg.SessionContinuity, Backup: cfg.Backup,
 		OptionalSections: cfg.OptionalSections, Sandboxed: cfg.Sandbox.Provider != "",
@@ -317,8 +317,13 @@ func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.
 			ExitOnUsageLimit: cfg.OnUsageLimit == "exit",
 			Delay:            cfg.Delay,
 			FailureBackoff:   cfg.FailureBackoff,
+			Verify:           loop.VerifyPolicy{On: cfg.VerifyCmd != "", MaxFailures: cfg.VerifyMaxFailures},
 		},
 	}
+	if cfg.VerifyCmd != "" {
+		spec.Verifier = verifier(cfg, spec.Dir, spec.Env)
+	}
+	return spec
 }
 
 // dryRun shows what a run would do: the settings that are not defaults

@@ -99,6 +99,7 @@ var keyedFlags = []struct{ name, short, key, help string }{
 	{"delay", "", "DELAY", "pause between iterations, e.g. 5s"},
 	{"failure-backoff", "", "FAILURE_BACKOFF", "pause after a failed iteration, doubling up to 10m (0: off)"},
 	{"on-usage-limit", "", "ON_USAGE_LIMIT", "on a usage limit: wait for the reset, or exit (code 4)"},
+	{"verify-cmd", "", "VERIFY_CMD", "the check ralph runs itself (through sh) before it accepts a completion; failing, the agent goes on (code 9 after VERIFY_MAX_FAILURES)"},
 }
 
 var boolFlags = []struct {

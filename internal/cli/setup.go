@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,13 @@ is a git repository nothing is committed. For an existing project, use
 
 func runSetup(ctx context.Context, opts *setupOptions) error {
 	res, err := scaffold.Setup(ctx, scaffold.SetupOptions{Dir: opts.Dir, Force: opts.Force})
+	if err == nil {
+		out := opts.IO.Out
+		if opts.JSON {
+			out = io.Discard
+		}
+		err = trustWritten(out, res.ProjectDir, append(res.FilesCreated, res.FilesUpdated...))
+	}
 	if opts.JSON {
 		if err != nil {
 			res.Error = err.Error()

@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"ralph/internal/config"
+	"ralph/internal/scaffold"
 	"ralph/internal/trust"
 )
 
@@ -190,5 +192,38 @@ func listTrusted(out io.Writer, ts trust.Store) error {
 		}
 		fmt.Fprintf(out, "%s  %s  %s  %s\n", e.Trusted.Local().Format("2006-01-02 15:04"), e.SHA256[:12], state, e.Path)
 	}
+	return nil
+}
+
+// trustWritten trusts the .ralphrc that `ralph setup` or `ralph enable`
+// just wrote (files are the ones it created or replaced), when that file
+// names something to run (the VERIFY_CMD it detected): the user asked for
+// the file, so it is theirs, and the next `ralph run` must not refuse it.
+// It says so, with how to take it back.
+func trustWritten(out io.Writer, dir string, files []string) error {
+	if !slices.Contains(files, scaffold.RalphrcPath) {
+		return nil
+	}
+	rc := filepath.Join(dir, scaffold.RalphrcPath)
+	content, err := os.ReadFile(rc)
+	if err != nil {
+		return err
+	}
+	layer, _, err := config.ParseRalphrcEnv(rc, content, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	cfg, _, _ := config.Resolve(config.Defaults(), config.Layer(layer), nil, nil)
+	if len(config.NeedsTrust(cfg)) == 0 {
+		return nil
+	}
+	ts, err := trust.Default()
+	if err != nil {
+		return err
+	}
+	if err := trustProject(out, io.Discard, ts, dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "(ralph wrote this .ralphrc for you; `ralph trust --revoke -C %s` takes the trust back)\n", dir)
 	return nil
 }

@@ -78,6 +78,10 @@ type Config struct {
 	TestPercentageThreshold   int      // TEST_PERCENTAGE_THRESHOLD
 	OptionalSections          []string // OPTIONAL_SECTIONS
 	NoClarify                 bool     // NO_CLARIFY
+	// The verify gate.
+	VerifyCmd         string        // VERIFY_CMD; "" = completions are not checked
+	VerifyTimeout     time.Duration // VERIFY_TIMEOUT
+	VerifyMaxFailures int           // VERIFY_MAX_FAILURES
 
 	// Output
 	Verbose bool // VERBOSE

@@ -179,6 +179,15 @@ var keyTable = []keyInfo{
 		Doc: "fix_plan.md headings whose unchecked items do not block completion (empty: none).", field: func(c *Config) any { return &c.OptionalSections }},
 	{Name: "NO_CLARIFY", kind: kBool, Default: "false", Flag: "--no-clarify", Group: gExit, Origin: OriginNew,
 		Doc: "Keep going when the agent asks for clarification instead of stopping (code 6).", field: func(c *Config) any { return &c.NoClarify }},
+	{Name: "VERIFY_CMD", kind: kString, Flag: "--verify-cmd", Group: gExit, Origin: OriginNew, policy: rcWarnCustom,
+		Doc: "The project's check, run by ralph itself through sh (in the sandbox when one is set) before it accepts a completion: " +
+			"exit 0 lets it stand; anything else sends the agent back with the output's end (empty: completions are not checked).",
+		field: func(c *Config) any { return &c.VerifyCmd }},
+	{Name: "VERIFY_TIMEOUT", kind: kDuration, Default: "10m", Group: gExit, Origin: OriginNew,
+		Doc: "How long one run of VERIFY_CMD may take; a run that takes longer fails.", field: func(c *Config) any { return &c.VerifyTimeout }},
+	{Name: "VERIFY_MAX_FAILURES", kind: kInt, min: 1, Default: "3", Group: gExit, Origin: OriginNew,
+		Doc:   "Completion claims in a row that may fail VERIFY_CMD before the run ends with verify_failed (code 9).",
+		field: func(c *Config) any { return &c.VerifyMaxFailures }},
 
 	// Output
 	{Name: "VERBOSE", Aliases: []string{"RALPH_VERBOSE", "VERBOSE_PROGRESS"}, kind: kBool, Default: "false", Flag: "--verbose",

@@ -76,7 +76,7 @@ func files() []struct{ path, content string } {
 		{scaffold.PlanPath, string(scaffold.FixPlan(ProjectName, plan))},
 		{scaffold.AgentPath, string(scaffold.AgentNotes(ProjectName, []scaffold.Stack{stack}))},
 		{".ralph/specs/greet.md", spec},
-		{scaffold.RalphrcPath, string(scaffold.Ralphrc(ProjectName, "go", AllowedTools))},
+		{scaffold.RalphrcPath, string(scaffold.Ralphrc(ProjectName, "go", AllowedTools, ""))},
 	}
 }
 

@@ -192,6 +192,7 @@ func Run(ctx context.Context, p Project, env Env) Report {
 		cred = claudeLogin(ctx, agentEnv, found, cred)
 	}
 	r.add(cred)
+	r.add(checkVerify(p))
 	r.add(checkInstalledAgents(ctx, env))
 	r.add(checkGit(ctx, p.Dir, env))
 	r.add(checkGitIdentity(ctx, p.Dir, env))

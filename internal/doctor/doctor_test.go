@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"ralph/internal/config"
 )
@@ -21,7 +22,7 @@ func names(r Report) string {
 
 func TestRunHealthy(t *testing.T) {
 	r := Run(context.Background(), defaultProject(project(t, healthyPlan, nil)), healthyEnv())
-	if got, want := names(r), "config layout files plan state breaker lock agent agent_version sandbox credentials agents git git_identity disk"; got != want {
+	if got, want := names(r), "config layout files plan state breaker lock agent agent_version sandbox credentials verify agents git git_identity disk"; got != want {
 		t.Errorf("checks = %s, want %s", got, want)
 	}
 	for _, c := range r.Checks {
@@ -38,7 +39,7 @@ func TestRunLeavesOutDependentChecks(t *testing.T) {
 	env := healthyEnv()
 	env.LookPath = func(string) (string, error) { return "", errors.New("not found") }
 	r := Run(context.Background(), defaultProject(t.TempDir()), env)
-	if got, want := names(r), "config layout agent sandbox credentials agents git git_identity disk"; got != want {
+	if got, want := names(r), "config layout agent sandbox credentials verify agents git git_identity disk"; got != want {
 		t.Errorf("checks = %s, want %s", got, want)
 	}
 	if !r.Blocking || r.Count(Fail) != 2 {
@@ -170,5 +171,28 @@ func TestSandboxCheck(t *testing.T) {
 	p.Config.Sandbox.Provider = "e2b"
 	if c := checkSandbox(context.Background(), p.Config); c.Status != Fail || !strings.Contains(c.Detail, "not supported") {
 		t.Errorf("e2b: %s %q", c.Status, c.Detail)
+	}
+}
+
+func TestVerifyCheck(t *testing.T) {
+	gated := defaultProject(t.TempDir())
+	gated.Config.VerifyCmd, gated.Config.VerifyTimeout, gated.Config.VerifyMaxFailures = "make test", 10*time.Minute, 3
+	goProject := defaultProject(project(t, healthyPlan, map[string]string{"go.mod": "module x\n\ngo 1.24\n"}))
+	for _, tt := range []struct {
+		name   string
+		p      Project
+		status Status
+		detail string
+	}{
+		{"gated", gated, OK, `VERIFY_CMD "make test"`},
+		{"a test command to suggest", goProject, Warn, "VERIFY_CMD='go test ./...'"},
+		{"nothing to suggest", defaultProject(t.TempDir()), OK, "no test command detected"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := checkVerify(tt.p)
+			if c.Status != tt.status || !strings.Contains(c.Detail, tt.detail) {
+				t.Errorf("%s %q", c.Status, c.Detail)
+			}
+		})
 	}
 }

@@ -80,6 +80,9 @@ type Deps struct {
 	// AgentStarted receives each agent call's process group id (nil: not
 	// needed): a daemon records it to end the group after its own crash.
 	AgentStarted func(pgid int)
+	// Verify runs the project's verify command (VERIFY_CMD) on a claimed
+	// completion; it is required when Policy.Verify is on.
+	Verify func(ctx context.Context) loop.VerifyRun
 }
 
 // Engine runs one loop.
@@ -135,6 +138,13 @@ func New(spec loop.Spec, deps Deps) *Engine {
 		}
 	}
 	spec.Policy.Agents = spec.AgentNames()
+	if deps.Verify == nil {
+		deps.Verify = spec.Verifier
+	}
+	if deps.Verify == nil {
+		// A gate with nothing to run would accept no completion ever.
+		spec.Policy.Verify.On = false
+	}
 	return &Engine{spec: spec, deps: deps}
 }
 
@@ -200,6 +210,18 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		switch step.Kind {
 		case loop.Stop:
 			return e.finish(step.Reason, step.Message)
+		case loop.Check:
+			d, err := e.checkClaim(ctx, loop.Decision{Kind: loop.Check, Reason: step.Reason, Message: step.Message}, nil)
+			if err != nil {
+				return e.fail(err)
+			}
+			if ctx.Err() != nil {
+				return e.finish(reason.Interrupted, "interrupted")
+			}
+			if d.Kind == loop.Stop {
+				return e.finish(d.Reason, d.Message)
+			}
+			continue
 		case loop.Wait:
 			if err := e.waitStep(ctx, step); err != nil {
 				return e.finish(reason.Interrupted, "interrupted")

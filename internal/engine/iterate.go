@@ -174,6 +174,14 @@ func (e *Engine) fold(ctx context.Context, it loop.Iteration) (loop.Decision, er
 		e.writeClarification(it.Observed)
 	}
 	rec := loop.Record(it, d, e.st)
+	if d.Kind == loop.Check {
+		// The claim is checked before the iteration is recorded, so its
+		// record says whether it stood.
+		var err error
+		if d, err = e.checkClaim(ctx, d, &rec); err != nil || ctx.Err() != nil {
+			return d, err
+		}
+	}
 	if err := e.retry(ctx, "saving the state", func() error { return e.save(&rec) }); err != nil {
 		return d, err
 	}

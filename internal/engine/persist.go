@@ -38,6 +38,7 @@ func (e *Engine) status(status, action string, exitReason reason.Reason, wait *s
 			CacheReadInputTokens: e.st.Usage.CacheReadInputTokens, CacheCreationInputTokens: e.st.Usage.CacheCreationInputTokens,
 			CostUSD: e.st.CostUSD},
 		LastAnalysis: e.st.Last.Summary, LastConfidenceScore: e.st.Last.Confidence,
+		Verified: e.st.Verify.Verified,
 	}
 	if ok, _ := lim.Allow(now); !ok {
 		s.NextReset = lim.NextFree(now).UTC().Format(time.RFC3339)

@@ -24,6 +24,8 @@ const (
 	EventPaused         = "paused"
 	EventResumed        = "resumed"
 	EventAgentSwitch    = "agent_switch"
+	// EventVerify: the verify command ran on a claimed completion.
+	EventVerify = "verify"
 )
 
 // Event is one thing that happened in the loop.
@@ -39,6 +41,8 @@ type Event struct {
 	Reason    reason.Reason `json:"exit_reason,omitempty"`
 	ExitCode  int           `json:"exit_code,omitempty"`
 	Iteration *Metrics      `json:"iteration,omitempty"`
+	// Verify is the verify command's run (EventVerify).
+	Verify *VerifyRun `json:"verify,omitempty"`
 	// Live is a piece of the running agent's output (EventLive).
 	Live *activity.Event `json:"live,omitempty"`
 }
@@ -77,4 +81,8 @@ type Metrics struct {
 	// StatusBlock is the fields of the agent's status block (RALPH_STATUS
 	// and the like): the fleet's task file and history show them.
 	StatusBlock map[string]string `json:"status_block,omitempty"`
+	// Verify is the verify command's run when the iteration claimed
+	// completion under the gate; Verified says the claim passed it.
+	Verify   *VerifyRun `json:"verify,omitempty"`
+	Verified bool       `json:"verified,omitempty"`
 }

@@ -37,7 +37,7 @@ type Iteration struct {
 
 // Decision is Fold's verdict on one iteration.
 type Decision struct {
-	Kind    StepKind // Call (go on) or Stop
+	Kind    StepKind // Call (go on), Stop, or Check (a success to verify first)
 	Reason  reason.Reason
 	Message string
 	// Usage is this call's own usage (see callUsage).
@@ -58,6 +58,8 @@ func (d Decision) Label() string {
 	switch {
 	case d.Kind == Stop:
 		return "stop:" + string(d.Reason)
+	case d.Kind == Check:
+		return "verify:" + string(d.Reason)
 	case d.UsageLimit:
 		return "wait:usage_limit"
 	}
@@ -119,6 +121,8 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 	st.Last.Questions = nil
 	st.Corrections = nil
 	st.Pause = Pause{}
+	// A call changed the tree: an earlier check no longer speaks for it.
+	st.Verify.Retry, st.Verify.Verified = false, false
 
 	// A usage limit is the provider's, not the agent's fault: the same work
 	// resumes after the reset (or on a fallback agent at once), and the
@@ -180,6 +184,10 @@ func Fold(st State, it Iteration, p Policy) (State, Decision) {
 	// that "no progress").
 	if sd.Stop {
 		d.Kind, d.Reason, d.Message = Stop, sd.Reason, sd.Message
+		if gate(sd.Reason, p) {
+			d.Kind = Check
+			return st, d
+		}
 		if sd.Reason.Success() {
 			d.ResetSession = "completion"
 		}
@@ -292,5 +300,6 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, StatusBlock: maps.Clone(o.StatusBlock),
+		Verified: st.Verify.Verified,
 	}
 }

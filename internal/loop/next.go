@@ -59,6 +59,9 @@ const (
 	Call StepKind = iota + 1
 	Wait
 	Stop
+	// Check: run the verify command on a claimed success (Reason) before
+	// it may end the run; the host folds the run with Checked.
+	Check
 )
 
 func (k StepKind) String() string {
@@ -69,6 +72,8 @@ func (k StepKind) String() string {
 		return "wait"
 	case Stop:
 		return "stop"
+	case Check:
+		return "verify"
 	}
 	return "?"
 }
@@ -82,7 +87,7 @@ type Step struct {
 	// and why.
 	Until    time.Time
 	WaitKind string
-	// Stop: the reason.
+	// Stop: the reason; Check: the success claimed.
 	Reason reason.Reason
 	// Message says why, for people.
 	Message string
@@ -141,7 +146,14 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	}
 	used := stop.Usage{Loops: st.Loop - st.Run.FirstLoop, Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
 	if d := stop.BeforeCall(obs.Plan, used, p.Budget); d.Stop {
-		return stopNow(d.Reason, d.Message)
+		switch {
+		case !gate(d.Reason, p):
+			return stopNow(d.Reason, d.Message)
+		case !st.Verify.Retry:
+			// A plan complete before the call is a claim like any other.
+			return st, Step{Kind: Check, Reason: d.Reason, Message: d.Message, Notes: notes}
+		}
+		// The check failed on this tree: the agent is called to fix it.
 	}
 	deadline := time.Time{}
 	if p.Budget.MaxRuntime > 0 {

@@ -52,6 +52,12 @@ func TestReplayRecordedRuns(t *testing.T) {
 					if got, want := mustJSON(t, d), mustJSON(t, tr.Fold.Decision); got != want {
 						t.Fatalf("line %d: Fold decides\n%s\nwas\n%s", n, got, want)
 					}
+				case tr.Check != nil:
+					var d Decision
+					st, d = Checked(st, tr.Check.Claim, tr.Check.Run, p)
+					if got, want := mustJSON(t, d), mustJSON(t, tr.Check.Decision); got != want {
+						t.Fatalf("line %d: Checked decides\n%s\nwas\n%s", n, got, want)
+					}
 				}
 			}
 			if err := sc.Err(); err != nil {

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"time"
 
 	"ralph/internal/breaker"
@@ -27,6 +28,9 @@ type Spec struct {
 	// Env is extra environment for the agent (secrets from .ralphrc); it is
 	// never serialised.
 	Env []string `json:"-"`
+	// Verifier runs the verify command (Policy.Verify); the host that
+	// built the spec made it, so it is never serialised either.
+	Verifier func(ctx context.Context) VerifyRun `json:"-"`
 	// Sandboxed says the agents run confined: the engine then pins the
 	// project's git directories and checks what could make host git run
 	// a program before every git after a call (gitx.Guard).
@@ -67,6 +71,8 @@ type Policy struct {
 	// to FailureBackoffCap (default 10 minutes). 0 turns it off.
 	FailureBackoff    time.Duration `json:"failure_backoff,omitempty"`
 	FailureBackoffCap time.Duration `json:"failure_backoff_cap,omitempty"`
+	// Verify gates every success on the project's own check.
+	Verify VerifyPolicy `json:"verify,omitzero"`
 	// Agents are the names of Spec.Agents, in order; the fallback rule
 	// needs them.
 	Agents []string `json:"agents,omitempty"`

@@ -61,6 +61,8 @@ type State struct {
 	// ResetID is the last breaker-reset request applied, so a request
 	// made while the loop runs is applied once and not overwritten.
 	ResetID string `json:"reset_id,omitempty"`
+	// Verify is where the verify gate stands (Policy.Verify).
+	Verify VerifyState `json:"verify,omitzero"`
 }
 
 // Run is the current run's baselines.
@@ -147,6 +149,8 @@ func Begin(st State, now time.Time, p Policy) (State, []string) {
 	st.Version = StateVersion
 	st.Run = Run{StartedAt: now, FirstLoop: st.Loop, FirstCost: st.CostUSD}
 	st.Pause, st.Backoff = Pause{}, 0
+	// Each run proves its own completion.
+	st.Verify = VerifyState{}
 	if st.Breaker.Status == "" {
 		st.Breaker = breaker.New(now)
 	}

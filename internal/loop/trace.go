@@ -7,10 +7,11 @@ package loop
 // writes them as JSON lines to the file named by $RALPH_TRACE.
 type Trace struct {
 	// Begin is the state a run started from, after Begin, with its policy.
-	Begin  *State     `json:"begin,omitempty"`
-	Policy *Policy    `json:"policy,omitempty"`
-	Next   *TraceNext `json:"next,omitempty"`
-	Fold   *TraceFold `json:"fold,omitempty"`
+	Begin  *State      `json:"begin,omitempty"`
+	Policy *Policy     `json:"policy,omitempty"`
+	Next   *TraceNext  `json:"next,omitempty"`
+	Fold   *TraceFold  `json:"fold,omitempty"`
+	Check  *TraceCheck `json:"check,omitempty"`
 }
 
 // TraceNext is one Next: what it saw and what it answered.
@@ -23,4 +24,12 @@ type TraceNext struct {
 type TraceFold struct {
 	Iteration Iteration `json:"iteration"`
 	Decision  Decision  `json:"decision"`
+}
+
+// TraceCheck is one Checked: the claim, the verify command's run and the
+// decision.
+type TraceCheck struct {
+	Claim    Decision  `json:"claim"`
+	Run      VerifyRun `json:"run"`
+	Decision Decision  `json:"decision"`
 }

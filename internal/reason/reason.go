@@ -29,8 +29,11 @@ const (
 	IntegrityFailure   Reason = "integrity_failure"    // exit 7
 	// AgentSetup: the agent cannot work as set up (not logged in, a bad
 	// key, an unknown model or flag); only a person can fix it.
-	AgentSetup  Reason = "agent_setup_failure" // exit 8
-	Interrupted Reason = "interrupted"         // exit 130
+	AgentSetup Reason = "agent_setup_failure" // exit 8
+	// VerifyFailed: the agent claimed the work done and the verify
+	// command kept failing (VERIFY_MAX_FAILURES claims in a row).
+	VerifyFailed Reason = "verify_failed" // exit 9
+	Interrupted  Reason = "interrupted"   // exit 130
 )
 
 // All lists every reason a loop can end with, in the order of the exit-code
@@ -38,7 +41,7 @@ const (
 var All = []Reason{
 	ProjectComplete, PlanComplete, CompletionSignals, TestSaturation, SafetyThreshold,
 	BreakerOpen, PermissionDenied, UsageLimit, MaxLoops, MaxRuntime, MaxCost,
-	NeedsClarification, IntegrityFailure, AgentSetup, Interrupted,
+	NeedsClarification, IntegrityFailure, AgentSetup, VerifyFailed, Interrupted,
 }
 
 // Success reports whether the reason means the work is done.
@@ -70,6 +73,8 @@ func (r Reason) ExitCode() int {
 		return 7
 	case r == AgentSetup:
 		return 8
+	case r == VerifyFailed:
+		return 9
 	case r == Interrupted:
 		return 130
 	}

@@ -6,7 +6,7 @@ func TestExitCodes(t *testing.T) {
 	want := map[Reason]int{
 		ProjectComplete: 0, PlanComplete: 0, CompletionSignals: 0, TestSaturation: 0, SafetyThreshold: 0,
 		BreakerOpen: 2, PermissionDenied: 3, UsageLimit: 4, MaxLoops: 5, MaxRuntime: 5, MaxCost: 5,
-		NeedsClarification: 6, IntegrityFailure: 7, AgentSetup: 8, Interrupted: 130,
+		NeedsClarification: 6, IntegrityFailure: 7, AgentSetup: 8, VerifyFailed: 9, Interrupted: 130,
 		None: 1, "something_else": 1,
 	}
 	for r, code := range want {

@@ -146,7 +146,7 @@ func writeProject(w *writer, name string, stacks []Stack, tasks []Task) error {
 		{PromptPath, Prompt(name)},
 		{PlanPath, FixPlan(name, tasks)},
 		{AgentPath, AgentNotes(name, stacks)},
-		{RalphrcPath, Ralphrc(name, ProjectType(stacks), AllowedTools(stacks))},
+		{RalphrcPath, Ralphrc(name, ProjectType(stacks), AllowedTools(stacks), VerifyCommand(stacks))},
 	} {
 		if err := w.put(f.rel, f.data); err != nil {
 			return err

@@ -21,8 +21,9 @@ const ralphrcHeader = `# .ralphrc: ralph's settings for this project.
 // ralph understands appears with its real default and documentation, and
 // the file cannot drift from the reader. projectName and projectType fill
 // PROJECT_NAME and PROJECT_TYPE when not empty; allowedTools, when not nil,
-// sets ALLOWED_TOOLS (see AllowedTools).
-func Ralphrc(projectName, projectType string, allowedTools []string) []byte {
+// sets ALLOWED_TOOLS (see AllowedTools); verifyCmd, when not empty, sets
+// VERIFY_CMD (see VerifyCommand).
+func Ralphrc(projectName, projectType string, allowedTools []string, verifyCmd string) []byte {
 	var b strings.Builder
 	b.WriteString(ralphrcHeader)
 	group := ""
@@ -39,11 +40,16 @@ func Ralphrc(projectName, projectType string, allowedTools []string) []byte {
 			if projectType != "" {
 				value = projectType
 			}
+		case "VERIFY_CMD":
+			value = verifyCmd
 		}
 		doc, commented := keyComment(k)
 		if k.Name == "ALLOWED_TOOLS" && allowedTools != nil {
 			value = strings.Join(allowedTools, ",")
 			doc += " [written by ralph: the default list plus this project's build, test and lint commands]"
+		}
+		if k.Name == "VERIFY_CMD" && verifyCmd != "" {
+			doc += " [written by ralph: the test command it detected; delete the line to take completions on the agent's word]"
 		}
 		b.WriteString("# " + doc + "\n")
 		line := config.FormatAssignment(k.Name, value)

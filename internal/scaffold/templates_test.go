@@ -208,7 +208,7 @@ func TestAgentNotes(t *testing.T) {
 func TestRalphrcRoundTrip(t *testing.T) {
 	defaults := config.Defaults().Redacted()
 	for _, tc := range []struct{ name, typ string }{{"", ""}, {"it's a \"demo\" $HOME", "go"}} {
-		src := Ralphrc(tc.name, tc.typ, nil)
+		src := Ralphrc(tc.name, tc.typ, nil, "")
 		rc, warns, err := config.ParseRalphrc(".ralphrc", src)
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("parse: %v %v", err, warns)
@@ -236,7 +236,7 @@ func TestRalphrcRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	src := string(Ralphrc("demo", "go", nil))
+	src := string(Ralphrc("demo", "go", nil, ""))
 	for _, k := range config.Describe() {
 		re := regexp.MustCompile(`(?m)^(# )?` + k.Name + `=`)
 		if !re.MatchString(src) {
@@ -286,7 +286,7 @@ func TestMergeGitignore(t *testing.T) {
 func TestRalphrcAllowedTools(t *testing.T) {
 	stacks := []Stack{{ID: "python", Commands: Commands{Test: "uv run pytest", Lint: "uv run ruff check .", Install: "uv sync"}}}
 	tools := AllowedTools(stacks)
-	rc, warns, err := config.ParseRalphrc(".ralphrc", Ralphrc("demo", "python", tools))
+	rc, warns, err := config.ParseRalphrc(".ralphrc", Ralphrc("demo", "python", tools, ""))
 	if err != nil || len(warns) > 0 {
 		t.Fatal(err, warns)
 	}
@@ -340,13 +340,36 @@ func TestMissingTools(t *testing.T) {
 func TestRalphrcSetsOnlyWhatDiffers(t *testing.T) {
 	tools := []string{"Write", "Read", "Bash(go test *)"}
 	var active []string
-	for _, line := range strings.Split(string(Ralphrc("shop", "go", tools)), "\n") {
+	for _, line := range strings.Split(string(Ralphrc("shop", "go", tools, "go test ./...")), "\n") {
 		if line != "" && !strings.HasPrefix(line, "#") {
 			active = append(active, line)
 		}
 	}
-	want := []string{"PROJECT_NAME=shop", "ALLOWED_TOOLS=" + config.QuoteValue(strings.Join(tools, ","))}
+	want := []string{"PROJECT_NAME=shop", "ALLOWED_TOOLS=" + config.QuoteValue(strings.Join(tools, ",")), "VERIFY_CMD=" + config.QuoteValue("go test ./...")}
 	if !slices.Equal(active, want) {
 		t.Errorf("active lines %q, want %q", active, want)
+	}
+}
+
+func TestVerifyCommand(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		stacks []Stack
+		want   string
+	}{
+		{"none", nil, ""},
+		{"no test command", []Stack{{ID: "make", Dir: "."}}, ""},
+		{"one at the root", []Stack{{ID: "go", Dir: ".", Commands: Commands{Test: "go test ./..."}}}, "go test ./..."},
+		{"each in its directory, all to pass", []Stack{
+			{ID: "go", Dir: ".", Commands: Commands{Test: "go test ./..."}},
+			{ID: "node", Dir: "web app", Commands: Commands{Test: "npm test"}},
+			{ID: "node", Dir: "web app", Commands: Commands{Test: "npm test"}},
+		}, "go test ./... && (cd 'web app' && npm test)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := VerifyCommand(tt.stacks); got != tt.want {
+				t.Errorf("%q, want %q", got, tt.want)
+			}
+		})
 	}
 }

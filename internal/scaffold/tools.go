@@ -63,3 +63,31 @@ func covers(pattern, cmd string) bool {
 	}
 	return cmd == prefix || strings.HasPrefix(cmd, prefix+" ")
 }
+
+// VerifyCommand is the verify gate's command for the detected stacks: each
+// stack's test command, run in its directory, all of them to pass ("" when
+// none has one). It is written into a new .ralphrc where people see it.
+func VerifyCommand(stacks []Stack) string {
+	var parts []string
+	for _, s := range stacks {
+		if s.Commands.Test == "" {
+			continue
+		}
+		cmd := s.Commands.Test
+		if s.Dir != "" && s.Dir != "." {
+			cmd = "(cd " + shellQuote(s.Dir) + " && " + cmd + ")"
+		}
+		if !slices.Contains(parts, cmd) {
+			parts = append(parts, cmd)
+		}
+	}
+	return strings.Join(parts, " && ")
+}
+
+// shellQuote quotes a directory name for sh where it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -40,6 +40,9 @@ type Status struct {
 	// decision; it never makes one.
 	LastConfidenceScore    *int     `json:"last_confidence_score,omitempty"`
 	ClarificationQuestions []string `json:"clarification_questions,omitempty"`
+	// Verified: the run's completion passed the project's verify command
+	// (VERIFY_CMD); absent where no gate is set or nothing was claimed.
+	Verified bool `json:"verified,omitempty"`
 }
 
 // BreakerStatus is the circuit breaker as status.json shows it; the full
