@@ -305,7 +305,7 @@ func printTaskStatus(w io.Writer, t serve.TaskView) {
 		fmt.Fprintf(w, "  summary: %s\n", t.Summary)
 	}
 	for _, h := range t.History {
-		fmt.Fprintf(w, "  loop %d: %d files, %d errors, %s\n", h.Loop, h.FilesModified, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]))
+		fmt.Fprintf(w, "  loop %d: %d files, %d errors, %s%s\n", h.Loop, h.FilesModified, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]), verifyNote(h))
 	}
 	for _, q := range t.Questions {
 		fmt.Fprintf(w, "  question: %s\n", q)
@@ -399,4 +399,15 @@ func printCircuit(w io.Writer, raw json.RawMessage) error {
 		fmt.Fprintf(w, "  next: ralph task reset %s (or ralph task retry %s)\n", t.Session, t.Session)
 	}
 	return nil
+}
+
+// verifyNote is what the verify gate made of an iteration's claim.
+func verifyNote(h serve.HistoryItem) string {
+	switch v := h.Verify; {
+	case v == nil:
+		return ""
+	case h.Verified:
+		return fmt.Sprintf(", verified (`%s` passed)", v.Command)
+	}
+	return fmt.Sprintf(", not verified (`%s` %s)", h.Verify.Command, h.Verify.Outcome())
 }

@@ -28,6 +28,11 @@ func maskView(v TaskView) TaskView {
 	v.CircuitBreaker.ErrorHistory = maskStrings(v.CircuitBreaker.ErrorHistory)
 	for i, h := range v.History {
 		v.History[i].StatusBlock = maskMap(h.StatusBlock)
+		if h.Verify != nil {
+			run := *h.Verify
+			run.Command, run.Tail = redact.String(run.Command), redact.String(run.Tail)
+			v.History[i].Verify = &run
+		}
 	}
 	return v
 }

@@ -68,6 +68,10 @@ type HistoryItem struct {
 	FilesModified  int               `json:"files_modified"`
 	ErrorsDetected int               `json:"errors_detected"`
 	StatusBlock    map[string]string `json:"status_block"`
+	// Verify is the verify command's run on the iteration's completion
+	// claim; Verified says the claim stood.
+	Verify   *loop.VerifyRun `json:"verify,omitempty"`
+	Verified bool            `json:"verified,omitempty"`
 }
 
 // historyShown is how many iterations a task view carries.
@@ -104,7 +108,8 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 		if sb == nil {
 			sb = map[string]string{}
 		}
-		v.History = append(v.History, HistoryItem{Loop: m.Loop - t.FirstLoop, FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb})
+		v.History = append(v.History, HistoryItem{Loop: m.Loop - t.FirstLoop, FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb,
+			Verify: m.Verify, Verified: m.Verified})
 	}
 	if t.State == fleet.Running {
 		d.actMu.Lock()
