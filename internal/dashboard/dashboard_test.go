@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"ralph/internal/loop"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -165,4 +167,20 @@ func (l testLog) Write(p []byte) (int, error) {
 	l.t.Helper()
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+func TestWhySaysWhatTheCheckMadeOfAClaim(t *testing.T) {
+	run := &loop.VerifyRun{Command: "make test", ExitCode: 2}
+	for _, tt := range []struct {
+		m    loop.Metrics
+		want string
+	}{
+		{loop.Metrics{Status: "COMPLETE", Verify: run}, "not verified: make test exited 2"},
+		{loop.Metrics{Status: "COMPLETE", Verify: &loop.VerifyRun{Command: "make test"}, Verified: true}, "verified: make test passed"},
+		{loop.Metrics{Status: "IN_PROGRESS"}, "status IN_PROGRESS"},
+	} {
+		if got := why(tt.m); !strings.Contains(got, tt.want) {
+			t.Errorf("why = %q, want %q in it", got, tt.want)
+		}
+	}
 }

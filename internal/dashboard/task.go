@@ -130,6 +130,12 @@ func why(m loop.Metrics) string {
 	if m.Denials > 0 {
 		parts = append(parts, fmt.Sprintf("%d permission denials", m.Denials))
 	}
+	switch v := m.Verify; {
+	case v != nil && m.Verified:
+		parts = append(parts, "verified: "+v.Command+" passed")
+	case v != nil:
+		parts = append(parts, "not verified: "+v.Command+" "+v.Outcome())
+	}
 	if m.Breaker != "" && m.Breaker != "CLOSED" {
 		parts = append(parts, "breaker "+m.Breaker)
 	}
