@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ralph/internal/agent"
+	"ralph/internal/loop"
 	"ralph/internal/store"
 	"ralph/internal/transcript"
 )
@@ -362,6 +364,9 @@ func iterationLog(ctx context.Context, opts *logsOptions, st *store.Store) error
 		note += " (empty)"
 	}
 	fmt.Fprintf(opts.IO.Err, "ralph: iteration %d %s: %s%s\n", opts.Iteration, stream, shown, note)
+	if r := receipt(st, opts.Iteration); r != "" {
+		fmt.Fprintf(opts.IO.Err, "ralph: iteration %d receipt: %s\n", opts.Iteration, r)
+	}
 	if opts.Raw {
 		return rawLog(ctx, opts, f, size, path)
 	}
@@ -428,4 +433,33 @@ func renderedLog(ctx context.Context, opts *logsOptions, f *os.File, size int64,
 	})
 	r.Flush()
 	return errors.Join(err, werr)
+}
+
+// receipt sums up iteration n's record (the newest run's): what changed,
+// what it cost, the decision, and the verify gate's check of a claim.
+func receipt(st *store.Store, n int) string {
+	var rec *loop.Metrics
+	_, _ = store.ReadMetrics(st.MetricsFile(), func(_ int, raw json.RawMessage) error {
+		var m loop.Metrics
+		if json.Unmarshal(raw, &m) == nil && m.Loop == n {
+			rec = &m
+		}
+		return nil
+	})
+	if rec == nil {
+		return ""
+	}
+	s := fmt.Sprintf("%s changed, %d tokens, $%.4f, %s", plural(rec.FilesChanged, "file"),
+		rec.InputTokens+rec.OutputTokens+rec.CacheReadTokens+rec.CacheCreationTokens, rec.CostUSD, rec.Decision)
+	if v := rec.Verify; v != nil {
+		s += fmt.Sprintf("; verify `%s` %s in %s", v.Command, v.Outcome(), (time.Duration(v.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
+		if !v.Passed() && v.Tail != "" {
+			last := v.Tail
+			if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+				last = last[i+1:]
+			}
+			s += ": " + last
+		}
+	}
+	return store.Redact(s)
 }
