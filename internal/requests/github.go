@@ -256,10 +256,8 @@ func (h *hub) EditComment(ctx context.Context, repo string, id int64, body strin
 	})
 }
 
-// PullRequest opens a pull request from branch (a draft when draft), or
-// finds the open one (never a second, and left as it is); it returns its
-// number and address.
-func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body string, draft bool) (int, string, error) {
+// OpenPull is the open pull request from branch, nil when there is none.
+func (h *hub) OpenPull(ctx context.Context, repo, branch string) (*gh.PullRequest, error) {
 	owner, name, _ := strings.Cut(repo, "/")
 	var open []*gh.PullRequest
 	err := h.retry(ctx, func() (r *gh.Response, err error) {
@@ -267,14 +265,28 @@ func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body s
 		return
 	})
 	if err != nil {
-		return 0, "", err
+		return nil, err
 	}
 	for _, pr := range open {
 		if pr.GetHead().GetRef() == branch {
-			return pr.GetNumber(), pr.GetHTMLURL(), nil
+			return pr, nil
 		}
 	}
-	var pr *gh.PullRequest
+	return nil, nil
+}
+
+// PullRequest opens a pull request from branch (a draft when draft), or
+// finds the open one (never a second, and left as it is); it returns its
+// number and address.
+func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body string, draft bool) (int, string, error) {
+	owner, name, _ := strings.Cut(repo, "/")
+	pr, err := h.OpenPull(ctx, repo, branch)
+	if err != nil {
+		return 0, "", err
+	}
+	if pr != nil {
+		return pr.GetNumber(), pr.GetHTMLURL(), nil
+	}
 	err = h.retry(ctx, func() (r *gh.Response, err error) {
 		pr, r, err = h.c.PullRequests.Create(ctx, owner, name, &gh.NewPullRequest{Title: gh.Ptr(title), Head: gh.Ptr(branch), Base: gh.Ptr(base), Body: gh.Ptr(body), Draft: gh.Ptr(draft)})
 		return
@@ -283,4 +295,43 @@ func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body s
 		return 0, "", err
 	}
 	return pr.GetNumber(), pr.GetHTMLURL(), nil
+}
+
+// MarkReady marks a draft pull request ready for review. REST cannot:
+// it is GraphQL's markPullRequestReadyForReview, sent through the same
+// client (its token, its retries) to the GraphQL endpoint beside the REST
+// root.
+func (h *hub) MarkReady(ctx context.Context, nodeID string) error {
+	body := map[string]any{
+		"query":     `mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`,
+		"variables": map[string]any{"id": nodeID},
+	}
+	var out struct {
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	err := h.retry(ctx, func() (*gh.Response, error) {
+		req, err := h.c.NewRequest("POST", graphqlURL(h.c.BaseURL.String()), body)
+		if err != nil {
+			return nil, err
+		}
+		return h.c.Do(ctx, req, &out)
+	})
+	if err != nil {
+		return err
+	}
+	if len(out.Errors) > 0 {
+		return fmt.Errorf("mark pull request ready: %s", out.Errors[0].Message)
+	}
+	return nil
+}
+
+// graphqlURL is the GraphQL endpoint of a REST root: api.github.com/graphql,
+// or HOST/api/graphql for an Enterprise server's HOST/api/v3/.
+func graphqlURL(rest string) string {
+	if root, ok := strings.CutSuffix(rest, "/api/v3/"); ok {
+		return root + "/api/graphql"
+	}
+	return strings.TrimSuffix(rest, "/") + "/graphql"
 }

@@ -92,6 +92,7 @@ type Server struct {
 	dmu         sync.Mutex // the data, which writes change
 	nextID      int64
 	pulls       map[string][]Pull
+	readied     []int // pull requests marked ready for review (graphql.go)
 	requests    []Request
 	rateLimited time.Time // zero: not limited; else the reset time
 	retryAfter  int
@@ -164,6 +165,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case retry > 0:
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		fail(w, http.StatusTooManyRequests, "You have exceeded a secondary rate limit.")
+		return
+	}
+	// GraphQL lives beside the REST root: /graphql, or /api/graphql on an
+	// Enterprise server whose REST root is /api/v3.
+	if r.URL.Path == strings.TrimSuffix(strings.TrimSuffix(s.data.PathPrefix, "/"), "/v3")+"/graphql" {
+		s.dmu.Lock()
+		defer s.dmu.Unlock()
+		s.graphql(w, r)
 		return
 	}
 	path, ok := strings.CutPrefix(r.URL.Path, s.data.PathPrefix)

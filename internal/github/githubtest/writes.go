@@ -170,7 +170,7 @@ func commentJSON(repo string, n int, c Comment) map[string]any {
 
 func pullJSON(repo string, pr Pull) map[string]any {
 	owner, _, _ := strings.Cut(repo, "/")
-	return map[string]any{"number": pr.Number, "title": pr.Title, "body": pr.Body, "state": pr.State, "draft": pr.Draft,
+	return map[string]any{"number": pr.Number, "node_id": nodeID(repo, pr.Number), "title": pr.Title, "body": pr.Body, "state": pr.State, "draft": pr.Draft,
 		"html_url": fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr.Number),
 		"head":     map[string]any{"ref": pr.Head, "label": owner + ":" + pr.Head},
 		"base":     map[string]any{"ref": pr.Base}}
