@@ -189,3 +189,34 @@ func TestCommandsOnTwoTasksRunAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A loop waiting outside the engine (for its tree, for disk space) stops
+// as soon as a person asks, not at its next look.
+func TestStopWakesAHeldLoop(t *testing.T) {
+	d := &Daemon{}
+	w := &worker{ctl: &controller{}}
+	done := make(chan bool, 1)
+	go func() { done <- d.sleepHeld(context.Background(), w, time.Minute) }()
+	time.Sleep(50 * time.Millisecond)
+	asked := time.Now()
+	w.ctl.stop("test")
+	select {
+	case stopped := <-done:
+		if !stopped {
+			t.Error("the wait ended, but not as stopped")
+		}
+		if took := time.Since(asked); took > 200*time.Millisecond {
+			t.Errorf("the stop took %v to be heard", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stop was never heard")
+	}
+	if r, _ := w.ctl.Read(); r.Stop {
+		t.Error("the stop request was not used up")
+	}
+	// A stop asked before the wait ends it at once too.
+	w.ctl.stop("test")
+	if !d.sleepHeld(context.Background(), w, time.Minute) {
+		t.Error("a stop asked before the wait")
+	}
+}
