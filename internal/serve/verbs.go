@@ -188,8 +188,8 @@ func (d *Daemon) current(verb fleet.Verb, session string) (*Task, error) {
 	return cur, nil
 }
 
-// Status returns the session's latest task. It only reads, so it does not
-// wait for a verb or the scheduler holding the daemon's lock.
+// Status returns the session's latest task. It only reads, from the store
+// and memory: no task's runner takes part, so a busy one never delays it.
 func (d *Daemon) Status(session string) (TaskView, error) {
 	t, err := d.current(fleet.Status, session)
 	if err != nil {
