@@ -18,14 +18,15 @@ import (
 // its answer and takes it, the running loop goes on to its budget.
 func TestServeRestartRestoresPausedWaitingRunning(t *testing.T) {
 	r := servetest.New(t, servetest.Options{})
-	slow := func(name string) script.Script {
+	slow := func(name string, each time.Duration) script.Script {
 		return script.Script{RepeatLast: true, Iterations: []script.Iteration{{
-			Files: map[string]string{"work.txt": "{{call}}\n"}, Sleep: script.Duration(700 * time.Millisecond),
+			Files: map[string]string{"work.txt": "{{call}}\n"}, Sleep: script.Duration(each),
 			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-"+name, "Worked."+servetest.RalphStatus("IN_PROGRESS", false, 5))},
 		}}}
 	}
-	_, scriptP := r.Session("p", slow("p"))
-	r.Session("g", slow("g"))
+	// p's calls are slow enough for its pause to come during its first.
+	_, scriptP := r.Session("p", slow("p", 3*time.Second))
+	r.Session("g", slow("g", 700*time.Millisecond))
 	r.Session("q", script.Script{Iterations: []script.Iteration{
 		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "I cannot pick a database."+servetest.Question("PostgreSQL or SQLite?"))}},
 		{Files: map[string]string{"db.txt": "sqlite\n"},
@@ -41,7 +42,9 @@ func TestServeRestartRestoresPausedWaitingRunning(t *testing.T) {
 	r.OK("start", "--loop", "3", "q", "Pick a database")
 	r.WaitFor("q", "its question", func(v serve.TaskView) bool { return v.State == "waiting" && len(v.Questions) == 1 })
 	r.OK("start", "--loop", "3", "p", "Paused job")
-	r.WaitFor("p", "its first call", func(serve.TaskView) bool { return calls() >= 1 })
+	for deadline := time.Now().Add(60 * time.Second); calls() < 1 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	r.OK("pause", "p")
 	r.WaitFor("p", "paused", paused)
 	before := calls()
