@@ -170,19 +170,26 @@ func (r *taskRunner) run() {
 }
 
 // leave takes the runner off the daemon's list, unless the scheduler has
-// just chosen its task.
+// just chosen its task to start.
 func (r *taskRunner) leave() bool {
 	d := r.d
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if r.starting && r.live {
+		d.mu.Unlock()
 		return false
 	}
+	chosen := r.starting
 	if d.runners[r.session] == r {
 		delete(d.runners, r.session)
 	}
 	if d.workers[r.session] == r.cmd {
 		delete(d.workers, r.session)
+	}
+	d.mu.Unlock()
+	if chosen {
+		// Chosen as it finished (a cancel came first): the slot it was
+		// given goes to the next in the queue.
+		d.schedule()
 	}
 	return true
 }
@@ -242,15 +249,19 @@ func (r *taskRunner) startLoop() {
 	d.mu.Lock()
 	chosen, ctx := r.starting, d.ctx
 	d.mu.Unlock()
-	if !chosen || r.w != nil {
+	if !chosen {
 		return
 	}
-	r.load()
 	unchoose := func() {
 		d.mu.Lock()
 		r.starting = false
 		d.mu.Unlock()
 	}
+	if r.w != nil {
+		unchoose()
+		return
+	}
+	r.load()
 	if r.t == nil || r.t.State != fleet.Queued || ctx == nil || ctx.Err() != nil {
 		unchoose()
 		d.schedule()
