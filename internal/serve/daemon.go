@@ -18,11 +18,9 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/engine"
 	"ralph/internal/events"
-	"ralph/internal/fleet"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/redact"
-	"ralph/internal/scarce"
 	"ralph/internal/store"
 )
 
@@ -82,9 +80,13 @@ type Daemon struct {
 	// outbox delivers the notices to each channel (outbox.go).
 	outbox *outbox
 
+	// mu covers the scheduler's bookkeeping, in memory only: never held
+	// across a write, a file's rename, a notice or an RPC (taskrunner.go).
 	mu      sync.Mutex
 	ctx     context.Context
-	workers map[string]*worker // by session
+	runners map[string]*taskRunner // by session: its live task's runner
+	workers map[string]*worker     // by session: the loop (or command) driving it
+	quit    chan struct{}          // closed when the daemon stops: runners leave
 	wg      sync.WaitGroup
 
 	actMu    sync.Mutex
@@ -131,7 +133,8 @@ func Open(opts Options) (*Daemon, error) {
 	if err != nil {
 		return nil, fmt.Errorf("RALPH_HOME %s: %w", home, err)
 	}
-	d := &Daemon{opts: opts, lock: lock, hub: newHub(), workers: map[string]*worker{}, activity: map[string]store.Status{},
+	d := &Daemon{opts: opts, lock: lock, hub: newHub(), runners: map[string]*taskRunner{}, workers: map[string]*worker{},
+		quit: make(chan struct{}), activity: map[string]store.Status{},
 		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}}
 	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
 		lock.Release()
@@ -182,6 +185,10 @@ func (d *Daemon) endAgentGroups() error {
 
 // Close releases the store and RALPH_HOME. Run must have returned.
 func (d *Daemon) Close() error {
+	// Runners of a daemon that never ran (tests) leave now; those of one
+	// that ran have left.
+	d.stopRunners()
+	d.wg.Wait()
 	if d.outbox != nil {
 		d.outbox.close(5 * time.Second)
 	}
@@ -214,73 +221,19 @@ func (d *Daemon) Run(ctx context.Context) {
 			d.watchLoop(ctx)
 		}()
 	}
+	// Each live task in the store gets its runner back, then the queue
+	// starts.
+	d.restore()
 	d.schedule()
 	<-ctx.Done()
-	// A schedule that began before the end has added its workers once it
-	// lets go of the lock; later ones see the end and start nothing.
-	d.waitForSchedule()
+	// The loops end with ctx; each runner saves its loop's end and
+	// leaves, and none starts after this.
+	d.stopRunners()
 	d.wg.Wait()
-}
-
-// waitForSchedule returns once no schedule holds the lock: taking it is
-// the point, so the section is empty on purpose.
-func (d *Daemon) waitForSchedule() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 }
 
 func (d *Daemon) logf(format string, a ...any) {
 	fmt.Fprintf(d.logw, "%s %s\n", d.opts.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, a...))
-}
-
-// schedule starts what fleet.Schedule says may start.
-func (d *Daemon) schedule() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.ctx == nil || d.ctx.Err() != nil {
-		return
-	}
-	tasks, err := d.db.Tasks()
-	if err != nil {
-		d.logf("schedule: %v", err)
-		return
-	}
-	ft := make([]fleet.Task, len(tasks))
-	byID := map[string]Task{}
-	for i, t := range tasks {
-		ft[i] = t.fleet()
-		byID[t.ID] = t
-	}
-	for _, id := range fleet.Schedule(ft, d.opts.MaxParallel) {
-		t := byID[id]
-		t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
-		if err := d.db.UpdateTask(t); err != nil {
-			d.logf("task %s: %v", t.ID, err)
-			if scarce.Of(err) != "" {
-				// Nothing else may come to schedule again once space
-				// is back: try by itself.
-				time.AfterFunc(scarce.MaxBackoff, d.schedule)
-			}
-			continue
-		}
-		d.startWorker(t)
-	}
-}
-
-// startWorker runs t's loop in a goroutine; d.mu is held.
-func (d *Daemon) startWorker(t Task) {
-	ctx, cancel := context.WithCancel(d.ctx)
-	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{})}
-	d.workers[t.Session] = w
-	d.publish(t, "task_running", "")
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		defer cancel()
-		res, questions, err := d.runTask(ctx, t, w)
-		d.finish(t, w, res, questions, err)
-		d.schedule()
-	}()
 }
 
 // loopTask runs the engine on the task's session until it stops.

@@ -75,6 +75,10 @@ CREATE TABLE IF NOT EXISTS commands (
 	user    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS commands_task ON commands(task_id, at);
+CREATE TABLE IF NOT EXISTS pauses (
+	task_id TEXT PRIMARY KEY,
+	by      TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS iterations (
 	session TEXT NOT NULL,
 	loop    INTEGER NOT NULL,

@@ -87,20 +87,19 @@ func (d *Daemon) runTask(ctx context.Context, t Task, w *worker) (engine.Result,
 	}
 }
 
-// sleepHeld waits d, looking at the stop requests every second; stopped
-// is true when a person asked the loop to stop (the request is used up).
+// sleepHeld waits, or less if a person asks the loop to stop: stopped is
+// true then (the request is used up). The stop wakes it; nothing polls.
 func (d *Daemon) sleepHeld(ctx context.Context, w *worker, wait time.Duration) (stopped bool) {
-	end := time.Now().Add(wait)
-	for {
-		if req, _ := w.ctl.Read(); req.Stop {
-			_ = w.ctl.ClearStop()
-			return true
-		}
-		left := time.Until(end)
-		if left <= 0 || engine.SleepContext(ctx, min(left, time.Second)) != nil {
-			return false
-		}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-w.ctl.stopAsked():
+		_ = w.ctl.ClearStop()
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
 	}
+	return false
 }
 
 // hold shows (why "": clears) what a session's loop waits for, as the

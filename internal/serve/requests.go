@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -15,8 +16,6 @@ func (d *Daemon) AddSession(s Session) error {
 	if err := checkRepo(s); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	return d.db.PutSession(s)
 }
 
@@ -24,19 +23,9 @@ func (d *Daemon) AddSession(s Session) error {
 // task view's pr_url.
 func (d *Daemon) SetPRURL(session, url string) error {
 	url = strings.TrimSpace(url)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, err := d.db.CurrentTask(session)
-	if err != nil {
-		return err
-	}
-	if t.PRURL == url {
-		return nil
-	}
-	t.PRURL = url
-	if err := d.db.UpdateTask(t); err != nil {
-		return err
-	}
-	d.publish(t, "task_pr", url)
-	return nil
+	// The task's runner writes it, as it writes the task's other changes.
+	_, err := d.send(context.Background(), session, func(r *taskRunner) outcome {
+		return outcome{err: r.setPRURL(url)}
+	})
+	return err
 }

@@ -32,8 +32,9 @@ type Resumer interface {
 	Forget(ctx context.Context, taskID string) error
 }
 
-// resume hands an answer or a `loop` to a Resumer's waiting loop; d.mu is
-// held, so the task is queued only once the loop has the signal.
+// resume hands an answer or a `loop` to a Resumer's waiting loop, on the
+// task's runner: the task is queued only once the loop has the signal, and
+// while the RPC waits only this task's commands wait with it.
 func (d *Daemon) resume(t Task, maxLoops int, by string) error {
 	r, ok := d.opts.Runner.(Resumer)
 	if !ok {

@@ -16,38 +16,46 @@ func (d *Daemon) Do(ctx context.Context, c fleet.Command) (TaskView, error) {
 	if err := c.Validate(); err != nil {
 		return TaskView{}, err
 	}
-	by := c.Who.String()
-	var v TaskView
-	var err error
-	switch c.Verb {
-	case fleet.Start, fleet.StartLoop:
-		origin := c.Origin
-		if origin == "" {
-			origin = defaultOrigin(c.Who.Surface)
-		}
-		v, err = d.startFrom(ctx, c.Session, c.Title, origin, c.ReplyTo)
-		if err == nil && c.Verb == fleet.StartLoop {
-			v, err = d.loop(c.Session, c.MaxLoops, by)
-		}
-	case fleet.Loop:
-		v, err = d.loop(c.Session, c.MaxLoops, by)
-	case fleet.Stop:
-		v, err = d.stop(c.Session, by)
-	case fleet.Cancel:
-		v, err = d.cancel(c.Session, by)
-	case fleet.Reset:
-		v, err = d.reset(c.Session, by)
-	case fleet.Retry:
-		if _, err = d.reset(c.Session, by); err == nil {
-			v, err = d.loop(c.Session, c.MaxLoops, by)
-		}
-	case fleet.Answer:
-		v, err = d.answer(c.Session, c.Text, by)
-	case fleet.Pause, fleet.Resume:
-		v, err = d.pauseResume(c.Verb, c.Session, by)
-	case fleet.Status:
+	if c.Verb == fleet.Status {
+		// A read: no runner need take part.
 		return d.Status(c.Session)
 	}
+	// The task's runner carries the command out; commands on other tasks
+	// go on meanwhile (taskrunner.go).
+	by := c.Who.String()
+	v, err := d.send(ctx, c.Session, func(r *taskRunner) outcome {
+		var v TaskView
+		var err error
+		switch c.Verb {
+		case fleet.Start, fleet.StartLoop:
+			origin := c.Origin
+			if origin == "" {
+				origin = defaultOrigin(c.Who.Surface)
+			}
+			v, err = r.start(ctx, c.Title, origin, c.ReplyTo)
+			if err == nil && c.Verb == fleet.StartLoop {
+				v, err = r.loop(c.MaxLoops, by)
+			}
+		case fleet.Loop:
+			v, err = r.loop(c.MaxLoops, by)
+		case fleet.Stop:
+			v, err = r.stop(by)
+		case fleet.Cancel:
+			return r.cancel(by)
+		case fleet.Reset:
+			v, err = r.reset(by)
+		case fleet.Retry:
+			// One message: nothing comes between the reset and the loop.
+			if _, err = r.reset(by); err == nil {
+				v, err = r.loop(c.MaxLoops, by)
+			}
+		case fleet.Answer:
+			v, err = r.answer(c.Text, by)
+		case fleet.Pause, fleet.Resume:
+			v, err = r.pauseResume(c.Verb, by)
+		}
+		return outcome{v: v, err: err}
+	})
 	if err != nil {
 		return v, err
 	}

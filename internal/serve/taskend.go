@@ -37,14 +37,8 @@ func (d *Daemon) finish(started Task, w *worker, res engine.Result, questions []
 // finishOnce is one try of finish; the error is a shortage that kept the
 // task's new state from being saved (others are logged).
 func (d *Daemon) finishOnce(started Task, w *worker, res engine.Result, questions []string, runErr error) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	done := func() {
-		if d.workers[started.Session] == w {
-			delete(d.workers, started.Session)
-			close(w.gone)
-		}
-	}
+	// The task's runner calls it, holding no lock (taskrunner.go).
+	done := func() { d.release(started.Session, w) }
 	t, err := d.db.Task(started.ID)
 	if err := dbErr(err); scarce.Of(err) != "" {
 		return err
@@ -111,7 +105,7 @@ func (d *Daemon) notice(t Task) Notice {
 }
 
 // settle saves a task that changed state, rewrites its file's status and
-// archives a finished one; d.mu is held. The error is the store's, also
+// archives a finished one, on the task's runner. The error is the store's, also
 // logged: a shortage leaves the task as it was, to settle again.
 func (d *Daemon) settle(t *Task) error { return d.settleWith(t, "", "") }
 

@@ -1,18 +1,14 @@
 package serve
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
-	"ralph/internal/redact"
 	"ralph/internal/store"
-	"ralph/internal/taskfile"
 )
 
 // TaskView is a task as `ralph task status --json` prints it and the API
@@ -197,8 +193,8 @@ func (d *Daemon) current(verb fleet.Verb, session string) (*Task, error) {
 	return cur, nil
 }
 
-// Status returns the session's latest task. It only reads, so it does not
-// wait for a verb or the scheduler holding the daemon's lock.
+// Status returns the session's latest task. It only reads, from the store
+// and memory: no task's runner takes part, so a busy one never delays it.
 func (d *Daemon) Status(session string) (TaskView, error) {
 	t, err := d.current(fleet.Status, session)
 	if err != nil {
@@ -214,225 +210,6 @@ func (d *Daemon) Status(session string) (TaskView, error) {
 		v.Commands = rec
 	}
 	return v, nil
-}
-
-// startFrom creates a task on a free session and its task file. It waits
-// for `loop`; meanwhile the watchdog follows an interactive agent on it. An
-// origin that wants to hear of it gives replyTo (a chat id), kept with the
-// task and handed back in its notices.
-func (d *Daemon) startFrom(ctx context.Context, session, title, origin, replyTo string) (TaskView, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, err := d.current(fleet.Start, session); err != nil {
-		return TaskView{}, err
-	}
-	now := d.opts.Now()
-	st, found, err := d.db.LoadState(session)
-	if err != nil {
-		return TaskView{}, err
-	}
-	// The task's loops count from 1 and its breaker is its own, on every
-	// surface (the core says what a new task keeps of its session).
-	if found {
-		st = loop.ForTask(st, now.UTC().Round(0))
-		if err := d.db.SaveState(session, "", st, nil); err != nil {
-			return TaskView{}, err
-		}
-	}
-	path := d.opts.Home.TaskFile(session)
-	if data, err := readTaskFile(path); err == nil {
-		// A file no task owns (a crash between writing it and the insert,
-		// or a hand-made one): keep it aside rather than overwrite it.
-		aside := fmt.Sprintf("%s.orphan-%s", path, now.UTC().Format("20060102T150405Z"))
-		if err := os.Rename(path, aside); err != nil {
-			return TaskView{}, err
-		}
-		if _, perr := taskfile.Parse(path, data); perr != nil {
-			d.logf("[%s] %v; kept aside as %s", session, perr, aside)
-		}
-	}
-	if err := writeTaskFile(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{})); err != nil {
-		return TaskView{}, err
-	}
-	// A new task is a new conversation: the previous task's agent session
-	// must not leak into it.
-	if err := d.db.SetAgentSession(session, ""); err != nil {
-		return TaskView{}, err
-	}
-	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
-		State: fleet.Waiting, FirstLoop: st.Loop, FirstCost: st.CostUSD, File: path, CreatedAt: now, ReplyTo: replyTo})
-	if err != nil {
-		return TaskView{}, err
-	}
-	d.logf("[%s] task %s created: %s", session, t.ID, t.Title)
-	d.publish(t, "task_created", t.Title)
-	return d.view(t)
-}
-
-// loop queues the session's task for up to max more iterations.
-func (d *Daemon) loop(session string, maxLoops int, by string) (TaskView, error) {
-	d.mu.Lock()
-	cur, err := d.current(fleet.Loop, session)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	t := *cur
-	if maxLoops <= 0 {
-		maxLoops = DefaultMaxLoops
-	}
-	v, err := d.view(t)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	t.MaxLoops = v.LoopCount + maxLoops
-	if err := d.resume(t, maxLoops, by); err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
-	err = d.db.UpdateTask(t)
-	d.mu.Unlock()
-	if err != nil {
-		return TaskView{}, err
-	}
-	d.publish(t, "task_queued", "")
-	d.schedule()
-	return d.Status(session)
-}
-
-// stop ends the session's loop after its current iteration (a queued task
-// leaves the queue); the task waits.
-func (d *Daemon) stop(session, by string) (TaskView, error) {
-	d.mu.Lock()
-	cur, err := d.current(fleet.Stop, session)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	if w := d.workers[session]; w != nil {
-		w.ctl.stop(by)
-	} else {
-		t := *cur
-		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Waiting, "interrupted", "stopped before it started, by "+by, d.opts.Now()
-		d.settle(&t)
-	}
-	d.mu.Unlock()
-	return d.Status(session)
-}
-
-// cancel gives the task up: a running loop is ended at once (its agent
-// killed), the task file archived, the session freed.
-func (d *Daemon) cancel(session, by string) (TaskView, error) {
-	d.mu.Lock()
-	cur, err := d.current(fleet.Cancel, session)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	w := d.workers[session]
-	if w != nil {
-		w.cancelled = true
-		w.cancel()
-	} else {
-		t := *cur
-		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Cancelled, "", "cancelled by "+by, d.opts.Now()
-		d.forget(t)
-		d.settle(&t)
-	}
-	d.mu.Unlock()
-	if w != nil {
-		// The loop ends within the agent's grace period; wait for it so
-		// the answer shows the task cancelled.
-		select {
-		case <-w.gone:
-		case <-time.After(15 * time.Second):
-		}
-	}
-	t, err := d.db.Task(cur.ID)
-	if err != nil {
-		return TaskView{}, err
-	}
-	return d.view(t)
-}
-
-// reset closes the session's circuit breaker: a running loop applies it
-// before its next call; otherwise the stored state is reset and a halted
-// task waits for a new `loop`.
-func (d *Daemon) reset(session, by string) (TaskView, error) {
-	d.mu.Lock()
-	cur, err := d.current(fleet.Reset, session)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	now := d.opts.Now()
-	if w := d.workers[session]; w != nil {
-		w.ctl.reset(fmt.Sprintf("api-%d", now.UnixNano()), by, "reset by "+by)
-	} else {
-		st, found, err := d.db.LoadState(session)
-		if err == nil && found {
-			st.Breaker, _ = st.Breaker.Reset(now.UTC().Round(0), "reset by "+by)
-			err = d.db.SaveState(session, cur.ID, st, nil)
-		}
-		if err != nil {
-			d.mu.Unlock()
-			return TaskView{}, err
-		}
-		if cur.State == fleet.Halted {
-			t := *cur
-			t.State, t.UpdatedAt = fleet.Waiting, now
-			d.settle(&t)
-		}
-	}
-	d.logf("[%s] circuit breaker reset by %s", session, by)
-	d.mu.Unlock()
-	return d.Status(session)
-}
-
-// answer gives a waiting task the answer to its questions, in its task
-// file's "## Answers" section where the agent reads it, and resumes its
-// loop in the same agent session.
-func (d *Daemon) answer(session, text, by string) (TaskView, error) {
-	d.mu.Lock()
-	cur, err := d.current(fleet.Answer, session)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	t := *cur
-	data, err := readTaskFile(t.File)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	if err := writeTaskFile(t.File, appendAnswer(data, maskStrings(t.Questions), redact.String(text), d.opts.Now())); err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	v, err := d.view(t)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	if t.MaxLoops <= v.LoopCount {
-		t.MaxLoops = v.LoopCount + DefaultMaxLoops
-	}
-	if err := d.resume(t, t.MaxLoops-v.LoopCount, by); err != nil {
-		d.mu.Unlock()
-		return TaskView{}, fmt.Errorf("the answer is in the task file, but %w (ralph task loop tries again)", err)
-	}
-	t.Questions = nil
-	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
-	err = d.db.UpdateTask(t)
-	d.mu.Unlock()
-	if err != nil {
-		return TaskView{}, err
-	}
-	d.publish(t, "task_answered", "")
-	d.schedule()
-	return d.Status(session)
 }
 
 // appendAnswer adds the questions and the answer at the end of the task

@@ -165,34 +165,6 @@ func masked(m loop.Metrics) loop.Metrics {
 	return m
 }
 
-// pauseResume holds the session's running loop before its next iteration
-// (at once while it waits), or lets a paused one go on; the task stays
-// running and keeps its slot. The request lives in memory: a restarted
-// daemon resumes the task unpaused.
-func (d *Daemon) pauseResume(verb fleet.Verb, session, by string) (TaskView, error) {
-	d.mu.Lock()
-	cur, err := d.current(verb, session)
-	if err != nil {
-		d.mu.Unlock()
-		return TaskView{}, err
-	}
-	w := d.workers[session]
-	if w == nil {
-		d.mu.Unlock()
-		return TaskView{}, &fleet.Error{Code: fleet.Conflict, Msg: fmt.Sprintf("task %s on session %s has no running loop", cur.ID, session)}
-	}
-	if verb == fleet.Pause {
-		w.ctl.pause(by)
-	} else {
-		w.ctl.resume()
-	}
-	t := *cur
-	d.mu.Unlock()
-	d.logf("[%s] %s requested by %s", session, verb, by)
-	d.publish(t, "task_"+string(verb)+"_requested", "")
-	return d.Status(session)
-}
-
 // PauseRequested reports whether the session's loop is asked to hold (it
 // may still be finishing its iteration).
 func (d *Daemon) PauseRequested(session string) bool {

@@ -233,6 +233,22 @@ func (a agentSessions) Reset(string, int, time.Time) error {
 type controller struct {
 	mu  sync.Mutex
 	req control.Request
+	// stopped is closed when a stop is asked: a loop waiting outside the
+	// engine (hold.go) hears of it at once, without polling.
+	stopped chan struct{}
+}
+
+// stopAsked is closed once a stop is asked (now or later).
+func (c *controller) stopAsked() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped == nil {
+		c.stopped = make(chan struct{})
+		if c.req.Stop {
+			close(c.stopped)
+		}
+	}
+	return c.stopped
 }
 
 func (c *controller) Read() (control.Request, error) {
@@ -245,6 +261,7 @@ func (c *controller) ClearStop() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.req.Stop, c.req.StopBy = false, ""
+	c.stopped = nil // the next stop closes a new one
 	return nil
 }
 
@@ -261,6 +278,13 @@ func (c *controller) stop(by string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.req.Stop, c.req.StopBy = true, by
+	if c.stopped != nil {
+		select {
+		case <-c.stopped:
+		default:
+			close(c.stopped)
+		}
+	}
 }
 
 func (c *controller) reset(id, by, why string) {
