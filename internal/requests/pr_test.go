@@ -8,6 +8,7 @@ import (
 
 	"ralph/internal/fleet"
 	"ralph/internal/github/githubtest"
+	"ralph/internal/loop"
 	"ralph/internal/serve"
 )
 
@@ -39,11 +40,12 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 
 	// Failing tests: a draft, said so in the pull request and the link.
 	r := mk(1)
-	failing := Decide(serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "FAILING", "EXIT_SIGNAL": "true"}}}})
+	failingView := serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "FAILING", "EXIT_SIGNAL": "true"}}}}
+	failing := Decide(failingView)
 	if !failing.TestsFailing {
 		t.Fatal("Decide: TESTS_STATUS FAILING not read")
 	}
-	if err := s.openPR(ctx, &r, failing, "main", "<!-- ralph:t1/complete/3 -->"); err != nil {
+	if err := s.openPR(ctx, &r, failingView, failing, "main", "<!-- ralph:t1/complete/3 -->"); err != nil {
 		t.Fatal(err)
 	}
 	pulls := srv.Pulls("acme/app")
@@ -55,8 +57,8 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	}
 
 	// A follow-up with the tests passing finds the same pull request.
-	passing := Decide(serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "PASSING"}}}})
-	if err := s.openPR(ctx, &r, passing, "main", "<!-- ralph:t2/complete/5 -->"); err != nil {
+	passingView := serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "PASSING"}}}}
+	if err := s.openPR(ctx, &r, passingView, Decide(passingView), "main", "<!-- ralph:t2/complete/5 -->"); err != nil {
 		t.Fatal(err)
 	}
 	if pulls := srv.Pulls("acme/app"); len(pulls) != 1 {
@@ -65,7 +67,7 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 
 	// Passing (or unreported) tests: a ready pull request.
 	r2 := mk(2)
-	if err := s.openPR(ctx, &r2, Decide(serve.TaskView{State: fleet.Done}), "main", "<!-- ralph:t3/complete/1 -->"); err != nil {
+	if err := s.openPR(ctx, &r2, serve.TaskView{State: fleet.Done}, Decide(serve.TaskView{State: fleet.Done}), "main", "<!-- ralph:t3/complete/1 -->"); err != nil {
 		t.Fatal(err)
 	}
 	pulls = srv.Pulls("acme/app")
@@ -80,5 +82,43 @@ func TestTestsFailing(t *testing.T) {
 		if got := testsFailing(v); got != want {
 			t.Errorf("%q: %v, want %v", v, got, want)
 		}
+	}
+}
+
+// With a verify command the check decides: a failed one opens a draft
+// holding its output; a later claim that passes marks that draft ready.
+func TestOpenPRFollowsTheCheck(t *testing.T) {
+	srv := githubtest.Start(t, githubtest.Data{Repos: map[string][]githubtest.Issue{"acme/app": nil}, Token: "tok"})
+	s := newTestServiceAt(t, srv.URL)
+	conv := &fakeConv{}
+	s.convFor = func(Request) conversation { return conv }
+	s.d = &prDaemon{urls: map[string]string{}}
+	ctx := context.Background()
+	r := Request{Key: "github:acme/app#7", Source: "github", Repo: "acme/app", Number: 7, Title: "Add X", Session: "gh-7", Branch: "ralph/github-7"}
+	if _, err := s.store.Create(r, Entry{ID: "opening", Author: "alice", Body: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	failed := serve.TaskView{State: fleet.Waiting, LoopCount: 3, CostUSD: 1.5, History: []serve.HistoryItem{
+		{StatusBlock: map[string]string{"PR_READY": "true", "TESTS_STATUS": "PASSING"}, Verify: &loop.VerifyRun{Command: "make test", ExitCode: 2, Tail: "FAIL: TestX"}}}}
+	if err := s.openPR(ctx, &r, failed, Decide(failed), "main", "<!-- ralph:t1/complete/3 -->"); err != nil {
+		t.Fatal(err)
+	}
+	pulls := srv.Pulls("acme/app")
+	if len(pulls) != 1 || !pulls[0].Draft || !strings.Contains(pulls[0].Body, "FAIL: TestX") || !strings.Contains(pulls[0].Body, "| 3 | $1.50 | no (exited 2) |") {
+		t.Fatalf("pulls %+v: want a draft with the check's output and the receipt", pulls)
+	}
+	if post := conv.posts[len(conv.posts)-1].text; !strings.Contains(post, "Draft pull request (ralph's check `make test` exited 2)") {
+		t.Errorf("post %q", post)
+	}
+	passed := serve.TaskView{State: fleet.Done, LoopCount: 4, History: []serve.HistoryItem{
+		{StatusBlock: map[string]string{}, Verify: &loop.VerifyRun{Command: "make test"}, Verified: true}}}
+	if err := s.openPR(ctx, &r, passed, Decide(passed), "main", "<!-- ralph:t1/complete/4 -->"); err != nil {
+		t.Fatal(err)
+	}
+	if pulls := srv.Pulls("acme/app"); len(pulls) != 1 || pulls[0].Draft || len(srv.Readied()) != 1 {
+		t.Fatalf("pulls %+v, readied %v: want the same one, ready", pulls, srv.Readied())
+	}
+	if post := conv.posts[len(conv.posts)-1].text; !strings.Contains(post, "verified (`make test` passed)") {
+		t.Errorf("post %q", post)
 	}
 }
