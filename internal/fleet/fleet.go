@@ -63,7 +63,9 @@ func AfterLoop(r reason.Reason) State {
 	switch {
 	case r.Success():
 		return Done
-	case r == reason.BreakerOpen, r == reason.PermissionDenied, r == reason.IntegrityFailure:
+	case r == reason.BreakerOpen, r == reason.PermissionDenied, r == reason.IntegrityFailure, r == reason.VerifyFailed:
+		// verify_failed: the agent keeps claiming what ralph's check
+		// refutes; a person looks before it goes on.
 		return Halted
 	}
 	// needs_clarification, the budgets, a usage limit when told not to

@@ -13,7 +13,7 @@ func TestAfterLoop(t *testing.T) {
 	for r, want := range map[reason.Reason]State{
 		reason.PlanComplete: Done, reason.ProjectComplete: Done, reason.CompletionSignals: Done,
 		reason.TestSaturation: Done, reason.SafetyThreshold: Done,
-		reason.BreakerOpen: Halted, reason.PermissionDenied: Halted, reason.IntegrityFailure: Halted,
+		reason.BreakerOpen: Halted, reason.PermissionDenied: Halted, reason.IntegrityFailure: Halted, reason.VerifyFailed: Halted,
 		reason.NeedsClarification: Waiting, reason.MaxLoops: Waiting, reason.MaxRuntime: Waiting,
 		reason.MaxCost: Waiting, reason.UsageLimit: Waiting, reason.Interrupted: Waiting,
 	} {
