@@ -17,6 +17,7 @@ import (
 	"ralph/internal/config"
 	"ralph/internal/control"
 	"ralph/internal/gitx"
+	"ralph/internal/loop"
 	"ralph/internal/proc"
 	"ralph/internal/session"
 	"ralph/internal/store"
@@ -198,7 +199,7 @@ func circuitReset(ios IO, st *store.Store, why string) error {
 	for _, w := range warns {
 		fmt.Fprintln(ios.Err, "ralph: warning:", w)
 	}
-	s.Breaker, _ = s.Breaker.Reset(now.UTC().Round(0), why)
+	s, _, _ = loop.ResetBreaker(s, now.UTC().Round(0), loop.BreakerReset{By: "ralph circuit reset", Why: why})
 	if err := st.SaveState(s, nil); err != nil {
 		return err
 	}

@@ -116,15 +116,12 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if c.Stop {
 		return stopNow(reason.Interrupted, "stopped on request by "+orSomebody(c.StopBy))
 	}
-	if c.ResetID != "" && c.ResetID != st.ResetID {
-		st.ResetID = c.ResetID
-		why := c.ResetWhy
-		if why == "" {
-			why = "reset by " + orSomebody(c.ResetBy)
+	if c.ResetID != "" {
+		var n Note
+		var applied bool
+		if st, n, applied = ResetBreaker(st, now, BreakerReset{ID: c.ResetID, By: c.ResetBy, Why: c.ResetWhy}); applied {
+			notes = append(notes, n)
 		}
-		var d breaker.Decision
-		st.Breaker, d = st.Breaker.Reset(now, why)
-		notes = append(notes, Note{Type: EventWarning, Message: fmt.Sprintf("circuit breaker %s → %s: %s", d.From, d.To, why)})
 	}
 	if st.Breaker.Status == breaker.Open {
 		msg := "circuit breaker is OPEN: " + st.Breaker.Message
@@ -139,7 +136,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if len(obs.Missing) > 0 {
 		return stopNow(reason.IntegrityFailure, fmt.Sprintf("required files are missing: %s", strings.Join(obs.Missing, ", ")))
 	}
-	used := stop.Usage{Loops: st.Loop - st.Run.FirstLoop, Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
+	used := stop.Usage{Loops: Budget{FirstLoop: st.Run.FirstLoop}.Used(st.Loop), Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
 	if d := stop.BeforeCall(obs.Plan, used, p.Budget); d.Stop {
 		return stopNow(d.Reason, d.Message)
 	}

@@ -315,7 +315,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	// The task's budget counts its own iterations, so a restarted daemon
 	// grants only what is left.
-	left := t.MaxLoops - (st.Loop - t.FirstLoop)
+	left := t.budget().Left(st.Loop)
 	if left <= 0 {
 		return engine.Result{Reason: reason.MaxLoops, Message: fmt.Sprintf("reached the task's %d loops", t.MaxLoops), ExitCode: reason.MaxLoops.ExitCode()}, nil, nil
 	}

@@ -316,6 +316,9 @@ type Task struct {
 	FirstCost float64
 }
 
+// budget is the task's budget as the core counts it.
+func (t Task) budget() loop.Budget { return loop.Budget{MaxLoops: t.MaxLoops, FirstLoop: t.FirstLoop} }
+
 func (t Task) fleet() fleet.Task {
 	return fleet.Task{ID: t.ID, Session: t.Session, State: t.State, Seq: t.Seq, Questions: t.Questions}
 }

@@ -112,7 +112,7 @@ func (d *Daemon) notice(t Task) Notice {
 // logged: a shortage leaves the task as it was, to settle again.
 func (d *Daemon) settle(t *Task) error {
 	if st, found, err := d.db.LoadState(t.Session); err == nil && found {
-		t.Loops = max(st.Loop-t.FirstLoop, 0)
+		t.Loops = t.budget().Used(st.Loop)
 	}
 	dst := d.opts.Home.ArchiveFile(t.Session, t.ID)
 	if t.State.Finished() && missing(t.File) && !missing(dst) {

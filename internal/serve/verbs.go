@@ -90,7 +90,7 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 	}
 	v.LoopCount = t.Loops
 	if p.found && !t.State.Finished() {
-		v.LoopCount = max(p.loop-t.FirstLoop, 0)
+		v.LoopCount = t.budget().Used(p.loop)
 	}
 	v.CircuitBreaker = p.breaker
 	v.CostUSD = taskCost(p, t)
@@ -104,7 +104,7 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 		if sb == nil {
 			sb = map[string]string{}
 		}
-		v.History = append(v.History, HistoryItem{Loop: m.Loop - t.FirstLoop, FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb})
+		v.History = append(v.History, HistoryItem{Loop: t.budget().Used(m.Loop), FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb})
 	}
 	if t.State == fleet.Running {
 		d.actMu.Lock()
@@ -281,8 +281,9 @@ func (d *Daemon) loop(session string, maxLoops int, by string) (TaskView, error)
 		d.mu.Unlock()
 		return TaskView{}, err
 	}
-	t.MaxLoops = v.LoopCount + maxLoops
-	if err := d.resume(t, maxLoops, by); err != nil {
+	b := t.budget().Grant(t.FirstLoop+v.LoopCount, maxLoops)
+	t.MaxLoops = b.MaxLoops
+	if err := d.resume(t, b.Left(t.FirstLoop+v.LoopCount), by); err != nil {
 		d.mu.Unlock()
 		return TaskView{}, err
 	}
@@ -368,7 +369,7 @@ func (d *Daemon) reset(session, by string) (TaskView, error) {
 	} else {
 		st, found, err := d.db.LoadState(session)
 		if err == nil && found {
-			st.Breaker, _ = st.Breaker.Reset(now.UTC().Round(0), "reset by "+by)
+			st, _, _ = loop.ResetBreaker(st, now.UTC().Round(0), loop.BreakerReset{By: by})
 			err = d.db.SaveState(session, cur.ID, st, nil)
 		}
 		if err != nil {
@@ -411,10 +412,9 @@ func (d *Daemon) answer(session, text, by string) (TaskView, error) {
 		d.mu.Unlock()
 		return TaskView{}, err
 	}
-	if t.MaxLoops <= v.LoopCount {
-		t.MaxLoops = v.LoopCount + DefaultMaxLoops
-	}
-	if err := d.resume(t, t.MaxLoops-v.LoopCount, by); err != nil {
+	b := t.budget().Topped(t.FirstLoop+v.LoopCount, DefaultMaxLoops)
+	t.MaxLoops = b.MaxLoops
+	if err := d.resume(t, b.Left(t.FirstLoop+v.LoopCount), by); err != nil {
 		d.mu.Unlock()
 		return TaskView{}, fmt.Errorf("the answer is in the task file, but %w (ralph task loop tries again)", err)
 	}

@@ -346,7 +346,7 @@ func (d *Daemon) recordWatch(t Task, target string, v watchdog.Verdict, prog git
 	}
 	msg := fmt.Sprintf("STATUS %s, EXIT_SIGNAL %s on tmux %s", orDash(rec.StatusBlock["STATUS"]), orDash(rec.StatusBlock["EXIT_SIGNAL"]), target)
 	d.logf("[%s] watchdog: %s", t.Session, msg)
-	d.hub.publish(Event{Type: "watchdog_status", At: now, Session: t.Session, TaskID: t.ID, State: t.State, Loop: st.Loop - t.FirstLoop, Message: msg})
+	d.hub.publish(Event{Type: "watchdog_status", At: now, Session: t.Session, TaskID: t.ID, State: t.State, Loop: t.budget().Used(st.Loop), Message: msg})
 	return bd, nil
 }
 
