@@ -292,5 +292,6 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, StatusBlock: maps.Clone(o.StatusBlock),
+		PRReady: o.PRReady, TestsStatus: testsStatus(o.TestsStatus),
 	}
 }

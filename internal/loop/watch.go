@@ -67,6 +67,7 @@ func FoldWatch(st State, w Watched, th breaker.Thresholds) (State, Metrics, brea
 	rec := Metrics{Loop: st.Loop, StartedAt: w.Since, DurationMS: w.At.Sub(w.Since).Milliseconds(), FilesChanged: files,
 		Progress: progress, Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators,
 		ConfidenceScore: o.ConfidenceScore, TestOnly: o.IsTestOnly, Errors: len(o.Errors), Summary: o.Summary,
-		Decision: decision, Breaker: string(st.Breaker.Status), Agent: WatchAgent, StatusBlock: o.StatusBlock}
+		Decision: decision, Breaker: string(st.Breaker.Status), Agent: WatchAgent, StatusBlock: o.StatusBlock,
+		PRReady: o.PRReady, TestsStatus: testsStatus(o.TestsStatus)}
 	return st, rec, bd
 }

@@ -68,6 +68,10 @@ type HistoryItem struct {
 	FilesModified  int               `json:"files_modified"`
 	ErrorsDetected int               `json:"errors_detected"`
 	StatusBlock    map[string]string `json:"status_block"`
+	// PRReady and TestsStatus are the analysis's reading of the block
+	// (loop.Metrics): what decides reads these, never the block.
+	PRReady     bool   `json:"pr_ready"`
+	TestsStatus string `json:"tests_status"`
 }
 
 // historyShown is how many iterations a task view carries.
@@ -100,11 +104,13 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 	}
 	v.Summary = lastSummary(h)
 	for _, m := range h {
+		m = m.Typed()
 		sb := m.StatusBlock
 		if sb == nil {
 			sb = map[string]string{}
 		}
-		v.History = append(v.History, HistoryItem{Loop: t.budget().Used(m.Loop), FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb})
+		v.History = append(v.History, HistoryItem{Loop: t.budget().Used(m.Loop), FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb,
+			PRReady: m.PRReady, TestsStatus: m.TestsStatus})
 	}
 	if t.State == fleet.Running {
 		d.actMu.Lock()
