@@ -48,7 +48,8 @@ type Decision struct {
 	// UsageLimit: the agent hit one and is held until HeldUntil.
 	UsageLimit bool
 	HeldUntil  time.Time
-	// ResetSession: the agent session must not be resumed next time.
+	// ResetSession: the agent session must not be resumed next time (the
+	// state no longer holds it), and why.
 	ResetSession string
 }
 
@@ -96,6 +97,11 @@ func callUsage(prev SessionUsage, o Observed, cumCost, cumTokens bool) (analyze.
 // back-off) are recorded in the state for Next to honour, so that a stop
 // decided meanwhile is never preceded by a wait.
 func Fold(st State, it Iteration, p Policy) (State, Decision) {
+	st, d := fold(st, it, p)
+	return foldSession(st, it, d, p), d
+}
+
+func fold(st State, it Iteration, p Policy) (State, Decision) {
 	st = st.clone()
 	o := it.Observed
 	st.Loop = it.Loop

@@ -49,6 +49,9 @@ type Control struct {
 	ResetID  string
 	ResetBy  string
 	ResetWhy string
+	// ResetSession asks that the next call start a new agent session
+	// (`ralph session reset` while a loop runs).
+	ResetSession bool
 }
 
 // StepKind is what the loop does next.
@@ -86,8 +89,10 @@ type Step struct {
 	Reason reason.Reason
 	// Message says why, for people.
 	Message string
-	// ResetSession asks the host to forget the agent session first (an
-	// agent switch: a session id means nothing to another agent's CLI).
+	// ResetSession says why the state no longer holds the agent session
+	// (an agent switch: a session id means nothing to another agent's
+	// CLI; an expired session; a person's request), for hosts that keep a
+	// history of sessions.
 	ResetSession string
 	// Notes are things that changed, for people (a breaker reset applied,
 	// an agent switch).
@@ -185,6 +190,14 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 		return wait(WaitUsageLimit, l.Until, l.Message)
 	}
 	step := Step{Kind: Call, Agent: idx, Notes: notes}
+	switch {
+	case c.ResetSession:
+		st, step.ResetSession = ForgetSession(st), SessionManual
+	case sessionExpired(st.Session, now, p.SessionExpiry):
+		step.Notes = append(step.Notes, Note{Type: EventWarning, Message: fmt.Sprintf("agent session %s expired (started %s, expiry %s); starting a new one",
+			st.Session.ID, st.Session.Started.UTC().Format(time.RFC3339), p.SessionExpiry)})
+		st, step.ResetSession = ForgetSession(st), SessionExpired
+	}
 	if cur := indexOf(names, st.Agent); cur != idx {
 		from, to := st.Agent, names[idx]
 		if l, held := st.AgentLimits[from]; held {
@@ -193,7 +206,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 			step.Message = fmt.Sprintf("switching back from %s to %s: its usage limit has reset", from, to)
 		}
 		st.Agent = to
-		step.ResetSession = "agent_switch"
+		st, step.ResetSession = ForgetSession(st), SessionAgentSwitch
 		step.Notes = append(step.Notes, Note{Type: EventAgentSwitch, Agent: to, Message: step.Message})
 	}
 	return st, step

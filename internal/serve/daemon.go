@@ -367,7 +367,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	bus := events.New()
 	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: agentSessions{db: d.db, session: t.Session},
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
 		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {

@@ -255,11 +255,6 @@ func (d *Daemon) startFrom(ctx context.Context, session, title, origin, replyTo 
 	if err := writeTaskFile(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{})); err != nil {
 		return TaskView{}, err
 	}
-	// A new task is a new conversation: the previous task's agent session
-	// must not leak into it.
-	if err := d.db.SetAgentSession(session, ""); err != nil {
-		return TaskView{}, err
-	}
 	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
 		State: fleet.Waiting, FirstLoop: st.Loop, FirstCost: st.CostUSD, File: path, CreatedAt: now, ReplyTo: replyTo})
 	if err != nil {
