@@ -114,3 +114,13 @@ func TestFoldLines(t *testing.T) {
 		}
 	}
 }
+
+func TestTestsValue(t *testing.T) {
+	for v, want := range map[string]string{"FAILING": TestsFailing, "failed": TestsFailing, " Fail (2 of 40)": TestsFailing,
+		"RED": TestsFailing, "PASSING": TestsPassing, "passed.": TestsPassing, "NOT_RUN": TestsNotRun, "not run": TestsNotRun,
+		"": TestsUnknown, "unknown": TestsUnknown, "fine I think": TestsUnknown} {
+		if got := TestsValue(v); got != want {
+			t.Errorf("TestsValue(%q) = %s, want %s", v, got, want)
+		}
+	}
+}

@@ -307,7 +307,26 @@ func normStatus(v string) string {
 }
 
 func normTests(v string) string {
-	switch normWord(v) {
+	if s := testsWord(normWord(v)); s != TestsUnknown {
+		return s
+	}
+	// "FAIL (2 of 40)": the first word says it.
+	if f := strings.Fields(v); len(f) > 1 {
+		return testsWord(normWord(strings.Trim(f[0], ".,;:!()[]`*_")))
+	}
+	return TestsUnknown
+}
+
+// TestsValue reads a TESTS_STATUS value as the analyzer does, for
+// records kept before the analysis was (loop.Metrics.Typed).
+func TestsValue(v string) string { return normTests(v) }
+
+// BoolOf reads a status block's true/false value as the analyzer does; ok
+// is false for a value that is neither.
+func BoolOf(v string) (b, ok bool) { return parseBool(v) }
+
+func testsWord(w string) string {
+	switch w {
 	case "PASSING", "PASS", "PASSED", "GREEN", "OK", "SUCCESS":
 		return TestsPassing
 	case "FAILING", "FAIL", "FAILED", "RED", "FAILURE":

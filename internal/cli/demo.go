@@ -314,9 +314,10 @@ func runDemo(ctx context.Context, o *demoOptions, view demoView) error {
 
 	spec := specFrom(cfg, st, []loop.AgentSpec{{Name: ag.name, Model: cfg.AgentModel(cfg.AgentProvider), Effort: cfg.Effort, AllowedTools: cfg.AllowedTools}})
 	spec.Env = env
+	ss := newSessions(st)
 	deps := engine.Deps{
 		Agents: []agent.Adapter{&claude.Adapter{Base: agent.Base{Cmd: ag.argv, Runner: &agent.Runner{}, Now: time.Now}}},
-		Store:  st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir()),
+		Store:  sessionStore{st, ss.warn}, Sessions: ss, Control: control.Open(st.RalphDir()),
 	}
 	title := ag.title
 	if ag.note != "" {

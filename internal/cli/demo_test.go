@@ -72,7 +72,7 @@ func TestRunDemoWiring(t *testing.T) {
 	var baseURL string
 	out, err := demoRun(t, demoOptions{Agent: "builtin", Dir: dir}, func(ctx context.Context, ios IO, log io.Writer, spec loop.Spec, deps engine.Deps) (engine.Result, error) {
 		if !spec.Live || spec.OutputFormat != "stream-json" || len(spec.Agents) != 1 || strings.Join(spec.Agents[0].AllowedTools, ",") != "Write,Edit,Read" ||
-			spec.Policy.Delay != 0 || spec.Policy.Budget.MaxLoops != 5 || spec.Agents[0].Name != "demo-agent" || !spec.Continuity {
+			spec.Policy.Delay != 0 || spec.Policy.Budget.MaxLoops != 5 || spec.Agents[0].Name != "demo-agent" || spec.Policy.NoContinuity {
 			t.Errorf("spec %+v", spec)
 		}
 		if deps.Store.ProjectDir() != dir || deps.Sessions == nil || deps.Control == nil || deps.Emit != nil || len(deps.Agents) != 1 {

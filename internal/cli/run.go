@@ -203,7 +203,8 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 	if opts.JSON {
 		obs.json = json.NewEncoder(jsonLines(ios.Out))
 	}
-	deps := engine.Deps{Agents: ads, Store: st, Sessions: newSessions(st, cfg.SessionExpiry), Control: control.Open(st.RalphDir())}
+	ss := newSessions(st)
+	deps := engine.Deps{Agents: ads, Store: sessionStore{st, ss.warn}, Sessions: ss, Control: control.Open(st.RalphDir())}
 	if path := os.Getenv("RALPH_TRACE"); path != "" {
 		trace, closeTrace, err := traceFile(path)
 		if err != nil {
@@ -301,7 +302,7 @@ func agentEnv(cfg config.Config) []string {
 func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.Spec {
 	spec := loop.Spec{
 		Dir: st.ProjectDir(), Agents: agents, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
-		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Continuity: cfg.SessionContinuity, Backup: cfg.Backup,
+		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Backup: cfg.Backup,
 		OptionalSections: cfg.OptionalSections, Sandboxed: cfg.Sandbox.Provider != "",
 		Policy: loop.Policy{
 			Breaker: breaker.Thresholds{
@@ -318,6 +319,8 @@ func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.
 			Delay:            cfg.Delay,
 			FailureBackoff:   cfg.FailureBackoff,
 			Verify:           loop.VerifyPolicy{On: cfg.VerifyCmd != "", MaxFailures: cfg.VerifyMaxFailures},
+			NoContinuity:     !cfg.SessionContinuity,
+			SessionExpiry:    cfg.SessionExpiry,
 		},
 	}
 	if cfg.VerifyCmd != "" {

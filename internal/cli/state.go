@@ -16,24 +16,27 @@ import (
 	"ralph/internal/breaker"
 	"ralph/internal/config"
 	"ralph/internal/control"
+	"ralph/internal/engine"
 	"ralph/internal/gitx"
+	"ralph/internal/loop"
 	"ralph/internal/proc"
 	"ralph/internal/session"
 	"ralph/internal/store"
 )
 
-// sessions adapts the session manager to the loop's needs. What the
-// manager notes (a corrupt session file moved aside, an expired session)
-// goes to warn: the loop's interface has no room for it, and the README
-// promises the user hears about a file set aside.
+// sessions keeps the files people and the bash tool's readers know in step
+// with the agent session, which lives in the loop's state (the core
+// decides which session a call resumes, when it expires and when it is
+// reset): .claude_session_id and .ralph_session_history. What the manager
+// notes (a corrupt file moved aside) goes to warn: the README promises the
+// user hears about a file set aside.
 type sessions struct {
-	m       *session.Manager
-	current string
-	warn    func(string)
+	m    *session.Manager
+	warn func(string)
 }
 
-func newSessions(st *store.Store, expiry time.Duration) *sessions {
-	return &sessions{m: session.NewManager(st, expiry, nil), warn: func(msg string) {
+func newSessions(st *store.Store) *sessions {
+	return &sessions{m: session.NewManager(st, nil), warn: func(msg string) {
 		fmt.Fprintln(os.Stderr, "ralph: warning: session:", safeText(msg))
 	}}
 }
@@ -44,28 +47,43 @@ func (s *sessions) notes(out session.Outcome) {
 	}
 }
 
-func (s *sessions) Current(time.Time) string {
-	start, err := s.m.Start(0)
-	s.notes(start.Outcome)
-	if err != nil {
-		s.warn(err.Error() + "; this call starts a new agent session")
-		return ""
+func (s *sessions) Changed(c engine.SessionChange) error {
+	out, err := s.m.Follow(session.Session{ID: c.To.ID, CreatedAt: c.To.Started}, session.Reason(c.Why), c.Loop)
+	s.notes(out)
+	return err
+}
+
+// sessionStore is a project's store whose state adopts the agent session
+// an older ralph kept in .claude_session_id (state version 2 and before):
+// the file's session, with its age, becomes the state's. A corrupt file is
+// set aside with a warning, as it always was, and the next call starts a
+// new session.
+type sessionStore struct {
+	*store.Store
+	warn func(string)
+}
+
+func (s sessionStore) LoadState() (loop.State, bool, []string, error) {
+	st, found, warns, err := s.Store.LoadState()
+	if err != nil || st.Version >= loop.StateVersion {
+		return st, found, warns, err
 	}
-	s.current = start.Resume.ID
-	return s.current
-}
-
-func (s *sessions) Save(id string, _ time.Time) error {
-	out, err := s.m.Record(id, id == s.current && id != "", 0)
-	s.notes(out)
-	return err
-}
-
-func (s *sessions) Reset(reason string, loop int, _ time.Time) error {
-	out, err := s.m.Reset(session.Reason(reason), loop)
-	s.notes(out)
-	s.current = ""
-	return err
+	st.Version = loop.StateVersion
+	path := s.AgentSessionFile()
+	old, err := session.Load(path)
+	var corrupt *store.CorruptError
+	switch {
+	case errors.As(err, &corrupt):
+		moved, rerr := store.Recover(path)
+		if rerr != nil {
+			s.warn(fmt.Sprintf("%v; and could not move it aside: %v", corrupt, rerr))
+		} else {
+			s.warn(fmt.Sprintf("%v; moved to %s, starting a new agent session", corrupt, moved))
+		}
+	case err == nil:
+		st = loop.AdoptSession(st, old.ID, old.CreatedAt)
+	}
+	return st, found, warns, nil
 }
 
 func printStatus(ios IO, st *store.Store, asJSON bool) error {
@@ -198,7 +216,7 @@ func circuitReset(ios IO, st *store.Store, why string) error {
 	for _, w := range warns {
 		fmt.Fprintln(ios.Err, "ralph: warning:", w)
 	}
-	s.Breaker, _ = s.Breaker.Reset(now.UTC().Round(0), why)
+	s, _, _ = loop.ResetBreaker(s, now.UTC().Round(0), loop.BreakerReset{By: "ralph circuit reset", Why: why})
 	if err := st.SaveState(s, nil); err != nil {
 		return err
 	}
@@ -206,9 +224,37 @@ func circuitReset(ios IO, st *store.Store, why string) error {
 	return nil
 }
 
+// sessionReset forgets the agent session. It lives in the loop's state: a
+// running loop is asked (through the control file) and forgets it before
+// its next call; otherwise the state document is changed here.
 func sessionReset(ios IO, st *store.Store, _ string) error {
-	if _, err := session.NewManager(st, 0, nil).Reset(session.ReasonManual, 0); err != nil {
+	now := time.Now()
+	lock, err := st.Lock()
+	var held *store.LockedError
+	switch {
+	case errors.As(err, &held):
+		if err := control.Open(st.RalphDir()).RequestSessionReset(now); err != nil {
+			return err
+		}
+	case err != nil:
 		return err
+	default:
+		defer lock.Release()
+		s, found, warns, err := sessionStore{st, func(msg string) { fmt.Fprintln(ios.Err, "ralph: warning: session:", safeText(msg)) }}.LoadState()
+		if err != nil {
+			return err
+		}
+		for _, w := range warns {
+			fmt.Fprintln(ios.Err, "ralph: warning:", w)
+		}
+		if found {
+			if err := st.SaveState(loop.ForgetSession(s), nil); err != nil {
+				return err
+			}
+		}
+		if _, err := session.NewManager(st, nil).Reset(session.ReasonManual, s.Loop); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(ios.Out, "agent session reset: the next call starts a new session")
 	return nil

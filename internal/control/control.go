@@ -39,10 +39,14 @@ type Request struct {
 	ResetID  string `json:"reset_id,omitempty"`
 	ResetBy  string `json:"reset_by,omitempty"`
 	ResetWhy string `json:"reset_why,omitempty"`
+	// ResetSession asks a running loop to start its next call in a new
+	// agent session (`ralph session reset`): the session lives in the
+	// loop's state, which it keeps in memory.
+	ResetSession bool `json:"reset_session,omitempty"`
 }
 
 // empty reports a request that asks nothing.
-func (r Request) empty() bool { return !r.Pause && !r.Stop && r.ResetID == "" }
+func (r Request) empty() bool { return !r.Pause && !r.Stop && r.ResetID == "" && !r.ResetSession }
 
 // File is the request file of one project.
 type File struct{ path string }
@@ -108,6 +112,17 @@ func (f File) ClearReset(id string) error {
 			r.ResetID, r.ResetBy, r.ResetWhy = "", "", ""
 		}
 	})
+}
+
+// RequestSessionReset asks the running loop to start its next call in a
+// new agent session.
+func (f File) RequestSessionReset(now time.Time) error {
+	return f.update(func(r *Request) { r.ResetSession, r.At = true, now })
+}
+
+// ClearSessionReset forgets the session reset request, once applied.
+func (f File) ClearSessionReset() error {
+	return f.update(func(r *Request) { r.ResetSession = false })
 }
 
 // update rewrites the file atomically; an empty request removes it, so a

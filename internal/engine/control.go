@@ -30,7 +30,24 @@ func (e *Engine) request() loop.Control {
 		e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
 	}
 	return loop.Control{Pause: r.Pause, PauseBy: r.PauseBy, Stop: r.Stop, StopBy: r.StopBy,
-		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy}
+		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy, ResetSession: r.ResetSession}
+}
+
+// applySessionReset saves a session reset Next applied before forgetting
+// the request, as applyReset does for the breaker. Only controllers that
+// take such requests (control.File) are asked to forget them.
+func (e *Engine) applySessionReset() {
+	c, ok := e.deps.Control.(interface{ ClearSessionReset() error })
+	if !ok {
+		return
+	}
+	if err := e.save(nil); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "save state: " + err.Error()})
+		return
+	}
+	if err := c.ClearSessionReset(); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
+	}
 }
 
 // applyReset saves a breaker reset Next applied before forgetting the

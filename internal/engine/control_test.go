@@ -131,3 +131,24 @@ func TestEngineStopCutsAUsageLimitWaitShort(t *testing.T) {
 		t.Errorf("slept %s of a one-hour wait after the stop request", slept)
 	}
 }
+
+// `ralph session reset` while the loop runs: the session lives in the
+// loop's state, so the loop is asked, and its next call starts afresh.
+func TestEngineResetsTheSessionOnRequest(t *testing.T) {
+	done := call{out: result("Everything is done."+block("COMPLETE", true, "PASSING"), ""), plan: donePlanMD, files: map[string]string{"b.go": "x"}}
+	h := newHarness(t, openPlanMD, nil, nil)
+	f := withControl(t, h)
+	h.agent.calls = []call{{out: working.out, files: working.files, during: func() { f.RequestSessionReset(h.clock.Now()) }}, done}
+	if res := h.run(t); res.Reason != reason.ProjectComplete {
+		t.Fatalf("result %+v", res)
+	}
+	if len(h.agent.invs) != 2 || h.agent.invs[1].SessionID != "" {
+		t.Fatalf("the second call resumed %q, want a new session", h.agent.invs[1].SessionID)
+	}
+	if len(h.sessions.resets) == 0 || h.sessions.resets[0] != "manual" {
+		t.Errorf("session resets %q, want manual first", h.sessions.resets)
+	}
+	if r, _ := f.Read(); r.ResetSession {
+		t.Error("the request was left behind")
+	}
+}

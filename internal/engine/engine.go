@@ -22,14 +22,21 @@ import (
 	"ralph/internal/store"
 )
 
-// Sessions keeps the agent's session between calls.
+// Sessions hears of each change of the agent session, which lives in
+// loop.State (the core decides which session a call resumes): `ralph run`
+// keeps the history people read (.ralph_session_history) and the bash
+// tool's .claude_session_id. nil: nobody listens.
 type Sessions interface {
-	// Current is the session to resume, "" for a fresh one.
-	Current(now time.Time) string
-	// Save records the session the agent reported.
-	Save(id string, now time.Time) error
-	// Reset forgets the session, saying why.
-	Reset(reason string, loop int, now time.Time) error
+	Changed(c SessionChange) error
+}
+
+// SessionChange is a change of the agent session: a reset (Why says why,
+// To is empty) or a new conversation (Why is "").
+type SessionChange struct {
+	From, To loop.AgentSession
+	Why      string
+	Loop     int
+	At       time.Time
 }
 
 // Store is where a loop keeps its state and finds its project: the .ralph/
@@ -199,6 +206,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		obs, pl := e.observe()
 		var step loop.Step
+		sessionBefore := e.st.Session
 		e.st, step = loop.Next(e.st, obs, e.spec.Policy)
 		e.trace(loop.Trace{Next: &loop.TraceNext{Observation: obs, Step: step}})
 		for _, n := range step.Notes {
@@ -233,7 +241,10 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		e.wait = nil
 		if step.ResetSession != "" {
-			e.resetSession(step.ResetSession)
+			e.sessionReset(sessionBefore, step.ResetSession)
+			if step.ResetSession == loop.SessionManual {
+				e.applySessionReset()
+			}
 		}
 		d, err := e.iterate(ctx, step.Agent, pl)
 		if scarce.Of(err) != "" && ctx.Err() == nil {
@@ -388,7 +399,9 @@ func (e *Engine) finish(r reason.Reason, msg string) (Result, error) {
 				e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
 			}
 		}
-		e.resetSession("interrupted")
+		before := e.st.Session
+		e.st = loop.ForgetSession(e.st)
+		e.sessionReset(before, loop.SessionInterrupted)
 	}
 	res := Result{Reason: r, Message: msg, ExitCode: r.ExitCode(), Loops: e.st.Loop}
 	err := e.save(nil)
@@ -397,12 +410,22 @@ func (e *Engine) finish(r reason.Reason, msg string) (Result, error) {
 	return res, err
 }
 
-func (e *Engine) resetSession(why string) {
-	if e.deps.Sessions == nil || !e.spec.Continuity && why != "interrupted" {
+// sessionReset tells the listener the state no longer holds the session
+// it held before, and why (an interrupted run is told even with
+// continuity off, as the history always showed it).
+func (e *Engine) sessionReset(before loop.AgentSession, why string) {
+	if e.spec.Policy.NoContinuity && why != loop.SessionInterrupted {
 		return
 	}
-	if err := e.deps.Sessions.Reset(why, e.st.Loop, e.now()); err != nil {
-		e.emit(loop.Event{Type: loop.EventWarning, Message: "session: " + err.Error()})
+	e.sessionChanged(SessionChange{From: before, To: e.st.Session, Why: why, Loop: e.st.Loop, At: e.now()})
+}
+
+func (e *Engine) sessionChanged(c SessionChange) {
+	if e.deps.Sessions == nil {
+		return
+	}
+	if err := e.deps.Sessions.Changed(c); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Loop: c.Loop, Message: "session: " + err.Error()})
 	}
 }
 

@@ -132,17 +132,18 @@ func (f *fakeAgent) Run(ctx context.Context, inv agent.Invocation) (agent.Result
 	return agent.Result{ExitCode: c.exit, Analysis: a, StdoutPath: inv.StdoutPath, OutputErr: c.outputErr}, nil
 }
 
-// memSessions is an in-memory session store.
+// memSessions hears of the agent session's changes (it lives in the
+// state) and keeps the last one and the resets.
 type memSessions struct {
 	id     string
 	resets []string
 }
 
-func (m *memSessions) Current(time.Time) string          { return m.id }
-func (m *memSessions) Save(id string, _ time.Time) error { m.id = id; return nil }
-func (m *memSessions) Reset(reason string, _ int, _ time.Time) error {
-	m.id = ""
-	m.resets = append(m.resets, reason)
+func (m *memSessions) Changed(c SessionChange) error {
+	m.id = c.To.ID
+	if c.Why != "" {
+		m.resets = append(m.resets, c.Why)
+	}
 	return nil
 }
 
@@ -197,7 +198,7 @@ func newHarness(t *testing.T, planMD string, calls []call, mut func(*Spec)) *har
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{OutputFormat: "json", Continuity: true, Agents: []loop.AgentSpec{{Name: "fake"}},
+	spec := Spec{OutputFormat: "json", Agents: []loop.AgentSpec{{Name: "fake"}},
 		Policy: loop.Policy{Breaker: breaker.DefaultThresholds(), Limits: ratelimit.DefaultLimits(), UsageLimitWait: time.Hour,
 			UsageLimitMargin: time.Minute, FailureBackoff: 30 * time.Second}}
 	if mut != nil {

@@ -69,10 +69,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		return it, false, fmt.Errorf("read prompt: %w", err)
 	}
 	stdoutPath, stderrPath := st.IterationLogs(n, start)
-	session := ""
-	if e.spec.Continuity && e.deps.Sessions != nil {
-		session = e.deps.Sessions.Current(start)
-	}
+	session := loop.Resume(e.st, e.spec.Policy)
 	sp := stopPlan(before)
 	spec := e.spec.Agents[idx]
 	ad := e.deps.Agents[idx]
@@ -167,9 +164,10 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 func (e *Engine) fold(ctx context.Context, it loop.Iteration) (loop.Decision, error) {
 	n, end, st := it.Loop, it.Ended, e.deps.Store
 	var d loop.Decision
+	before := e.st.Session
 	e.st, d = loop.Fold(e.st, it, e.spec.Policy)
 	e.trace(loop.Trace{Fold: &loop.TraceFold{Iteration: it, Decision: d}})
-	e.afterSession(it.Observed.SessionID, d, n, end)
+	e.afterSession(it.Observed.SessionID, before, d, n, end)
 	if d.Reason == reason.NeedsClarification {
 		e.writeClarification(it.Observed)
 	}
@@ -204,19 +202,20 @@ func cannotStart(err error) bool {
 	return errors.Is(se.Err, exec.ErrNotFound) || errors.Is(se.Err, fs.ErrNotExist) || errors.Is(se.Err, fs.ErrPermission)
 }
 
-func (e *Engine) afterSession(id string, d loop.Decision, n int, now time.Time) {
-	if e.deps.Sessions == nil || !e.spec.Continuity {
+// afterSession tells the listener what Fold did to the session, and warns
+// of an id the core dropped.
+func (e *Engine) afterSession(id string, before loop.AgentSession, d loop.Decision, n int, now time.Time) {
+	if e.spec.Policy.NoContinuity {
 		return
 	}
-	var err error
+	if err := loop.ValidSessionID(id); id != "" && err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: fmt.Sprintf("session: the agent reported session id %.80q, which was dropped: %v", id, err)})
+	}
 	switch {
 	case d.ResetSession != "":
-		err = e.deps.Sessions.Reset(d.ResetSession, n, now)
-	case id != "":
-		err = e.deps.Sessions.Save(id, now)
-	}
-	if err != nil {
-		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "session: " + err.Error()})
+		e.sessionChanged(SessionChange{From: before, Why: d.ResetSession, Loop: n, At: now})
+	case e.st.Session != before:
+		e.sessionChanged(SessionChange{From: before, To: e.st.Session, Loop: n, At: now})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"ralph/internal/activity"
+	"ralph/internal/analyze"
 	"ralph/internal/reason"
 )
 
@@ -85,4 +86,31 @@ type Metrics struct {
 	// completion under the gate; Verified says the claim passed it.
 	Verify   *VerifyRun `json:"verify,omitempty"`
 	Verified bool       `json:"verified,omitempty"`
+	// PRReady and TestsStatus are the analysis's reading of the block, so
+	// that what decides on a record (a request's pull request) never reads
+	// the block's strings again. Records from before them have no
+	// TestsStatus: Typed reads them.
+	PRReady     bool   `json:"pr_ready,omitempty"`
+	TestsStatus string `json:"tests_status,omitempty"`
+}
+
+// Typed is m with PRReady and TestsStatus as the analyzer would have read
+// them, for a record kept before they were (an older metrics.jsonl line or
+// store row): decisions then read old and new records alike.
+func (m Metrics) Typed() Metrics {
+	if m.TestsStatus != "" {
+		return m
+	}
+	m.TestsStatus = analyze.TestsValue(m.StatusBlock["TESTS_STATUS"])
+	m.PRReady, _ = analyze.BoolOf(m.StatusBlock["PR_READY"])
+	return m
+}
+
+// testsStatus is what a record keeps of an analysis's tests status: never
+// "", which marks a record from before it was kept.
+func testsStatus(s string) string {
+	if s == "" {
+		return analyze.TestsUnknown
+	}
+	return s
 }

@@ -48,7 +48,8 @@ type Decision struct {
 	// UsageLimit: the agent hit one and is held until HeldUntil.
 	UsageLimit bool
 	HeldUntil  time.Time
-	// ResetSession: the agent session must not be resumed next time.
+	// ResetSession: the agent session must not be resumed next time (the
+	// state no longer holds it), and why.
 	ResetSession string
 }
 
@@ -98,6 +99,11 @@ func callUsage(prev SessionUsage, o Observed, cumCost, cumTokens bool) (analyze.
 // back-off) are recorded in the state for Next to honour, so that a stop
 // decided meanwhile is never preceded by a wait.
 func Fold(st State, it Iteration, p Policy) (State, Decision) {
+	st, d := fold(st, it, p)
+	return foldSession(st, it, d, p), d
+}
+
+func fold(st State, it Iteration, p Policy) (State, Decision) {
 	st = st.clone()
 	o := it.Observed
 	st.Loop = it.Loop
@@ -301,5 +307,6 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, StatusBlock: maps.Clone(o.StatusBlock),
 		Verified: st.Verify.Verified,
+		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus),
 	}
 }

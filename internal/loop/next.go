@@ -49,6 +49,9 @@ type Control struct {
 	ResetID  string
 	ResetBy  string
 	ResetWhy string
+	// ResetSession asks that the next call start a new agent session
+	// (`ralph session reset` while a loop runs).
+	ResetSession bool
 }
 
 // StepKind is what the loop does next.
@@ -91,8 +94,10 @@ type Step struct {
 	Reason reason.Reason
 	// Message says why, for people.
 	Message string
-	// ResetSession asks the host to forget the agent session first (an
-	// agent switch: a session id means nothing to another agent's CLI).
+	// ResetSession says why the state no longer holds the agent session
+	// (an agent switch: a session id means nothing to another agent's
+	// CLI; an expired session; a person's request), for hosts that keep a
+	// history of sessions.
 	ResetSession string
 	// Notes are things that changed, for people (a breaker reset applied,
 	// an agent switch).
@@ -121,15 +126,12 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if c.Stop {
 		return stopNow(reason.Interrupted, "stopped on request by "+orSomebody(c.StopBy))
 	}
-	if c.ResetID != "" && c.ResetID != st.ResetID {
-		st.ResetID = c.ResetID
-		why := c.ResetWhy
-		if why == "" {
-			why = "reset by " + orSomebody(c.ResetBy)
+	if c.ResetID != "" {
+		var n Note
+		var applied bool
+		if st, n, applied = ResetBreaker(st, now, BreakerReset{ID: c.ResetID, By: c.ResetBy, Why: c.ResetWhy}); applied {
+			notes = append(notes, n)
 		}
-		var d breaker.Decision
-		st.Breaker, d = st.Breaker.Reset(now, why)
-		notes = append(notes, Note{Type: EventWarning, Message: fmt.Sprintf("circuit breaker %s → %s: %s", d.From, d.To, why)})
 	}
 	if st.Breaker.Status == breaker.Open {
 		msg := "circuit breaker is OPEN: " + st.Breaker.Message
@@ -144,7 +146,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if len(obs.Missing) > 0 {
 		return stopNow(reason.IntegrityFailure, fmt.Sprintf("required files are missing: %s", strings.Join(obs.Missing, ", ")))
 	}
-	used := stop.Usage{Loops: st.Loop - st.Run.FirstLoop, Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
+	used := stop.Usage{Loops: Budget{FirstLoop: st.Run.FirstLoop}.Used(st.Loop), Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
 	if d := stop.BeforeCall(obs.Plan, used, p.Budget); d.Stop {
 		switch {
 		case !gate(d.Reason, p):
@@ -200,6 +202,14 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 		return wait(WaitUsageLimit, l.Until, l.Message)
 	}
 	step := Step{Kind: Call, Agent: idx, Notes: notes}
+	switch {
+	case c.ResetSession:
+		st, step.ResetSession = ForgetSession(st), SessionManual
+	case sessionExpired(st.Session, now, p.SessionExpiry):
+		step.Notes = append(step.Notes, Note{Type: EventWarning, Message: fmt.Sprintf("agent session %s expired (started %s, expiry %s); starting a new one",
+			st.Session.ID, st.Session.Started.UTC().Format(time.RFC3339), p.SessionExpiry)})
+		st, step.ResetSession = ForgetSession(st), SessionExpired
+	}
 	if cur := indexOf(names, st.Agent); cur != idx {
 		from, to := st.Agent, names[idx]
 		if l, held := st.AgentLimits[from]; held {
@@ -208,7 +218,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 			step.Message = fmt.Sprintf("switching back from %s to %s: its usage limit has reset", from, to)
 		}
 		st.Agent = to
-		step.ResetSession = "agent_switch"
+		st, step.ResetSession = ForgetSession(st), SessionAgentSwitch
 		step.Notes = append(step.Notes, Note{Type: EventAgentSwitch, Agent: to, Message: step.Message})
 	}
 	return st, step

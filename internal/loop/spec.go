@@ -20,7 +20,6 @@ type Spec struct {
 	OutputFormat      string        `json:"output_format,omitempty"`
 	Live              bool          `json:"live,omitempty"`
 	Timeout           time.Duration `json:"timeout,omitempty"`
-	Continuity        bool          `json:"continuity,omitempty"` // resume the agent's session between calls
 	Backup            bool          `json:"backup,omitempty"`
 	KeepIterationLogs int           `json:"keep_iteration_logs,omitempty"`
 	OptionalSections  []string      `json:"optional_sections,omitempty"` // of the plan
@@ -76,6 +75,11 @@ type Policy struct {
 	// Agents are the names of Spec.Agents, in order; the fallback rule
 	// needs them.
 	Agents []string `json:"agents,omitempty"`
+	// NoContinuity: every call starts a new agent session (--no-continue).
+	// SessionExpiry is how long after its start a session is resumed (0:
+	// no limit, as for policies recorded before it existed).
+	NoContinuity  bool          `json:"no_continuity,omitempty"`
+	SessionExpiry time.Duration `json:"session_expiry,omitempty"`
 }
 
 // DefaultBackoffCap bounds the failure back-off when the policy sets none.

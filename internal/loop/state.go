@@ -13,8 +13,11 @@ import (
 
 // StateVersion is the version of the State document. Version 0 is the
 // older .loop_state, which held only the counters: its breaker and rate
-// limit lived in files of their own (migrated by the store).
-const StateVersion = 2
+// limit lived in files of their own (migrated by the store). Version 2
+// kept the agent session outside (.claude_session_id, the daemon's
+// agent_session column, a workflow's input): hosts adopt it on reading a
+// version-2 document (AdoptSession).
+const StateVersion = 3
 
 // State is everything the loop carries from one iteration to the next, in
 // one document: it is saved whole, atomically, after every iteration, and a
@@ -35,6 +38,8 @@ type State struct {
 	Tokens  int64         `json:"total_tokens"`
 	CostUSD float64       `json:"total_cost_usd"`
 	Usage   analyze.Usage `json:"usage"` // totals by kind
+	// Session is the agent session the next call resumes (Resume).
+	Session AgentSession `json:"agent_session,omitzero"`
 	// SessionUsage is what the agent last reported for the session it
 	// reported, for agents whose reports add up a resumed session (see
 	// agent.Capabilities): only the growth is the call's own.
@@ -111,7 +116,7 @@ func (s State) Validate() error {
 	case s.Backoff < 0:
 		return fmt.Errorf("negative back-off %s", s.Backoff)
 	}
-	if s.Version == StateVersion && s.Breaker.Status != "" {
+	if s.Version >= 2 && s.Breaker.Status != "" {
 		if err := s.Breaker.Validate(); err != nil {
 			return err
 		}

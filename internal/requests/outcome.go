@@ -14,7 +14,10 @@ package requests
 import (
 	"strings"
 
+	"ralph/internal/analyze"
+	"ralph/internal/breaker"
 	"ralph/internal/fleet"
+	"ralph/internal/reason"
 	"ralph/internal/serve"
 )
 
@@ -48,15 +51,17 @@ type Decision struct {
 }
 
 // Decide reads a task view: pure, so that the four ways a request ends are
-// tested as a table.
+// tested as a table. It decides from what the core already typed — the
+// task's state and exit reason, the breaker's status, the analysis of the
+// last iteration (its PR_READY and TESTS_STATUS as the analyzer read them)
+// — never from the status block's strings.
 func Decide(v serve.TaskView) Decision {
 	d := Decision{Summary: v.Summary}
-	last := map[string]string{}
-	if n := len(v.History); n > 0 && v.History[n-1].StatusBlock != nil {
-		last = v.History[n-1].StatusBlock
+	var last serve.HistoryItem
+	if n := len(v.History); n > 0 {
+		last = v.History[n-1]
 	}
-	prReady := strings.EqualFold(strings.TrimSpace(last["PR_READY"]), "true")
-	d.TestsFailing = testsFailing(last["TESTS_STATUS"])
+	d.TestsFailing = last.TestsStatus == analyze.TestsFailing
 	switch {
 	case v.State == fleet.Running || v.State == fleet.Queued:
 		d.Outcome = Retry
@@ -66,7 +71,7 @@ func Decide(v serve.TaskView) Decision {
 		d.Outcome, d.Questions = Clarify, v.Questions
 	case v.State == fleet.Done:
 		d.Outcome = Complete
-	case prReady && v.State == fleet.Waiting:
+	case last.PRReady && v.State == fleet.Waiting:
 		// PR_READY on the last iteration: the work is ready for review
 		// even though the loop ran out of budget before saying it is done.
 		d.Outcome = Complete
@@ -78,28 +83,15 @@ func Decide(v serve.TaskView) Decision {
 }
 
 func haltReason(v serve.TaskView) string {
-	var parts []string
-	if v.CircuitBreaker.State == "OPEN" && v.CircuitBreaker.Reason != "" {
-		parts = append(parts, "circuit breaker open: "+v.CircuitBreaker.Reason)
-	} else if r := strings.TrimPrefix(v.ExitReason+": "+v.Message, ": "); strings.TrimSpace(r) != ":" && r != "" {
-		parts = append(parts, strings.TrimSuffix(r, ": "))
+	why := strings.TrimSpace(v.Message)
+	if r := reason.Reason(v.ExitReason); r != "" {
+		why = strings.TrimSuffix(string(r)+": "+why, ": ")
 	}
-	if len(parts) == 0 {
-		return "the loop stopped"
+	switch {
+	case breaker.Status(v.CircuitBreaker.State) == breaker.Open && v.CircuitBreaker.Reason != "":
+		return "circuit breaker open: " + v.CircuitBreaker.Reason
+	case why != "":
+		return why
 	}
-	return strings.Join(parts, "; ")
-}
-
-// testsFailing reads a TESTS_STATUS value as the analyzer does: FAILING
-// and its synonyms.
-func testsFailing(v string) bool {
-	f := strings.Fields(strings.ToUpper(v))
-	if len(f) == 0 {
-		return false
-	}
-	switch strings.Trim(f[0], ".,;:!()[]`*_") {
-	case "FAILING", "FAIL", "FAILED", "RED", "FAILURE":
-		return true
-	}
-	return false
+	return "the loop stopped"
 }

@@ -10,12 +10,10 @@ import (
 )
 
 func TestDecide(t *testing.T) {
-	block := func(kv ...string) []serve.HistoryItem {
-		m := map[string]string{}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return []serve.HistoryItem{{Loop: 1, StatusBlock: m}}
+	// What the view carries: the block's strings and the analysis's
+	// reading of them; Decide must go by the reading.
+	ready := func(r bool, said string) []serve.HistoryItem {
+		return []serve.HistoryItem{{Loop: 1, StatusBlock: map[string]string{"PR_READY": said}, PRReady: r, TestsStatus: "UNKNOWN"}}
 	}
 	open := serve.BreakerView{State: "OPEN", Reason: "no progress in 3 loops"}
 	for _, tc := range []struct {
@@ -28,8 +26,13 @@ func TestDecide(t *testing.T) {
 		{"queued after an answer", serve.TaskView{State: fleet.Queued}, Retry, ""},
 		{"done on EXIT_SIGNAL", serve.TaskView{State: fleet.Done, ExitReason: "project_complete"}, Complete, ""},
 		{"questions", serve.TaskView{State: fleet.Waiting, Questions: []string{"Which one?"}}, Clarify, ""},
-		{"PR_READY when the budget ran out", serve.TaskView{State: fleet.Waiting, ExitReason: "max_loops", History: block("PR_READY", "true")}, Complete, ""},
-		{"budget out, not ready", serve.TaskView{State: fleet.Waiting, ExitReason: "max_loops", Message: "reached 20 loops", History: block("PR_READY", "false")}, Halt, "max_loops: reached 20 loops"},
+		{"PR_READY when the budget ran out", serve.TaskView{State: fleet.Waiting, ExitReason: "max_loops", History: ready(true, "yes")}, Complete, ""},
+		{"budget out, not ready", serve.TaskView{State: fleet.Waiting, ExitReason: "max_loops", Message: "reached 20 loops", History: ready(false, "false")}, Halt, "max_loops: reached 20 loops"},
+		{"a block that says true, read as not ready", serve.TaskView{State: fleet.Waiting, ExitReason: "max_loops", History: ready(false, "true")}, Halt, "max_loops"},
+		{"blocked", serve.TaskView{State: fleet.Halted, ExitReason: "circuit_breaker_open", Message: "circuit breaker opened",
+			CircuitBreaker: serve.BreakerView{State: "OPEN", Reason: "the agent reported BLOCKED and asked to stop: no key"}},
+			Halt, "circuit breaker open: the agent reported BLOCKED and asked to stop: no key"},
+		{"halted without a word", serve.TaskView{State: fleet.Halted}, Halt, "the loop stopped"},
 		{"breaker open", serve.TaskView{State: fleet.Halted, ExitReason: "circuit_breaker_open", CircuitBreaker: open}, Halt, "no progress in 3 loops"},
 		{"permission denied", serve.TaskView{State: fleet.Halted, ExitReason: "permission_denied", Message: "Bash refused"}, Halt, "Bash refused"},
 		{"cancelled", serve.TaskView{State: fleet.Cancelled}, Ended, ""},

@@ -40,7 +40,7 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 
 	// Failing tests: a draft, said so in the pull request and the link.
 	r := mk(1)
-	failingView := serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "FAILING", "EXIT_SIGNAL": "true"}}}}
+	failingView := serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "FAILING", "EXIT_SIGNAL": "true"}, TestsStatus: "FAILING"}}}
 	failing := Decide(failingView)
 	if !failing.TestsFailing {
 		t.Fatal("Decide: TESTS_STATUS FAILING not read")
@@ -57,7 +57,7 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	}
 
 	// A follow-up with the tests passing finds the same pull request.
-	passingView := serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "PASSING"}}}}
+	passingView := serve.TaskView{State: fleet.Done, History: []serve.HistoryItem{{StatusBlock: map[string]string{"TESTS_STATUS": "PASSING"}, TestsStatus: "PASSING"}}}
 	if err := s.openPR(ctx, &r, passingView, Decide(passingView), "main", "<!-- ralph:t2/complete/5 -->"); err != nil {
 		t.Fatal(err)
 	}
@@ -76,15 +76,6 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	}
 }
 
-func TestTestsFailing(t *testing.T) {
-	for v, want := range map[string]bool{"FAILING": true, "failed": true, " Fail (2 of 40)": true, "RED": true,
-		"PASSING": false, "NOT_RUN": false, "": false, "unknown": false} {
-		if got := testsFailing(v); got != want {
-			t.Errorf("%q: %v, want %v", v, got, want)
-		}
-	}
-}
-
 // With a verify command the check decides: a failed one opens a draft
 // holding its output; a later claim that passes marks that draft ready.
 func TestOpenPRFollowsTheCheck(t *testing.T) {
@@ -99,7 +90,7 @@ func TestOpenPRFollowsTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed := serve.TaskView{State: fleet.Waiting, LoopCount: 3, CostUSD: 1.5, History: []serve.HistoryItem{
-		{StatusBlock: map[string]string{"PR_READY": "true", "TESTS_STATUS": "PASSING"}, Verify: &loop.VerifyRun{Command: "make test", ExitCode: 2, Tail: "FAIL: TestX"}}}}
+		{StatusBlock: map[string]string{"PR_READY": "true", "TESTS_STATUS": "PASSING"}, PRReady: true, TestsStatus: "PASSING", Verify: &loop.VerifyRun{Command: "make test", ExitCode: 2, Tail: "FAIL: TestX"}}}}
 	if err := s.openPR(ctx, &r, failed, Decide(failed), "main", "<!-- ralph:t1/complete/3 -->"); err != nil {
 		t.Fatal(err)
 	}

@@ -253,7 +253,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	// The task's budget counts its own iterations, so a restarted daemon
 	// grants only what is left.
-	left := t.MaxLoops - (st.Loop - t.FirstLoop)
+	left := t.budget().Left(st.Loop)
 	if left <= 0 {
 		return engine.Result{Reason: reason.MaxLoops, Message: fmt.Sprintf("reached the task's %d loops", t.MaxLoops), ExitCode: reason.MaxLoops.ExitCode()}, nil, nil
 	}
@@ -305,7 +305,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	bus := events.New()
 	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: agentSessions{db: d.db, session: t.Session},
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
 		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {

@@ -155,10 +155,13 @@ func (d *DB) Sessions() ([]Session, error) {
 }
 
 // LoadState returns a session's loop state (found false before its first
-// loop).
+// loop). A document from before the state held the agent session takes
+// the one the agent_session column kept, as if it began now (that column
+// knew no age), and is then a current document: the column is never read
+// again.
 func (d *DB) LoadState(session string) (loop.State, bool, error) {
-	var doc string
-	err := d.ro.QueryRow(`SELECT state FROM sessions WHERE name = ?`, session).Scan(&doc)
+	var doc, agentSession string
+	err := d.ro.QueryRow(`SELECT state, agent_session FROM sessions WHERE name = ?`, session).Scan(&doc, &agentSession)
 	if err != nil {
 		return loop.State{}, false, fmt.Errorf("session %s: %w", session, dbErr(err))
 	}
@@ -171,6 +174,10 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 	}
 	if err := st.Validate(); err != nil {
 		return loop.State{}, false, fmt.Errorf("session %s: state document: %w", session, err)
+	}
+	if st.Version < loop.StateVersion {
+		st = loop.AdoptSession(st, agentSession, time.Now().UTC().Round(0))
+		st.Version = loop.StateVersion
 	}
 	return st, true, nil
 }
@@ -252,19 +259,6 @@ func (d *DB) recentHistory(session, taskID string) ([]loop.Metrics, error) {
 	return h, nil
 }
 
-// AgentSession is the agent's session id kept for a session ("" none).
-func (d *DB) AgentSession(session string) (string, error) {
-	var id string
-	err := d.ro.QueryRow(`SELECT agent_session FROM sessions WHERE name = ?`, session).Scan(&id)
-	return id, err
-}
-
-// SetAgentSession keeps (or with "" forgets) the agent's session id.
-func (d *DB) SetAgentSession(session, id string) error {
-	_, err := d.db.Exec(`UPDATE sessions SET agent_session = ? WHERE name = ?`, id, session)
-	return dbErr(err)
-}
-
 // History returns the last n iterations of a task on session, oldest
 // first. The session lets the query walk the primary key backwards instead
 // of scanning every session's iterations.
@@ -319,6 +313,9 @@ type Task struct {
 	// FirstLoop is its loop count.
 	FirstCost float64
 }
+
+// budget is the task's budget as the core counts it.
+func (t Task) budget() loop.Budget { return loop.Budget{MaxLoops: t.MaxLoops, FirstLoop: t.FirstLoop} }
 
 func (t Task) fleet() fleet.Task {
 	return fleet.Task{ID: t.ID, Session: t.Session, State: t.State, Seq: t.Seq, Questions: t.Questions}

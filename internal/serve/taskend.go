@@ -114,7 +114,7 @@ func (d *Daemon) settle(t *Task) error { return d.settleWith(t, "", "") }
 // neither or both.
 func (d *Daemon) settleWith(t *Task, kind, message string) error {
 	if st, found, err := d.db.LoadState(t.Session); err == nil && found {
-		t.Loops = max(st.Loop-t.FirstLoop, 0)
+		t.Loops = t.budget().Used(st.Loop)
 	}
 	dst := d.opts.Home.ArchiveFile(t.Session, t.ID)
 	if t.State.Finished() && missing(t.File) && !missing(dst) {

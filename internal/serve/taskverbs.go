@@ -53,11 +53,6 @@ func (r *taskRunner) start(ctx context.Context, title, origin, replyTo string) (
 	if err := writeTaskFile(path, taskfile.Update(taskfile.New(title, session, now), "WAITING", []taskfile.Field{})); err != nil {
 		return TaskView{}, err
 	}
-	// A new task is a new conversation: the previous task's agent session
-	// must not leak into it.
-	if err := d.db.SetAgentSession(session, ""); err != nil {
-		return TaskView{}, err
-	}
 	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
 		State: fleet.Waiting, FirstLoop: st.Loop, FirstCost: st.CostUSD, File: path, CreatedAt: now, ReplyTo: replyTo})
 	if err != nil {
@@ -85,8 +80,9 @@ func (r *taskRunner) loop(maxLoops int, by string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, err
 	}
-	t.MaxLoops = v.LoopCount + maxLoops
-	if err := d.resume(t, maxLoops, by); err != nil {
+	b := t.budget().Grant(t.FirstLoop+v.LoopCount, maxLoops)
+	t.MaxLoops = b.MaxLoops
+	if err := d.resume(t, b.Left(t.FirstLoop+v.LoopCount), by); err != nil {
 		return TaskView{}, err
 	}
 	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
@@ -154,7 +150,7 @@ func (r *taskRunner) reset(by string) (TaskView, error) {
 	} else {
 		st, found, err := d.db.LoadState(session)
 		if err == nil && found {
-			st.Breaker, _ = st.Breaker.Reset(now.UTC().Round(0), "reset by "+by)
+			st, _, _ = loop.ResetBreaker(st, now.UTC().Round(0), loop.BreakerReset{By: by})
 			err = d.db.SaveState(session, cur.ID, st, nil)
 		}
 		if err != nil {
@@ -191,10 +187,9 @@ func (r *taskRunner) answer(text, by string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, err
 	}
-	if t.MaxLoops <= v.LoopCount {
-		t.MaxLoops = v.LoopCount + DefaultMaxLoops
-	}
-	if err := d.resume(t, t.MaxLoops-v.LoopCount, by); err != nil {
+	b := t.budget().Topped(t.FirstLoop+v.LoopCount, DefaultMaxLoops)
+	t.MaxLoops = b.MaxLoops
+	if err := d.resume(t, b.Left(t.FirstLoop+v.LoopCount), by); err != nil {
 		return TaskView{}, fmt.Errorf("the answer is in the task file, but %w (ralph task loop tries again)", err)
 	}
 	t.Questions = nil

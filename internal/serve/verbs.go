@@ -68,6 +68,10 @@ type HistoryItem struct {
 	// claim; Verified says the claim stood.
 	Verify   *loop.VerifyRun `json:"verify,omitempty"`
 	Verified bool            `json:"verified,omitempty"`
+	// PRReady and TestsStatus are the analysis's reading of the block
+	// (loop.Metrics): what decides reads these, never the block.
+	PRReady     bool   `json:"pr_ready"`
+	TestsStatus string `json:"tests_status"`
 }
 
 // historyShown is how many iterations a task view carries.
@@ -90,7 +94,7 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 	}
 	v.LoopCount = t.Loops
 	if p.found && !t.State.Finished() {
-		v.LoopCount = max(p.loop-t.FirstLoop, 0)
+		v.LoopCount = t.budget().Used(p.loop)
 	}
 	v.CircuitBreaker = p.breaker
 	v.CostUSD = taskCost(p, t)
@@ -100,12 +104,13 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 	}
 	v.Summary = lastSummary(h)
 	for _, m := range h {
+		m = m.Typed()
 		sb := m.StatusBlock
 		if sb == nil {
 			sb = map[string]string{}
 		}
-		v.History = append(v.History, HistoryItem{Loop: m.Loop - t.FirstLoop, FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb,
-			Verify: m.Verify, Verified: m.Verified})
+		v.History = append(v.History, HistoryItem{Loop: t.budget().Used(m.Loop), FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb,
+			PRReady: m.PRReady, TestsStatus: m.TestsStatus, Verify: m.Verify, Verified: m.Verified})
 	}
 	if t.State == fleet.Running {
 		d.actMu.Lock()

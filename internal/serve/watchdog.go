@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"ralph/internal/analyze"
 	"ralph/internal/breaker"
 	"ralph/internal/fleet"
 	"ralph/internal/gitx"
@@ -31,7 +30,7 @@ const (
 	// DefaultWatchInterval is the time between two looks at a screen.
 	DefaultWatchInterval = 3 * time.Second
 	// watchAgent is the agent of the records the watchdog makes.
-	watchAgent = "watchdog"
+	watchAgent = loop.WatchAgent
 )
 
 // WatchOptions configure the watchdog.
@@ -290,44 +289,18 @@ func (d *Daemon) applyWatch(was Task, target string, v watchdog.Verdict, prog gi
 	return t
 }
 
-// recordWatch saves a status block as one of the task's iterations: the
-// session's loop count goes up, the breaker folds it as a loop's
-// iteration, the task file's status section shows it.
+// recordWatch saves a status block as one of the task's iterations, as the
+// core folds it (loop.FoldWatch), and shows it in the task file's status
+// section.
 func (d *Daemon) recordWatch(t Task, target string, v watchdog.Verdict, prog gitx.Progress, inRepo bool, th breaker.Thresholds, since, now time.Time) (breaker.Decision, error) {
-	st, found, err := d.db.LoadState(t.Session)
+	// A session never run has no state yet: the fold starts one.
+	st, _, err := d.db.LoadState(t.Session)
 	if err != nil {
 		return breaker.Decision{}, err
 	}
-	if !found {
-		st = loop.State{Version: loop.StateVersion}
-	}
-	if st.Breaker.Status == "" {
-		st.Breaker = breaker.New(now)
-	}
-	st.Loop++
-	o := loop.Observe(v.Block.Analysis)
-	files := len(prog.FilesChanged)
-	if !inRepo {
-		files = max(o.FilesModified, 0)
-	}
-	// Progress as the loop counts it: the repository changed, the
-	// checklist gained, or the agent says the work is complete.
-	progress := prog.Changed || v.Gain > 0 || o.Status == analyze.StatusComplete || (!inRepo && o.FilesModified > 0)
-	var bd breaker.Decision
-	st.Breaker, bd = st.Breaker.Step(breaker.Observation{At: now, Loop: st.Loop, Progress: progress,
-		OnlyQuestions: o.AskingQuestions && !progress, Errors: o.Errors,
-		Blocked: o.Status == analyze.StatusBlocked, BlockedReason: o.Recommendation}, th)
-	decision := "continue"
-	switch {
-	case bd.Halt():
-		decision = "stop:" + string(bd.Reason.ExitReason())
-	case v.Done != "":
-		decision = "stop:" + string(v.Done)
-	}
-	rec := loop.Metrics{Loop: st.Loop, StartedAt: since, DurationMS: now.Sub(since).Milliseconds(), FilesChanged: files,
-		Progress: progress, Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators,
-		ConfidenceScore: o.ConfidenceScore, TestOnly: o.IsTestOnly, Errors: len(o.Errors), Summary: o.Summary,
-		Decision: decision, Breaker: string(st.Breaker.Status), Agent: watchAgent, StatusBlock: o.StatusBlock}
+	w := loop.Watched{Since: since, At: now, Observed: loop.Observe(v.Block.Analysis), InRepo: inRepo,
+		Changed: prog.Changed, Files: len(prog.FilesChanged), PlanGain: v.Gain, Done: v.Done}
+	st, rec, bd := loop.FoldWatch(st, w, th)
 	if err := d.db.SaveState(t.Session, t.ID, st, &rec); err != nil {
 		return bd, err
 	}
@@ -340,7 +313,7 @@ func (d *Daemon) recordWatch(t Task, target string, v watchdog.Verdict, prog git
 	}
 	msg := fmt.Sprintf("STATUS %s, EXIT_SIGNAL %s on tmux %s", orDash(rec.StatusBlock["STATUS"]), orDash(rec.StatusBlock["EXIT_SIGNAL"]), target)
 	d.logf("[%s] watchdog: %s", t.Session, msg)
-	d.hub.publish(Event{Type: "watchdog_status", At: now, Session: t.Session, TaskID: t.ID, State: t.State, Loop: st.Loop - t.FirstLoop, Message: msg})
+	d.hub.publish(Event{Type: "watchdog_status", At: now, Session: t.Session, TaskID: t.ID, State: t.State, Loop: t.budget().Used(st.Loop), Message: msg})
 	return bd, nil
 }
 

@@ -104,7 +104,7 @@ func (d *Daemon) Records(session, taskID string) (TaskRecords, error) {
 	}
 	var r TaskRecords
 	for _, m := range h {
-		m.Loop -= t.FirstLoop
+		m.Loop = t.budget().Used(m.Loop)
 		r.Iterations = append(r.Iterations, masked(m))
 	}
 	st, found, err := d.db.LoadState(session)
@@ -113,7 +113,7 @@ func (d *Daemon) Records(session, taskID string) (TaskRecords, error) {
 	}
 	for _, tr := range st.Breaker.History {
 		if !tr.At.Before(t.CreatedAt) {
-			tr.Loop = max(tr.Loop-t.FirstLoop, 0)
+			tr.Loop = t.budget().Used(tr.Loop)
 			tr.Message = store.Redact(tr.Message)
 			r.Transitions = append(r.Transitions, tr)
 		}

@@ -212,21 +212,6 @@ func checkTaskFile(t Task, now time.Time) error {
 	return nil
 }
 
-// agentSessions keeps a session's agent session id in the database.
-type agentSessions struct {
-	db      *DB
-	session string
-}
-
-func (a agentSessions) Current(time.Time) string {
-	id, _ := a.db.AgentSession(a.session)
-	return id
-}
-func (a agentSessions) Save(id string, _ time.Time) error { return a.db.SetAgentSession(a.session, id) }
-func (a agentSessions) Reset(string, int, time.Time) error {
-	return a.db.SetAgentSession(a.session, "")
-}
-
 // controller carries the API's requests to one running loop (engine
 // Controller). In memory: a request for a loop that is not running is
 // applied to the stored task directly.

@@ -8,16 +8,9 @@ import (
 	"os"
 	"time"
 
+	"ralph/internal/loop"
 	"ralph/internal/store"
 )
-
-// DefaultExpiry is SESSION_EXPIRY_HOURS' default.
-const DefaultExpiry = 24 * time.Hour
-
-// futureSkew is how far in the future a creation time may lie and still be
-// trusted: clocks of machines sharing a project drift a little, but a
-// session "created" hours from now has an age nobody can judge.
-const futureSkew = 5 * time.Minute
 
 // maxIDLen bounds an agent session id; real ones are UUID-sized.
 const maxIDLen = 256
@@ -29,27 +22,6 @@ type Session struct {
 	// Legacy is set when the file held only a bare id (the bash tool's old
 	// format); CreatedAt is then the file's modification time.
 	Legacy bool `json:"-"`
-}
-
-// Valid reports whether s may be resumed at now: it has an id and a
-// creation time, and now is before creation + expiry (a session exactly
-// expiry old has expired, as in the bash tool). A creation time more than a
-// few minutes in the future makes the age unknowable, so such a session is
-// not valid either. expiry <= 0 means DefaultExpiry.
-func Valid(s Session, now time.Time, expiry time.Duration) bool {
-	if s.ID == "" || s.CreatedAt.IsZero() || s.CreatedAt.After(now.Add(futureSkew)) {
-		return false
-	}
-	return now.Before(ExpiresAt(s, expiry))
-}
-
-// ExpiresAt is the instant s stops being valid. expiry <= 0 means
-// DefaultExpiry.
-func ExpiresAt(s Session, expiry time.Duration) time.Time {
-	if expiry <= 0 {
-		expiry = DefaultExpiry
-	}
-	return s.CreatedAt.Add(expiry)
 }
 
 // UnmarshalJSON also accepts "created_at" for the creation time, which some
@@ -123,33 +95,10 @@ func loadLegacy(path string, data []byte) (Session, error) {
 	return Session{ID: string(id), CreatedAt: info.ModTime(), Legacy: true}, nil
 }
 
-// checkID rejects what cannot be a session id. The id comes from the
-// agent's output (which a prompt injection can shape) and goes back to the
-// agent as an argument, so it must not be able to read as an option
-// ("--model=evil" would break every later call) or carry anything but the
-// letters real ids use: Claude Code, Codex and Gemini print UUIDs, OpenCode
-// "ses_…".
-func checkID(id string) error {
-	if id == "" {
-		return errors.New("empty session id")
-	}
-	if len(id) > maxIDLen {
-		return fmt.Errorf("session id longer than %d bytes", maxIDLen)
-	}
-	if c := id[0]; !isAlnum(c) {
-		return fmt.Errorf("session id starts with %q, not a letter or digit", c)
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' && c != ':' {
-			return fmt.Errorf("session id contains %q", c)
-		}
-	}
-	return nil
-}
-
-func isAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+// checkID rejects what cannot be a session id: the core's rule
+// (loop.ValidSessionID), for ids read from a file as for ids an agent
+// reports.
+func checkID(id string) error { return loop.ValidSessionID(id) }
 
 // Save writes s atomically in the JSON form (legacy files are upgraded on
 // their next save).

@@ -14,37 +14,6 @@ import (
 
 var t0 = time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC)
 
-func TestValid(t *testing.T) {
-	s := Session{ID: "abc", CreatedAt: t0}
-	tests := []struct {
-		name   string
-		s      Session
-		now    time.Time
-		expiry time.Duration
-		want   bool
-	}{
-		{"just created", s, t0, DefaultExpiry, true},
-		{"one hour old", s, t0.Add(time.Hour), DefaultExpiry, true},
-		{"a nanosecond before expiry", s, t0.Add(DefaultExpiry - 1), DefaultExpiry, true},
-		{"exactly at expiry", s, t0.Add(DefaultExpiry), DefaultExpiry, false},
-		{"after expiry", s, t0.Add(25 * time.Hour), DefaultExpiry, false},
-		{"custom expiry", s, t0.Add(90 * time.Minute), time.Hour, false},
-		{"zero expiry means default", s, t0.Add(23 * time.Hour), 0, true},
-		{"zero expiry still expires", s, t0.Add(24 * time.Hour), 0, false},
-		{"no id", Session{CreatedAt: t0}, t0, DefaultExpiry, false},
-		{"no creation time", Session{ID: "abc"}, t0, DefaultExpiry, false},
-		{"slightly in the future (clock skew)", s, t0.Add(-time.Minute), DefaultExpiry, true},
-		{"far in the future", s, t0.Add(-time.Hour), DefaultExpiry, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Valid(tt.s, tt.now, tt.expiry); got != tt.want {
-				t.Fatalf("Valid = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestLoad(t *testing.T) {
 	mtime := t0.Add(-2 * time.Hour)
 	tests := []struct {

@@ -10,30 +10,25 @@ import (
 	"ralph/internal/store"
 )
 
-// Manager applies the session rules to a project's state files. It reads
-// the clock only through its now function, so tests and the engine's
-// injected clock decide what time it is. Corrupt files are moved aside with
-// store.Recover and reported in the Outcome; missing ones start fresh.
+// Manager keeps a project's session files in step with the agent session
+// the loop's state holds (the state decides: loop.Resume and the rules
+// beside it). It reads the clock only through its now function, so tests
+// decide what time it is. Corrupt ralph session and history files are
+// moved aside with store.Recover and reported in the Outcome; missing ones
+// start fresh.
 //
-// It is meant for one process at a time (the run lock); `ralph session
-// reset` while a loop runs may lose one of two concurrent updates, never
-// corrupt a file.
+// It is meant for one process at a time (the run lock).
 type Manager struct {
-	st     *store.Store
-	expiry time.Duration
-	now    func() time.Time
+	st  *store.Store
+	now func() time.Time
 }
 
-// NewManager returns a Manager over st. expiry <= 0 means DefaultExpiry;
-// a nil now means time.Now.
-func NewManager(st *store.Store, expiry time.Duration, now func() time.Time) *Manager {
-	if expiry <= 0 {
-		expiry = DefaultExpiry
-	}
+// NewManager returns a Manager over st; a nil now means time.Now.
+func NewManager(st *store.Store, now func() time.Time) *Manager {
 	if now == nil {
 		now = time.Now
 	}
-	return &Manager{st: st, expiry: expiry, now: now}
+	return &Manager{st: st, now: now}
 }
 
 // Outcome is what a Manager call changed and what the caller should tell
@@ -47,95 +42,26 @@ func (o *Outcome) note(format string, args ...any) {
 	o.Notes = append(o.Notes, fmt.Sprintf(format, args...))
 }
 
-// Start is the result of Manager.Start.
-type Start struct {
-	// Resume is the agent session to resume; an empty ID means the next
-	// call starts a new session.
-	Resume Session
-	Ralph  RalphSession
-	Outcome
-}
-
-// Start prepares the session state before an iteration (or a run): it
-// loads or creates the ralph session, and returns the agent session to
-// resume if it is still valid. An expired or corrupt agent session is reset
-// here, so the caller never resumes a session it should not.
-func (m *Manager) Start(loop int) (Start, error) {
-	now := m.now()
-	var out Start
-	r, h, err := m.loadRalph(now, &out.Outcome)
-	if err != nil {
-		return out, err
+// Follow brings the files up to the agent session the loop's state now
+// holds (the state decides; these files are for people and the bash tool's
+// readers): an empty to is a reset for why, anything else the session
+// .claude_session_id shows, a new one recorded in the history.
+func (m *Manager) Follow(to Session, why Reason, loop int) (Outcome, error) {
+	if to.ID == "" {
+		return m.Reset(why, loop)
 	}
-	s, err := Load(m.st.AgentSessionFile())
-	var corrupt *store.CorruptError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case errors.As(err, &corrupt):
-		if err := m.recoverFile(corrupt, &out.Outcome, "starting a new agent session"); err != nil {
-			return out, err
-		}
-		r, h = m.reset(r, h, StateActive, ReasonCorrupt, loop, now, &out.Outcome)
-	case err != nil:
-		return out, err
-	case Valid(s, now, m.expiry):
-		out.Resume = s
-	case s.ID == "": // a file without a session ("null"): nothing to reset
-		if err := removeIfExists(m.st.AgentSessionFile()); err != nil {
-			return out, err
-		}
-	default:
-		out.note("agent session %s expired (created %s, expiry %s); starting a new one",
-			s.ID, s.CreatedAt.UTC().Format(time.RFC3339), m.expiry)
-		if err := removeIfExists(m.st.AgentSessionFile()); err != nil {
-			return out, err
-		}
-		r, h = m.reset(r, h, StateActive, ReasonExpired, loop, now, &out.Outcome)
-	}
-	out.Ralph = r.Touch(now)
-	return out, m.commit(out.Ralph, h, out.Outcome)
-}
-
-// Record stores the session id an agent call reported, after a call that
-// did not fail (a failed call's session may be broken: reset it instead).
-// resumed says whether that call resumed the stored session: then the
-// conversation goes on and keeps its creation time even if the agent
-// reported a new id. Otherwise a new session begins now. An empty id
-// changes nothing.
-func (m *Manager) Record(id string, resumed bool, loop int) (Outcome, error) {
 	var out Outcome
-	if id == "" {
-		return out, nil
-	}
-	if err := checkID(id); err != nil {
-		// Not stored: the next call resumes what was there, or starts anew.
-		return out, fmt.Errorf("the agent reported session id %.80q, which was dropped: %w", id, err)
-	}
 	now := m.now()
 	path := m.st.AgentSessionFile()
 	cur, err := Load(path)
-	var corrupt *store.CorruptError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case errors.As(err, &corrupt):
-		if err := m.recoverFile(corrupt, &out, "replacing it"); err != nil {
-			return out, err
-		}
+	if err != nil {
 		cur = Session{}
-	case err != nil:
-		return out, err
 	}
 	r, h, err := m.loadRalph(now, &out)
 	if err != nil {
 		return out, err
 	}
-	next := Session{ID: id, CreatedAt: now}
-	switch {
-	case resumed && cur.ID != "":
-		next.CreatedAt = cur.CreatedAt
-	case cur.ID == id && !cur.CreatedAt.IsZero():
-		next.CreatedAt = cur.CreatedAt // a fresh call that got the same id back
-	default:
+	if cur.ID != to.ID {
 		from := StateReset
 		if cur.ID != "" {
 			from = StateActive
@@ -144,8 +70,8 @@ func (m *Manager) Record(id string, resumed bool, loop int) (Outcome, error) {
 		out.Transitions = append(out.Transitions, t)
 		h = AppendTransition(h, t)
 	}
-	if next != cur {
-		if err := Save(path, next); err != nil {
+	if cur.ID != to.ID || !cur.CreatedAt.Equal(to.CreatedAt) || cur.Legacy {
+		if err := Save(path, to); err != nil {
 			return out, err
 		}
 	}

@@ -27,65 +27,47 @@ func newManager(t *testing.T) (*Manager, *store.Store, *clock) {
 		t.Fatal(err)
 	}
 	c := &clock{t0}
-	return NewManager(st, DefaultExpiry, c.now), st, c
+	return NewManager(st, c.now), st, c
 }
 
-// TestManagerLifecycle walks one project through the session's life:
-// first run, a new session, resumption with a changing id, expiry, a
-// manual reset.
-func TestManagerLifecycle(t *testing.T) {
+// TestManagerFollows walks one project's files through the changes the
+// state's agent session goes through: a first session, the same one again,
+// a new one, a reset.
+func TestManagerFollows(t *testing.T) {
 	m, st, c := newManager(t)
-
-	s, err := m.Start(1)
-	if err != nil || s.Resume.ID != "" || s.Ralph.ID == "" || !s.Ralph.StartedAt.Equal(t0) || len(s.Transitions) != 0 {
-		t.Fatalf("first start: %+v, %v", s, err)
-	}
-	ralphID := s.Ralph.ID
-
-	out, err := m.Record("sess-1", false, 1)
+	s1 := Session{ID: "sess-1", CreatedAt: t0}
+	out, err := m.Follow(s1, "", 1)
 	if err != nil || len(out.Transitions) != 1 || out.Transitions[0].Reason != ReasonNew || out.Transitions[0].From != StateReset {
-		t.Fatalf("record: %+v, %v", out, err)
+		t.Fatalf("first: %+v, %v", out, err)
 	}
+	if cur, _ := Load(st.AgentSessionFile()); cur.ID != "sess-1" || !cur.CreatedAt.Equal(t0) {
+		t.Fatalf("view: %+v", cur)
+	}
+	r, _ := LoadRalph(st.RalphSessionFile())
+	ralphID := r.ID
+	if ralphID == "" || !r.StartedAt.Equal(t0) {
+		t.Fatalf("ralph session: %+v", r)
+	}
+
 	c.t = t0.Add(time.Hour)
-	s, err = m.Start(2)
-	if err != nil || s.Resume.ID != "sess-1" || !s.Resume.CreatedAt.Equal(t0) || s.Ralph.ID != ralphID {
-		t.Fatalf("resume: %+v, %v", s, err)
+	if out, err := m.Follow(s1, "", 2); err != nil || len(out.Transitions) != 0 {
+		t.Fatalf("the same session: %+v, %v", out, err)
+	}
+	out, err = m.Follow(Session{ID: "sess-2", CreatedAt: c.t}, "", 3)
+	if err != nil || len(out.Transitions) != 1 || out.Transitions[0].From != StateActive {
+		t.Fatalf("a new session: %+v, %v", out, err)
 	}
 
-	// Resuming gave a new id back: the conversation, and its age, go on.
-	if out, err := m.Record("sess-2", true, 2); err != nil || len(out.Transitions) != 0 {
-		t.Fatalf("record resumed: %+v, %v", out, err)
-	}
-	if cur, _ := Load(st.AgentSessionFile()); cur.ID != "sess-2" || !cur.CreatedAt.Equal(t0) {
-		t.Fatalf("after resumed record: %+v", cur)
-	}
-
-	c.t = t0.Add(DefaultExpiry)
-	s, err = m.Start(3)
-	if err != nil || s.Resume.ID != "" || len(s.Transitions) != 1 || s.Transitions[0].Reason != ReasonExpired ||
-		len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "sess-2 expired") {
-		t.Fatalf("expiry: %+v, %v", s, err)
-	}
-	if _, err := os.Stat(st.AgentSessionFile()); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("expired session file still there: %v", err)
-	}
-	if s.Ralph.ResetCount != 1 || s.Ralph.LastResetReason != ReasonExpired {
-		t.Fatalf("ralph session after expiry: %+v", s.Ralph)
-	}
-
-	if _, err := m.Record("sess-3", false, 3); err != nil {
-		t.Fatal(err)
-	}
 	c.t = c.t.Add(time.Minute)
-	out, err = m.Reset(ReasonManual, 0)
+	out, err = m.Follow(Session{}, ReasonExpired, 4)
 	if err != nil || len(out.Transitions) != 1 || out.Transitions[0].From != StateActive || out.Transitions[0].To != StateReset {
 		t.Fatalf("reset: %+v, %v", out, err)
 	}
 	if _, err := os.Stat(st.AgentSessionFile()); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal("reset left the session file")
 	}
-	r, _ := LoadRalph(st.RalphSessionFile())
-	if r.ID != ralphID || r.ResetCount != 2 || r.LastResetReason != ReasonManual || !r.LastUsed.Equal(c.t) {
+	r, _ = LoadRalph(st.RalphSessionFile())
+	if r.ID != ralphID || r.ResetCount != 1 || r.LastResetReason != ReasonExpired || !r.LastUsed.Equal(c.t) {
 		t.Fatalf("ralph session: %+v", r)
 	}
 
@@ -95,8 +77,7 @@ func TestManagerLifecycle(t *testing.T) {
 		from, to State
 		loop     int
 	}{
-		{ReasonNew, StateReset, StateActive, 1}, {ReasonExpired, StateActive, StateReset, 3},
-		{ReasonNew, StateReset, StateActive, 3}, {ReasonManual, StateActive, StateReset, 0},
+		{ReasonNew, StateReset, StateActive, 1}, {ReasonNew, StateActive, StateActive, 3}, {ReasonExpired, StateActive, StateReset, 4},
 	}
 	if err != nil || len(h) != len(want) {
 		t.Fatalf("history %+v, %v", h, err)
@@ -108,66 +89,33 @@ func TestManagerLifecycle(t *testing.T) {
 	}
 }
 
-func TestManagerRecordWithoutResume(t *testing.T) {
-	m, st, c := newManager(t)
-	if _, err := m.Record("a", false, 1); err != nil {
-		t.Fatal(err)
-	}
-	c.t = t0.Add(time.Hour)
-	tests := []struct {
-		name        string
-		id          string
-		resumed     bool
-		wantCreated time.Time
-		wantTrans   int
-	}{
-		{"same id back from a fresh call keeps its age", "a", false, t0, 0},
-		{"a different id from a fresh call is a new session", "b", false, t0.Add(time.Hour), 1},
-		{"empty id changes nothing", "", false, t0.Add(time.Hour), 0},
-	}
-	for _, tt := range tests {
-		out, err := m.Record(tt.id, tt.resumed, 2)
-		if err != nil || len(out.Transitions) != tt.wantTrans {
-			t.Fatalf("%s: %+v, %v", tt.name, out, err)
-		}
-		if cur, _ := Load(st.AgentSessionFile()); !cur.CreatedAt.Equal(tt.wantCreated) {
-			t.Errorf("%s: created %v, want %v", tt.name, cur.CreatedAt, tt.wantCreated)
-		}
-	}
-	if _, err := m.Record("has space", false, 2); err == nil {
-		t.Error("recorded an invalid id")
-	}
-}
-
 func TestManagerRecoversCorruptFiles(t *testing.T) {
 	tests := []struct {
-		name       string
-		file       func(*store.Store) string
-		content    string
-		wantReason Reason // transition Start records, "" for none
-		wantNewID  bool
+		name      string
+		file      func(*store.Store) string
+		content   string
+		wantNewID bool
 	}{
-		{"agent session", (*store.Store).AgentSessionFile, `{"session_id": "x", `, ReasonCorrupt, false},
-		{"ralph session", (*store.Store).RalphSessionFile, `{"ralph_session_id": 1}`, "", true},
-		{"history", (*store.Store).SessionHistoryFile, `[{"at": "x"`, "", false},
+		{"ralph session", (*store.Store).RalphSessionFile, `{"ralph_session_id": 1}`, true},
+		{"history", (*store.Store).SessionHistoryFile, `[{"at": "x"`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, st, _ := newManager(t)
-			first, err := m.Start(1)
-			if err != nil {
+			if _, err := m.Follow(Session{ID: "s1", CreatedAt: t0}, "", 1); err != nil {
 				t.Fatal(err)
 			}
+			first, _ := LoadRalph(st.RalphSessionFile())
 			p := tt.file(st)
 			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := m.Start(2)
+			out, err := m.Follow(Session{ID: "s2", CreatedAt: t0}, "", 2)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], p+":") || !strings.Contains(s.Notes[0], "corrupt") {
-				t.Fatalf("notes %q", s.Notes)
+			if len(out.Notes) != 1 || !strings.Contains(out.Notes[0], p+":") || !strings.Contains(out.Notes[0], "corrupt") {
+				t.Fatalf("notes %q", out.Notes)
 			}
 			kept, _ := filepath.Glob(p + ".corrupt-*")
 			if len(kept) != 1 {
@@ -176,14 +124,11 @@ func TestManagerRecoversCorruptFiles(t *testing.T) {
 			if b, _ := os.ReadFile(kept[0]); string(b) != tt.content {
 				t.Errorf("kept %q", b)
 			}
-			if got := len(s.Transitions) > 0; got != (tt.wantReason != "") ||
-				(got && s.Transitions[0].Reason != tt.wantReason) {
-				t.Errorf("transitions %+v", s.Transitions)
+			r, _ := LoadRalph(st.RalphSessionFile())
+			if (r.ID != first.ID) != tt.wantNewID {
+				t.Errorf("ralph session id %s → %s", first.ID, r.ID)
 			}
-			if (s.Ralph.ID != first.Ralph.ID) != tt.wantNewID {
-				t.Errorf("ralph session id %s → %s", first.Ralph.ID, s.Ralph.ID)
-			}
-			if _, err := m.Start(3); err != nil { // and the state is healthy again
+			if _, err := m.Follow(Session{}, ReasonCompletion, 3); err != nil { // and the files are healthy again
 				t.Fatal(err)
 			}
 		})
@@ -204,8 +149,8 @@ func TestManagerHistoryBound(t *testing.T) {
 	}
 }
 
-// A project last run by the bash tool: its files are read, the session is
-// resumed, and the next writes use the current format.
+// A project last run by the bash tool: its files are read, and the next
+// writes use the current format.
 func TestManagerBashToolFiles(t *testing.T) {
 	m, st, c := newManager(t)
 	write := func(p, s string) {
@@ -219,12 +164,16 @@ func TestManagerBashToolFiles(t *testing.T) {
 	write(st.RalphSessionFile(), `{"session_id":"ralph-1-2","created_at":"2025-01-01T00:00:00+00:00","last_used":"","reset_at":"","reset_reason":""}`)
 	write(st.SessionHistoryFile(), `[{"timestamp":"2025-01-01T00:00:00+00:00","from_state":"active","to_state":"reset","reason":"manual_reset","loop_number":9}]`)
 
-	s, err := m.Start(1)
-	if err != nil || s.Resume.ID != "legacy-id" || !s.Resume.Legacy || s.Ralph.ID != "ralph-1-2" {
-		t.Fatalf("start: %+v, %v", s, err)
+	old, err := Load(st.AgentSessionFile())
+	if err != nil || old.ID != "legacy-id" || !old.Legacy || !old.CreatedAt.Equal(mt) {
+		t.Fatalf("load: %+v, %v", old, err)
 	}
-	if _, err := m.Record("legacy-id", true, 1); err != nil {
+	// The state adopted it (with its age) and the view follows.
+	if _, err := m.Follow(Session{ID: old.ID, CreatedAt: old.CreatedAt}, "", 1); err != nil {
 		t.Fatal(err)
+	}
+	if r, _ := LoadRalph(st.RalphSessionFile()); r.ID != "ralph-1-2" {
+		t.Fatalf("ralph session %+v", r)
 	}
 	cur, err := Load(st.AgentSessionFile())
 	if err != nil || cur.Legacy || !cur.CreatedAt.Equal(mt) {

@@ -39,11 +39,14 @@ type stateDoc struct {
 // .rate_limit_state); a corrupt file is set aside and reported, never
 // trusted. found is false when there was nothing to read at all. A record
 // the last save did not get to append to metrics.jsonl is appended now.
+// A state older than version 3 comes back as version 2: its agent session
+// is still in .claude_session_id, which the caller adopts (the store does
+// not read session files).
 func (s *Store) LoadState() (st loop.State, found bool, warnings []string, err error) {
 	var doc stateDoc
 	ok, warn := s.readStateFile(s.LoopStateFile(), &doc, func() error { return doc.State.Validate() })
 	warnings = append(warnings, warn...)
-	if ok && doc.Version == loop.StateVersion {
+	if ok && doc.Version >= 2 {
 		if doc.Record != nil {
 			if err := s.ensureRecord(*doc.Record); err != nil {
 				warnings = append(warnings, "metrics: "+err.Error())
@@ -69,7 +72,7 @@ func (s *Store) LoadState() (st loop.State, found bool, warnings []string, err e
 	} else {
 		warnings = append(warnings, warn...)
 	}
-	st.Version = loop.StateVersion
+	st.Version = 2
 	return st, found, warnings, nil
 }
 
@@ -219,8 +222,8 @@ type recordID struct {
 
 // ReadState reads the state document without recovering anything, for
 // commands that only look (status, circuit status, doctor). ok is false
-// when there is no version-2 document; the caller may fall back to the
-// views.
+// when there is no version-2 (or later) document; the caller may fall back
+// to the views.
 func (s *Store) ReadState() (st loop.State, ok bool, err error) {
 	var doc stateDoc
 	err = ReadJSON(s.LoopStateFile(), &doc)
@@ -233,5 +236,5 @@ func (s *Store) ReadState() (st loop.State, ok bool, err error) {
 	if err := doc.State.Validate(); err != nil {
 		return loop.State{}, false, &CorruptError{Path: s.LoopStateFile(), Err: err}
 	}
-	return doc.State, doc.Version == loop.StateVersion, nil
+	return doc.State, doc.Version >= 2, nil
 }

@@ -117,7 +117,9 @@ func TestLoadStateMigratesTheOlderFiles(t *testing.T) {
 	if err != nil || !found || len(warns) > 0 {
 		t.Fatalf("load: %v %v %v", found, warns, err)
 	}
-	if st.Version != loop.StateVersion || st.Loop != 7 || st.CostUSD != 1.5 || st.Stop.DoneStreak != 1 ||
+	// Version 2: the agent session (version 3) is still the caller's to
+	// adopt from .claude_session_id.
+	if st.Version != 2 || st.Loop != 7 || st.CostUSD != 1.5 || st.Stop.DoneStreak != 1 ||
 		st.Breaker.Status != breaker.HalfOpen || st.Breaker.NoProgress != 2 || len(st.Calls.Calls) != 1 {
 		t.Errorf("migrated %+v", st)
 	}

@@ -94,7 +94,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		return IterateOutput{}, err
 	}
 	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Sessions: &memSession{id: in.AgentSession},
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
 		Emit: func(ev loop.Event) {
 			if ev.Type == loop.EventWarning || ev.Type == loop.EventError {
 				fmt.Fprintf(log, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), in.Session, store.Redact(ev.Message))
@@ -104,7 +104,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	// handover below has run its git too.
 	defer eng.Release()
 	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
-	it, ok, err := eng.Measure(ctx, in.State, in.Agent)
+	it, ok, err := eng.Measure(ctx, loop.AdoptSession(in.State, in.AgentSession, time.Now().UTC().Round(0)), in.Agent)
 	stopBeat()
 	out := IterateOutput{Iteration: it}
 	switch {
@@ -232,13 +232,6 @@ func (w *workerStore) LoadState() (loop.State, bool, []string, error) {
 }
 func (w *workerStore) SaveState(loop.State, *loop.Metrics) error { return nil }
 func (w *workerStore) WriteStatus(store.Status) error            { return nil }
-
-// memSession hands the engine the agent session the workflow carries.
-type memSession struct{ id string }
-
-func (m *memSession) Current(time.Time) string           { return m.id }
-func (m *memSession) Save(id string, _ time.Time) error  { m.id = id; return nil }
-func (m *memSession) Reset(string, int, time.Time) error { m.id = ""; return nil }
 
 type prefixed struct {
 	w io.Writer

@@ -44,14 +44,17 @@ type Input struct {
 
 	// State is the loop state to start from; the rest is carried over by
 	// continue-as-new.
-	State        loop.State     `json:"state"`
-	Begun        bool           `json:"begun,omitempty"`
-	Control      loop.Control   `json:"control,omitzero"`
-	Records      []loop.Metrics `json:"records,omitempty"`
-	AgentSession string         `json:"agent_session,omitempty"`
-	Plan         stop.Plan      `json:"plan,omitzero"`
-	Snapshot     *Snapshot      `json:"snapshot,omitempty"`
-	Adrift       bool           `json:"adrift,omitempty"`
+	State   loop.State     `json:"state"`
+	Begun   bool           `json:"begun,omitempty"`
+	Control loop.Control   `json:"control,omitzero"`
+	Records []loop.Metrics `json:"records,omitempty"`
+	// AgentSession is where inputs written before State held the agent
+	// session kept it: the workflow adopts it into State; it is still
+	// written, for a worker of that time.
+	AgentSession string    `json:"agent_session,omitempty"`
+	Plan         stop.Plan `json:"plan,omitzero"`
+	Snapshot     *Snapshot `json:"snapshot,omitempty"`
+	Adrift       bool      `json:"adrift,omitempty"`
 }
 
 // Handover says where a pinned session's working tree is published.
@@ -135,7 +138,8 @@ type IterateInput struct {
 	Prompt   string     `json:"prompt"`
 	Agent    int        `json:"agent"`
 	State    loop.State `json:"state"`
-	// AgentSession is the agent session to resume ("" for a fresh one).
+	// AgentSession is State.Session's id, for a worker from before State
+	// held it; a call scheduled by such a workflow has it only here.
 	AgentSession string `json:"agent_session,omitempty"`
 	// Confined says the agent runs in the sandbox (a request's session).
 	Confined bool `json:"confined,omitempty"`

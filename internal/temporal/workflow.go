@@ -75,9 +75,13 @@ func WorkflowID(taskID string) string { return "ralph-task-" + taskID }
 // Task is the workflow: Next decides, an activity calls the agent, Fold
 // folds the result in, until a stop.
 func Task(ctx workflow.Context, in Input) (Output, error) {
-	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, session: in.AgentSession, plan: in.Plan,
+	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, plan: in.Plan,
 		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift}
 	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
+	// The agent session lives in the state; an input from before kept it
+	// beside. Adopting it changes no command, so histories replay as
+	// they were.
+	w.st = loop.AdoptSession(w.st, in.AgentSession, now())
 	if !in.Begun {
 		w.st, _ = loop.Begin(w.st, now(), w.policy)
 	}
@@ -142,14 +146,11 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		}
 		if calls >= limit {
 			next := in
-			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.session, w.plan
+			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.st.Session.ID, w.plan
 			next.Policy, next.HostQueue, next.Dir, next.Snapshot, next.Adrift = w.policy, w.host, w.dir, w.snap, w.adrift
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
-		if step.ResetSession != "" {
-			w.session = ""
-		}
 		w.activity, w.until = "executing", time.Time{}
 		out, err := w.iterate(ctx, step.Agent)
 		it := out.Iteration
@@ -162,12 +163,6 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		var d loop.Decision
 		w.st, d = loop.Fold(w.st, it, w.policy)
 		w.plan = it.Plan
-		switch {
-		case d.ResetSession != "":
-			w.session = ""
-		case it.Observed.SessionID != "":
-			w.session = it.Observed.SessionID
-		}
 		w.records = append(w.records, loop.Record(it, d, w.st))
 		if len(w.records) > recordsKept {
 			w.records = w.records[len(w.records)-recordsKept:]
@@ -240,7 +235,6 @@ type run struct {
 	st       loop.State
 	ctl      loop.Control
 	records  []loop.Metrics
-	session  string
 	plan     stop.Plan
 	activity string
 	until    time.Time
@@ -316,7 +310,7 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			NonRetryableErrorTypes: []string{ErrConfig}},
 	}
 	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Agent: agent, State: w.st, AgentSession: w.session, Confined: in.Confined}
+		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined}
 	if h := in.Handover; h != nil {
 		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
 		if w.snap != nil {

@@ -423,3 +423,32 @@ func TestIterateConfinesRequests(t *testing.T) {
 		}
 	}
 }
+
+// The agent session lives in the workflow's state, as on every host: a
+// call resumes the session the previous one reported, and an input from
+// before the state held it (its agent_session field) is adopted.
+func TestWorkflowKeepsTheAgentSessionInItsState(t *testing.T) {
+	reporting := func(id string) step {
+		return func(in IterateInput, now time.Time) (loop.Iteration, error) {
+			it, err := working(in, now)
+			it.Observed.SessionID = id
+			return it, err
+		}
+	}
+	s := &script{steps: []step{reporting("s1"), reporting("s1"), done}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t1", Session: "a", Policy: policy(), AgentSession: "old-1",
+		State: loop.State{Version: 2}})
+	out := result(t, env)
+	if len(s.calls) != 3 {
+		t.Fatalf("%d calls", len(s.calls))
+	}
+	for i, want := range []string{"old-1", "s1", "s1"} {
+		if c := s.calls[i]; c.State.Session.ID != want || c.AgentSession != want {
+			t.Errorf("call %d resumes %q (input field %q), want %q", i+1, c.State.Session.ID, c.AgentSession, want)
+		}
+	}
+	if out.State.Session.ID != "" {
+		t.Errorf("a finished task keeps session %q; completion forgets it", out.State.Session.ID)
+	}
+}
