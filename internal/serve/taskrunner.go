@@ -201,6 +201,20 @@ func (r *taskRunner) handle(m message) {
 	rep := m.do(r)
 	r.load()
 	r.drive(false)
+	// A command that queued the task while a slot is free (loop, answer,
+	// retry) starts it before it replies, so the reply says "running"
+	// as it is, not "queued" for the moment the kick takes.
+	r.d.mu.Lock()
+	chosen := r.starting
+	r.d.mu.Unlock()
+	if chosen && rep.err == nil && rep.wait == nil {
+		r.startLoop()
+		if r.t != nil && r.t.ID == rep.v.ID {
+			if v, err := r.d.view(*r.t); err == nil {
+				rep.v = v
+			}
+		}
+	}
 	m.reply <- rep
 }
 
