@@ -101,7 +101,7 @@ func benchChange(b *testing.B, tabs, viewers int) {
 		n++
 		v.LoopCount = n // a change every page shows
 		f.put(v)
-		f.publish([]byte(fmt.Sprintf(`{"type":"task_running","session":"s001","task_id":%q,"state":"running"}`, v.ID)))
+		f.publish(serve.Event{Type: "task_running", Session: "s001", TaskID: v.ID, State: fleet.Running})
 		for range tabs {
 			<-got
 		}

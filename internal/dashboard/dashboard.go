@@ -36,7 +36,7 @@ type Source interface {
 	Records(session, taskID string) (serve.TaskRecords, error)
 	Iterations() ([]serve.SessionIteration, error)
 	PauseRequested(session string) bool
-	Subscribe() (<-chan []byte, func())
+	Subscribe() (<-chan serve.Event, func())
 
 	// Do carries out a person's command: the one way the dashboard
 	// changes the fleet, as every surface does.

@@ -31,7 +31,7 @@ type fakeSource struct {
 	idle    []string
 	pausing map[string]bool
 	asked   []string // "verb session [arg]"
-	subs    []chan []byte
+	subs    []chan serve.Event
 	lists   int // calls of List: one per overview rendered
 	who     []fleet.Who
 }
@@ -110,8 +110,8 @@ func (f *fakeSource) PauseRequested(session string) bool {
 	return f.pausing[session]
 }
 
-func (f *fakeSource) Subscribe() (<-chan []byte, func()) {
-	ch := make(chan []byte, 64)
+func (f *fakeSource) Subscribe() (<-chan serve.Event, func()) {
+	ch := make(chan serve.Event, 64)
 	f.mu.Lock()
 	f.subs = append(f.subs, ch)
 	f.mu.Unlock()
@@ -130,11 +130,11 @@ func (f *fakeSource) Subscribe() (<-chan []byte, func()) {
 	}
 }
 
-func (f *fakeSource) publish(b []byte) {
+func (f *fakeSource) publish(ev serve.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, c := range f.subs {
-		c <- b
+		c <- ev
 	}
 }
 

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -65,7 +64,7 @@ func startFeed(src Source, log io.Writer) *feed {
 
 // resubscribe subscribes, then reads the store's usage: an iteration
 // saved in between is in both, and add skips it by its loop number.
-func (f *feed) resubscribe() <-chan []byte {
+func (f *feed) resubscribe() <-chan serve.Event {
 	ch, stop := f.src.Subscribe()
 	u, err := f.src.Usage()
 	if err != nil {
@@ -78,10 +77,10 @@ func (f *feed) resubscribe() <-chan []byte {
 	return ch
 }
 
-func (f *feed) run(ch <-chan []byte) {
+func (f *feed) run(ch <-chan serve.Event) {
 	defer close(f.done)
 	for {
-		b, ok := <-ch
+		ev, ok := <-ch
 		if !ok {
 			f.mu.Lock()
 			closed := f.closed
@@ -92,10 +91,6 @@ func (f *feed) run(ch <-chan []byte) {
 			// Dropped for falling behind: start over, and so do the pages.
 			f.dropAll()
 			ch = f.resubscribe()
-			continue
-		}
-		var ev serve.Event
-		if err := json.Unmarshal(b, &ev); err != nil {
 			continue
 		}
 		f.apply(ev)

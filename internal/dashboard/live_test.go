@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"bufio"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,15 +13,6 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 )
-
-func event(t *testing.T, ev serve.Event) []byte {
-	t.Helper()
-	b, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // sseReader reads named events from a stream.
 type sseReader struct {
@@ -88,23 +78,23 @@ func TestTaskStream(t *testing.T) {
 	s.until("head", `<span class="loop" id="loop">3</span>`)
 	s.until("now", "Waiting for the agent")
 
-	f.publish(event(t, serve.Event{Type: loop.EventIterationStart, Session: "api", TaskID: "t3", Loop: 4,
+	f.publish((serve.Event{Type: loop.EventIterationStart, Session: "api", TaskID: "t3", Loop: 4,
 		Engine: &loop.Event{Type: loop.EventIterationStart, Loop: 4}}))
 	s.until("now", "Loop 4 is running")
 	for _, le := range []activity.Event{{Kind: activity.Text, Text: "Reading <main.go>"}, {Kind: activity.Tool, Tool: "Bash", Target: "go test ./..."}} {
-		f.publish(event(t, serve.Event{Type: loop.EventLive, At: t0, Session: "api", TaskID: "t3", Loop: 4, Engine: &loop.Event{Type: loop.EventLive, Loop: 4, Live: &le}}))
+		f.publish((serve.Event{Type: loop.EventLive, At: t0, Session: "api", TaskID: "t3", Loop: 4, Engine: &loop.Event{Type: loop.EventLive, Loop: 4, Live: &le}}))
 	}
 	if got := s.until("live", "Reading"); !strings.Contains(got, "Reading &lt;main.go&gt;") {
 		t.Errorf("live line not escaped: %s", got)
 	}
 	s.until("live", "⚡ Bash</span> go test ./...")
 	// Another session's events do not reach this page.
-	f.publish(event(t, serve.Event{Type: loop.EventLive, Session: "web", Engine: &loop.Event{Type: loop.EventLive, Live: &activity.Event{Kind: activity.Text, Text: "elsewhere"}}}))
+	f.publish((serve.Event{Type: loop.EventLive, Session: "web", Engine: &loop.Event{Type: loop.EventLive, Live: &activity.Event{Kind: activity.Text, Text: "elsewhere"}}}))
 
 	v, _ := f.Status("api")
 	v.LoopCount = 4
 	f.put(v)
-	f.publish(event(t, serve.Event{Type: loop.EventIterationEnd, Session: "api", TaskID: "t3", Loop: 4,
+	f.publish((serve.Event{Type: loop.EventIterationEnd, Session: "api", TaskID: "t3", Loop: 4,
 		Engine: &loop.Event{Type: loop.EventIterationEnd, Loop: 4, Iteration: &loop.Metrics{Loop: 4, CostUSD: 0.5, Summary: "Wired it"}}}))
 	head := s.until("head", `<span class="loop" id="loop">4</span>`)
 	if !strings.Contains(head, "$0.92") {
@@ -114,12 +104,12 @@ func TestTaskStream(t *testing.T) {
 		t.Errorf("the feed keeps %d live lines", len(lines))
 	}
 	// An iteration the store had already counted is not added again.
-	f.publish(event(t, serve.Event{Type: loop.EventIterationEnd, Session: "api", TaskID: "t3", Loop: 4,
+	f.publish((serve.Event{Type: loop.EventIterationEnd, Session: "api", TaskID: "t3", Loop: 4,
 		Engine: &loop.Event{Type: loop.EventIterationEnd, Loop: 4, Iteration: &loop.Metrics{Loop: 4, CostUSD: 0.5}}}))
-	f.publish(event(t, serve.Event{Type: "task_waiting", Session: "api", TaskID: "t3", State: fleet.Waiting}))
+	f.publish((serve.Event{Type: "task_waiting", Session: "api", TaskID: "t3", State: fleet.Waiting}))
 	v.State = fleet.Waiting
 	f.put(v)
-	f.publish(event(t, serve.Event{Type: "task_waiting", Session: "api", TaskID: "t3", State: fleet.Waiting}))
+	f.publish((serve.Event{Type: "task_waiting", Session: "api", TaskID: "t3", State: fleet.Waiting}))
 	s.until("head", "st-waiting")
 	if u := d.feed.usageOf("t3"); u.CostUSD != 0.9215 || u.Iterations != 4 {
 		t.Errorf("usage: %+v", u)
@@ -137,7 +127,7 @@ func TestOverviewStream(t *testing.T) {
 	v, _ := f.Status("web")
 	v.State, v.Questions = fleet.Running, nil
 	f.put(v)
-	f.publish(event(t, serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
+	f.publish((serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
 	got := s.until("overview", "running <b>2</b>")
 	if !strings.Contains(got, `id="task-web"`) || strings.Contains(got, `id="task-ops"`) {
 		t.Errorf("the filtered rows:\n%s", got)
@@ -183,7 +173,7 @@ func TestOneRenderForManyTabs(t *testing.T) {
 	v, _ := f.Status("web")
 	v.State, v.Questions = fleet.Running, nil
 	f.put(v)
-	f.publish(event(t, serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
+	f.publish((serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
 	for _, s := range streams {
 		s.until("overview", "running <b>2</b>")
 	}

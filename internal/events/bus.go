@@ -1,12 +1,14 @@
-// Package events carries a loop's events from the engine to its observers
-// (the log, the terminal, JSON lines, the monitor, and in the daemon the
-// API's event stream, chat and web) without letting any of them hold the
-// loop up.
+// Package events is the one broker between what happens and who watches:
+// a loop's events from the engine to its observers (the log, the
+// terminal, JSON lines, the monitor) in `ralph run`, and in the daemon
+// every task's events, its loops' included, to the log, the notices, the
+// API's event stream and the dashboard — one typed stream, in order,
+// without letting any observer hold the loop up.
 //
 // Every observer gets its own queue and goroutine. Publish never blocks:
-// the agent's live output (loop.Event.Droppable) is dropped for an observer
-// whose queue of it is full, and counted; every other event is kept,
-// however far behind the observer is — there are a handful per iteration.
+// the agent's live output (Droppable) is dropped for an observer whose
+// queue of it is full, and counted; every other event is kept, however far
+// behind the observer is — there are a handful per iteration.
 package events
 
 import (
@@ -22,37 +24,54 @@ import (
 // before newer ones are dropped for it.
 const DefaultLiveQueue = 512
 
-// Bus fans events out to observers. The zero value is not usable; use New.
-type Bus struct {
+// Item is what a bus carries: an event that says whether an observer that
+// fell behind may miss it.
+type Item interface{ Droppable() bool }
+
+// Bus fans events out to observers. The zero value is not usable; use New
+// or Of.
+type Bus[T Item] struct {
 	mu     sync.Mutex
-	subs   []*sub
+	subs   []*sub[T]
 	closed bool
+	// lost is the event that tells an observer how many it missed.
+	lost func(n int) T
 }
 
-// New returns a bus with no observers.
-func New() *Bus { return &Bus{} }
+// New returns a bus of a loop's events with no observers.
+func New() *Bus[loop.Event] { return Of(droppedNotice) }
 
-type sub struct {
-	fn      func(loop.Event)
+// Of returns a bus of T; lost makes the event that tells an observer how
+// many droppable events it missed.
+func Of[T Item](lost func(n int) T) *Bus[T] { return &Bus[T]{lost: lost} }
+
+type sub[T Item] struct {
+	fn      func(T)
+	lost    func(n int) T
 	mu      sync.Mutex
-	queue   []loop.Event
+	queue   []T
 	live    int // live events in queue
 	maxLive int
 	dropped int // live events dropped since the last delivery
 	closed  bool
 	wake    chan struct{}
 	done    chan struct{}
+	// pushed and handled count the events taken and delivered; each batch
+	// delivered closes progress (and makes a new one), for Flush.
+	pushed, handled uint64
+	progress        chan struct{}
 }
 
 // Subscribe adds an observer: fn receives every event in order on a
 // goroutine of its own. liveQueue bounds its backlog of live events
 // (0: DefaultLiveQueue). Dropped live output is reported to fn as a live
 // event saying how much was lost.
-func (b *Bus) Subscribe(fn func(loop.Event), liveQueue int) {
+func (b *Bus[T]) Subscribe(fn func(T), liveQueue int) {
 	if liveQueue <= 0 {
 		liveQueue = DefaultLiveQueue
 	}
-	s := &sub{fn: fn, maxLive: liveQueue, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &sub[T]{fn: fn, lost: b.lost, maxLive: liveQueue, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		progress: make(chan struct{})}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -65,7 +84,7 @@ func (b *Bus) Subscribe(fn func(loop.Event), liveQueue int) {
 }
 
 // Publish hands ev to every observer without waiting for any.
-func (b *Bus) Publish(ev loop.Event) {
+func (b *Bus[T]) Publish(ev T) {
 	b.mu.Lock()
 	subs := b.subs
 	b.mu.Unlock()
@@ -77,7 +96,7 @@ func (b *Bus) Publish(ev loop.Event) {
 // Close delivers what is queued and ends the observers' goroutines. It
 // waits up to timeout for them (an observer stuck on a full pipe must not
 // keep ralph from exiting) and reports whether all finished.
-func (b *Bus) Close(timeout time.Duration) bool {
+func (b *Bus[T]) Close(timeout time.Duration) bool {
 	b.mu.Lock()
 	subs := b.subs
 	b.closed = true
@@ -101,7 +120,7 @@ func (b *Bus) Close(timeout time.Duration) bool {
 	return true
 }
 
-func (s *sub) push(ev loop.Event) {
+func (s *sub[T]) push(ev T) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -116,18 +135,51 @@ func (s *sub) push(ev loop.Event) {
 		s.live++
 	}
 	s.queue = append(s.queue, ev)
+	s.pushed++
 	s.mu.Unlock()
 	s.signal()
 }
 
-func (s *sub) signal() {
+// Flush waits until every observer has been handed what was published
+// before the call (a host that logs a task's end after its loop's last
+// events calls it in between), or until timeout; it reports whether all
+// were.
+func (b *Bus[T]) Flush(timeout time.Duration) bool {
+	b.mu.Lock()
+	subs := b.subs
+	b.mu.Unlock()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for _, s := range subs {
+		s.mu.Lock()
+		target := s.pushed
+		s.mu.Unlock()
+		for {
+			s.mu.Lock()
+			done, progress := s.handled >= target || s.closed, s.progress
+			s.mu.Unlock()
+			if done {
+				break
+			}
+			select {
+			case <-progress:
+			case <-s.done:
+			case <-deadline.C:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (s *sub[T]) signal() {
 	select {
 	case s.wake <- struct{}{}:
 	default: // a wake-up is pending; it drains this too
 	}
 }
 
-func (s *sub) run() {
+func (s *sub[T]) run() {
 	defer close(s.done)
 	for {
 		<-s.wake
@@ -137,11 +189,16 @@ func (s *sub) run() {
 			s.queue, s.live, s.dropped = nil, 0, 0
 			s.mu.Unlock()
 			if dropped > 0 {
-				s.fn(droppedNotice(dropped))
+				s.fn(s.lost(dropped))
 			}
 			for _, ev := range batch {
 				s.fn(ev)
 			}
+			s.mu.Lock()
+			s.handled += uint64(len(batch))
+			close(s.progress)
+			s.progress = make(chan struct{})
+			s.mu.Unlock()
 			if len(batch) == 0 && dropped == 0 {
 				if closed {
 					return

@@ -95,3 +95,35 @@ func TestCloseGivesUpOnAStuckObserver(t *testing.T) {
 	}
 	b.Publish(loop.Event{Type: loop.EventStop}) // after Close: ignored, no panic
 }
+
+// Flush returns once what was published before it has been delivered,
+// however slow the observer; a stuck one makes it give up at the timeout.
+func TestFlush(t *testing.T) {
+	b := New()
+	var mu sync.Mutex
+	var got []string
+	release := make(chan struct{})
+	b.Subscribe(func(ev loop.Event) {
+		if ev.Message == "slow" {
+			<-release
+		}
+		mu.Lock()
+		got = append(got, ev.Message)
+		mu.Unlock()
+	}, 0)
+	b.Publish(loop.Event{Type: loop.EventWarning, Message: "slow"})
+	b.Publish(loop.Event{Type: loop.EventWarning, Message: "next"})
+	if b.Flush(50 * time.Millisecond) {
+		t.Fatal("Flush reported a stuck observer done")
+	}
+	close(release)
+	if !b.Flush(5 * time.Second) {
+		t.Fatal("Flush gave up on an observer that caught up")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[1] != "next" {
+		t.Fatalf("delivered %q before Flush returned", got)
+	}
+	b.Close(time.Second)
+}

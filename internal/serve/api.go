@@ -308,12 +308,12 @@ func (d *Daemon) events(w http.ResponseWriter, r *http.Request) {
 		case <-keep.C:
 			beforeWrite()
 			fmt.Fprint(w, ": keep-alive\n\n")
-		case b, ok := <-ch:
+		case ev, ok := <-ch:
 			if !ok {
 				return
 			}
 			beforeWrite()
-			fmt.Fprintf(w, "data: %s\n\n", b)
+			fmt.Fprintf(w, "data: %s\n\n", ev.JSON())
 		}
 		fl.Flush()
 	}

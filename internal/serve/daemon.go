@@ -76,6 +76,9 @@ type Daemon struct {
 	db   *DB
 	lock *store.Lock
 	hub  *hub
+	// bus carries every task's events, its loops' included, in order, to
+	// the log and the notices (logEvent) and the stream clients (stream).
+	bus  *events.Bus[Event]
 	logw *syncWriter
 	// outbox delivers the notices to each channel (outbox.go).
 	outbox *outbox
@@ -142,6 +145,9 @@ func Open(opts Options) (*Daemon, error) {
 	}
 	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
 	d.openOutbox()
+	d.bus = events.Of(lostEvents)
+	d.bus.Subscribe(d.logEvent, 0)
+	d.bus.Subscribe(d.stream, 0)
 
 	d.sweepTemps(opts.Now())
 	for _, s := range opts.Sessions {
@@ -189,6 +195,11 @@ func (d *Daemon) Close() error {
 	// that ran have left.
 	d.stopRunners()
 	d.wg.Wait()
+	if d.bus != nil {
+		// What the loops said is logged and noticed before the notices'
+		// channels close.
+		d.bus.Close(5 * time.Second)
+	}
 	if d.outbox != nil {
 		d.outbox.close(5 * time.Second)
 	}
@@ -303,10 +314,8 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if d.opts.Runner != nil {
 		return d.runElsewhere(ctx, t, w, ws, spec, st, text)
 	}
-	bus := events.New()
-	bus.Subscribe(func(ev loop.Event) { d.observe(t, ev) }, 0)
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
-		Control: w.ctl, Emit: bus.Publish, SharedLimits: d.sharedLimits,
+		Control: w.ctl, Emit: func(ev loop.Event) { d.emit(t, ev) }, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {
 				if err := d.db.SetAgentGroup(t.Session, pgid, start); err != nil {
@@ -320,7 +329,8 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if err := d.db.SetAgentGroup(t.Session, 0, 0); err != nil {
 		d.logf("[%s] agent process group: %v", t.Session, err)
 	}
-	bus.Close(5 * time.Second)
+	// The loop's last events are logged before the task's end is.
+	d.bus.Flush(5 * time.Second)
 	var questions []string
 	if res.Reason == reason.NeedsClarification {
 		questions = eng.State().Last.Questions
@@ -328,23 +338,41 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	return res, questions, err
 }
 
-// observe logs an engine event, streams it and notifies what people must
-// know of it.
-func (d *Daemon) observe(t Task, ev loop.Event) {
-	if ev.Type == loop.EventLive {
-		// Streamed (the dashboard shows it), never logged: the iteration's
-		// own log keeps the agent's output.
-		d.hub.publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Loop: ev.Loop, Engine: &ev})
+// emit puts a loop's event on the daemon's bus, with its task.
+func (d *Daemon) emit(t Task, ev loop.Event) {
+	d.bus.Publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Loop: ev.Loop, Engine: &ev})
+}
+
+// logEvent is the bus's observer for the log and the notices: it logs a
+// loop's event and notifies what people must know of it (a task's own
+// changes are logged and noticed where they are made).
+func (d *Daemon) logEvent(e Event) {
+	ev := e.Engine
+	if ev == nil || ev.Type == loop.EventLive {
+		// Live output is streamed (the dashboard shows it), never logged:
+		// the iteration's own log keeps the agent's output.
 		return
 	}
-	line := d.opts.Describe(ev)
-	if line != "" {
-		fmt.Fprintf(d.logw, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), t.Session, store.Redact(line))
+	if line := d.opts.Describe(*ev); line != "" {
+		fmt.Fprintf(d.logw, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), e.Session, store.Redact(line))
 	}
-	d.hub.publish(Event{Type: ev.Type, At: ev.At, Session: t.Session, TaskID: t.ID, Message: store.Redact(line), Loop: ev.Loop, Engine: &ev})
 	if ev.Type == loop.EventWait && ev.WaitKind == loop.WaitUsageLimit {
+		t, err := d.db.Task(e.TaskID)
+		if err != nil {
+			d.logf("[%s] usage-limit notice: %v", e.Session, err)
+			return
+		}
 		n := d.notice(t)
 		n.Kind, n.Message, n.Until = NoticeUsageLimit, ev.Message, ev.Until
 		d.opts.Notifier.Notify(n)
 	}
+}
+
+// stream is the bus's observer for the API's event stream and the
+// dashboard: a loop's event carries its log line as the message.
+func (d *Daemon) stream(e Event) {
+	if ev := e.Engine; ev != nil && ev.Type != loop.EventLive {
+		e.Message = store.Redact(d.opts.Describe(*ev))
+	}
+	d.hub.publish(e)
 }

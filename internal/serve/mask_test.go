@@ -53,7 +53,7 @@ func TestStoredAndServedTextIsMasked(t *testing.T) {
 	events, stop := d.Subscribe()
 	defer stop()
 	d.publish(tk, "task_waiting", "asks about "+secret)
-	event := string(<-events)
+	event := string((<-events).JSON())
 	if _, err := d.Do(context.Background(), fleet.Command{Verb: fleet.Answer, Session: "a", Text: "Keep " + secret, Who: fleet.Who{Surface: fleet.SurfaceCLI}}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"ralph/internal/activity"
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
 	"ralph/internal/redact"
@@ -125,22 +126,39 @@ type Event struct {
 	Message string      `json:"message,omitempty"`
 	// Engine is the loop's own event, when the event comes from the loop.
 	Engine *loop.Event `json:"event,omitempty"`
+	// raw is the masked JSON the hub made (nil before it).
+	raw []byte
 }
 
-// hub fans events out to the API's stream clients without ever waiting
-// for one: a client too slow to keep a backlog of subQueue events is
-// dropped (its stream ends; it reconnects).
+// Droppable reports an event an observer that fell behind may miss: the
+// agent's live output, which the iteration's record sums up.
+func (e Event) Droppable() bool { return e.Engine != nil && e.Engine.Droppable() }
+
+// lostEvents tells an observer that fell behind how much live output it
+// missed.
+func lostEvents(n int) Event {
+	ev := loop.Event{Type: loop.EventLive, At: time.Now(), Live: &activity.Event{
+		Kind: activity.Output, Text: fmt.Sprintf("… %d live event(s) not shown (this view fell behind)", n)}}
+	return Event{Type: ev.Type, At: ev.At, Engine: &ev}
+}
+
+// hub is the daemon's event bus's observer for the API's stream clients
+// and the dashboard: it masks each event once (every string in it:
+// the agent's live output, its summary, a loop's message) and hands the
+// masked event to every subscriber without ever waiting for one: a client
+// too slow to keep a backlog of subQueue events is dropped (its stream
+// ends; it reconnects).
 type hub struct {
 	mu   sync.Mutex
-	subs map[chan []byte]struct{}
+	subs map[chan Event]struct{}
 }
 
 const subQueue = 256
 
-func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+func newHub() *hub { return &hub{subs: map[chan Event]struct{}{}} }
 
-func (h *hub) subscribe() (<-chan []byte, func()) {
-	ch := make(chan []byte, subQueue)
+func (h *hub) subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, subQueue)
 	h.mu.Lock()
 	h.subs[ch] = struct{}{}
 	h.mu.Unlock()
@@ -154,22 +172,45 @@ func (h *hub) subscribe() (<-chan []byte, func()) {
 	}
 }
 
-// publish sends ev to every subscriber, every string in it masked
-// (redact.JSON): the agent's live output, its summary, a loop's message.
+// publish masks ev and fans it out.
 func (h *hub) publish(ev Event) {
-	b, err := json.Marshal(ev)
-	if err != nil {
+	m, ok := maskEvent(ev)
+	if !ok {
 		return
 	}
-	b = redact.JSON(b)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.subs {
 		select {
-		case ch <- b:
+		case ch <- m:
 		default:
 			delete(h.subs, ch)
 			close(ch)
 		}
 	}
+}
+
+// maskEvent is ev with every string in it masked (redact.JSON), keeping
+// its masked JSON for the event stream, which then encodes nothing.
+func maskEvent(ev Event) (Event, bool) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return Event{}, false
+	}
+	b = redact.JSON(b)
+	var m Event
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Event{}, false
+	}
+	m.raw = b
+	return m, true
+}
+
+// JSON is the event as the API's stream sends it, masked.
+func (e Event) JSON() []byte {
+	if e.raw != nil {
+		return e.raw
+	}
+	b, _ := json.Marshal(e)
+	return redact.JSON(b)
 }

@@ -156,5 +156,5 @@ func (d *Daemon) settleWith(t *Task, kind, message string) error {
 }
 
 func (d *Daemon) publish(t Task, typ, msg string) {
-	d.hub.publish(Event{Type: typ, At: d.opts.Now(), Session: t.Session, TaskID: t.ID, State: t.State, Message: msg})
+	d.bus.Publish(Event{Type: typ, At: d.opts.Now(), Session: t.Session, TaskID: t.ID, State: t.State, Message: msg})
 }

@@ -207,7 +207,7 @@ func (d *Daemon) look(ctx context.Context, s Session, t Task, target string, m *
 		m.seen = now
 	}
 	if v.Checklist.Changed() && l.Plan != nil {
-		d.hub.publish(Event{Type: "watchdog_checklist", At: now, Session: s.Name, TaskID: t.ID, Message: l.Plan.Summary()})
+		d.bus.Publish(Event{Type: "watchdog_checklist", At: now, Session: s.Name, TaskID: t.ID, Message: l.Plan.Summary()})
 	}
 	if v.Block == nil && v.Done == "" {
 		return t
@@ -313,7 +313,7 @@ func (d *Daemon) recordWatch(t Task, target string, v watchdog.Verdict, prog git
 	}
 	msg := fmt.Sprintf("STATUS %s, EXIT_SIGNAL %s on tmux %s", orDash(rec.StatusBlock["STATUS"]), orDash(rec.StatusBlock["EXIT_SIGNAL"]), target)
 	d.logf("[%s] watchdog: %s", t.Session, msg)
-	d.hub.publish(Event{Type: "watchdog_status", At: now, Session: t.Session, TaskID: t.ID, State: t.State, Loop: t.budget().Used(st.Loop), Message: msg})
+	d.bus.Publish(Event{Type: "watchdog_status", At: now, Session: t.Session, TaskID: t.ID, State: t.State, Loop: t.budget().Used(st.Loop), Message: msg})
 	return bd, nil
 }
 

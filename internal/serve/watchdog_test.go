@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -190,10 +189,9 @@ func TestWatchdogFollowsTheAgent(t *testing.T) {
 		t.Errorf("the same block recorded %d times", n)
 	}
 	var types []string
+	r.d.bus.Flush(5 * time.Second) // the stream is the bus's observer
 	for len(evs) > 0 {
-		var ev Event
-		json.Unmarshal(<-evs, &ev)
-		types = append(types, ev.Type)
+		types = append(types, (<-evs).Type)
 	}
 	if s := strings.Join(types, ","); !strings.Contains(s, "watchdog_checklist") || !strings.Contains(s, "watchdog_status") {
 		t.Errorf("events: %s", s)

@@ -21,10 +21,10 @@ import (
 // authentication. Call it before Serve.
 func (d *Daemon) SetWeb(h http.Handler) { d.web = h }
 
-// Subscribe streams the daemon's events (Event, as JSON) as the API's
-// event stream does, until the returned func is called. A subscriber that
-// falls subQueue events behind is dropped: its channel closes.
-func (d *Daemon) Subscribe() (<-chan []byte, func()) { return d.hub.subscribe() }
+// Subscribe streams the daemon's events, masked, as the API's event
+// stream does, until the returned func is called. A subscriber that falls
+// subQueue events behind is dropped: its channel closes.
+func (d *Daemon) Subscribe() (<-chan Event, func()) { return d.hub.subscribe() }
 
 // TaskUsage is what a task's kept iterations add up to.
 type TaskUsage struct {

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -139,14 +138,15 @@ func TestLiveEventsAreStreamedMasked(t *testing.T) {
 	ch, stop := d.Subscribe()
 	defer stop()
 	secret := "sk-ant-api03-" + strings.Repeat("y", 40)
-	d.observe(Task{ID: "t1", Session: "a"}, loop.Event{Type: loop.EventLive, At: t0, Loop: 3,
+	d.emit(Task{ID: "t1", Session: "a"}, loop.Event{Type: loop.EventLive, At: t0, Loop: 3,
 		Live: &activity.Event{Kind: activity.Tool, Tool: "Bash", Target: "echo " + secret}})
-	b := <-ch
-	var ev Event
-	if err := json.Unmarshal(b, &ev); err != nil || ev.Type != loop.EventLive || ev.Engine == nil || ev.Engine.Live == nil {
-		t.Fatalf("%v %s", err, b)
+	ev := <-ch
+	b := ev.JSON()
+	if ev.Type != loop.EventLive || ev.Engine == nil || ev.Engine.Live == nil {
+		t.Fatalf("%+v %s", ev, b)
 	}
-	if strings.Contains(string(b), secret) || ev.Engine.Live.Tool != "Bash" {
+	// Masked once, for every reader: the typed event and its JSON alike.
+	if strings.Contains(string(b), secret) || strings.Contains(ev.Engine.Live.Target, secret) || ev.Engine.Live.Tool != "Bash" {
 		t.Errorf("live event: %s", b)
 	}
 }
