@@ -63,7 +63,7 @@ type Start struct {
 func (m *Manager) Start(loop int) (Start, error) {
 	now := m.now()
 	var out Start
-	r, h, err := m.loadRalph(now, &out.Outcome)
+	r, h, loaded, err := m.loadRalph(now, &out.Outcome)
 	if err != nil {
 		return out, err
 	}
@@ -93,7 +93,7 @@ func (m *Manager) Start(loop int) (Start, error) {
 		r, h = m.reset(r, h, StateActive, ReasonExpired, loop, now, &out.Outcome)
 	}
 	out.Ralph = r.Touch(now)
-	return out, m.commit(out.Ralph, h, out.Outcome)
+	return out, m.commit(loaded, out.Ralph, h, out.Outcome)
 }
 
 // Record stores the session id an agent call reported, after a call that
@@ -125,7 +125,7 @@ func (m *Manager) Record(id string, resumed bool, loop int) (Outcome, error) {
 	case err != nil:
 		return out, err
 	}
-	r, h, err := m.loadRalph(now, &out)
+	r, h, loaded, err := m.loadRalph(now, &out)
 	if err != nil {
 		return out, err
 	}
@@ -149,7 +149,7 @@ func (m *Manager) Record(id string, resumed bool, loop int) (Outcome, error) {
 			return out, err
 		}
 	}
-	return out, m.commit(r.Touch(now), h, out)
+	return out, m.commit(loaded, r.Touch(now), h, out)
 }
 
 // Reset forgets the agent session, so the next call starts fresh, and
@@ -158,7 +158,7 @@ func (m *Manager) Record(id string, resumed bool, loop int) (Outcome, error) {
 func (m *Manager) Reset(reason Reason, loop int) (Outcome, error) {
 	now := m.now()
 	var out Outcome
-	r, h, err := m.loadRalph(now, &out)
+	r, h, loaded, err := m.loadRalph(now, &out)
 	if err != nil {
 		return out, err
 	}
@@ -171,7 +171,7 @@ func (m *Manager) Reset(reason Reason, loop int) (Outcome, error) {
 		return out, err
 	}
 	r, h = m.reset(r, h, from, reason, loop, now, &out)
-	return out, m.commit(r, h, out)
+	return out, m.commit(loaded, r, h, out)
 }
 
 // History returns .ralph_session_history, oldest first; none yet is an
@@ -193,20 +193,23 @@ func (m *Manager) reset(r RalphSession, h []Transition, from State, reason Reaso
 }
 
 // loadRalph loads the ralph session and history, starting fresh when they
-// are missing and recovering them when corrupt.
-func (m *Manager) loadRalph(now time.Time, out *Outcome) (RalphSession, []Transition, error) {
-	r, err := LoadRalph(m.st.RalphSessionFile())
+// are missing and recovering them when corrupt. stored is the session as
+// the file holds it, zero when there was none to read.
+func (m *Manager) loadRalph(now time.Time, out *Outcome) (r RalphSession, h []Transition, stored RalphSession, err error) {
+	r, err = LoadRalph(m.st.RalphSessionFile())
 	var corrupt *store.CorruptError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		r = NewRalphSession(NewID(), now)
 	case errors.As(err, &corrupt):
 		if err := m.recoverFile(corrupt, out, "starting a new ralph session"); err != nil {
-			return r, nil, err
+			return r, nil, stored, err
 		}
 		r = NewRalphSession(NewID(), now)
 	case err != nil:
-		return r, nil, err
+		return r, nil, stored, err
+	default:
+		stored = r
 	}
 	if r.ID == "" { // the bash tool blanked the id on reset
 		r.ID = NewID()
@@ -214,17 +217,17 @@ func (m *Manager) loadRalph(now time.Time, out *Outcome) (RalphSession, []Transi
 	if r.StartedAt.IsZero() {
 		r.StartedAt = now
 	}
-	h, err := LoadHistory(m.st.SessionHistoryFile())
+	h, err = LoadHistory(m.st.SessionHistoryFile())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case errors.As(err, &corrupt):
 		if err := m.recoverFile(corrupt, out, "starting a new history"); err != nil {
-			return r, nil, err
+			return r, nil, stored, err
 		}
 	case err != nil:
-		return r, nil, err
+		return r, nil, stored, err
 	}
-	return r, h, nil
+	return r, h, stored, nil
 }
 
 func (m *Manager) recoverFile(ce *store.CorruptError, out *Outcome, then string) error {
@@ -236,13 +239,18 @@ func (m *Manager) recoverFile(ce *store.CorruptError, out *Outcome, then string)
 	return nil
 }
 
-// commit writes the ralph session, and the history when this call added
-// to it. A call that only moved the session's last-used time writes it
-// without syncing it to disk: that happens every iteration, and a power cut
-// that loses it costs nothing but an earlier expiry — a change of session
-// is written durably.
-func (m *Manager) commit(r RalphSession, h []Transition, out Outcome) error {
+// commit writes the ralph session r (loaded as it was), and the history
+// when this call added to it. A call that only moved the session's
+// last-used time writes it without syncing it to disk, and not at all when
+// the time moved by less than lastUsedStep: that happens at least twice an
+// iteration, nothing but a person reads the time, and a power cut that
+// loses it costs nothing but an earlier expiry — a change of session is
+// written durably.
+func (m *Manager) commit(was, r RalphSession, h []Transition, out Outcome) error {
 	if len(out.Transitions) == 0 {
+		if moved := r.LastUsed.Sub(was.LastUsed); was.ID != "" && was.Touch(r.LastUsed) == r && moved >= 0 && moved < lastUsedStep {
+			return nil
+		}
 		return saveRalphView(m.st.RalphSessionFile(), r)
 	}
 	if err := SaveRalph(m.st.RalphSessionFile(), r); err != nil {
@@ -250,6 +258,9 @@ func (m *Manager) commit(r RalphSession, h []Transition, out Outcome) error {
 	}
 	return SaveHistory(m.st.SessionHistoryFile(), h)
 }
+
+// lastUsedStep is how far the ralph session's last-used time may lag.
+const lastUsedStep = time.Minute
 
 func removeIfExists(p string) error {
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -243,3 +243,51 @@ func TestManagerBashToolFiles(t *testing.T) {
 		t.Errorf("history not rewritten in the current form: %s", b)
 	}
 }
+
+// Moving only the last-used time by less than lastUsedStep leaves
+// .ralph_session as it is (two writes an iteration otherwise); a longer
+// move, or any other change, writes it.
+func TestManagerLastUsedStep(t *testing.T) {
+	m, st, c := newManager(t)
+	if _, err := m.Start(1); err != nil {
+		t.Fatal(err)
+	}
+	stat := func() os.FileInfo {
+		t.Helper()
+		info, err := os.Stat(st.RalphSessionFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	first := stat()
+	c.t = c.t.Add(lastUsedStep / 2)
+	if _, err := m.Start(2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Record("sess-1", false, 2); err != nil { // a new session: written
+		t.Fatal(err)
+	}
+	afterNew := stat()
+	if os.SameFile(first, afterNew) {
+		t.Fatal("a new agent session did not write the ralph session")
+	}
+	c.t = c.t.Add(lastUsedStep / 2)
+	if _, err := m.Start(3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Record("sess-1", true, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(afterNew, stat()) {
+		t.Error("the ralph session was rewritten for a last-used time that moved by less than a step")
+	}
+	c.t = c.t.Add(lastUsedStep)
+	if _, err := m.Start(4); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRalph(st.RalphSessionFile())
+	if err != nil || !r.LastUsed.Equal(c.t) {
+		t.Errorf("last used %v (%v), want %v", r.LastUsed, err, c.t)
+	}
+}

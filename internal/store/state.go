@@ -113,10 +113,10 @@ func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
 			errs = append(errs, fmt.Errorf("metrics: %w", err))
 		}
 	}
-	if err := WriteViewJSON(s.BreakerFile(), st.Breaker); err != nil {
+	if err := s.writeView(s.BreakerFile(), st.Breaker); err != nil {
 		errs = append(errs, fmt.Errorf("circuit breaker view: %w", err))
 	}
-	if err := WriteViewJSON(s.RateLimitFile(), st.Calls); err != nil {
+	if err := s.writeView(s.RateLimitFile(), st.Calls); err != nil {
 		errs = append(errs, fmt.Errorf("rate limit view: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -50,6 +50,8 @@ type Store struct {
 	project string
 	dir     string
 	prompt  string
+	// views is shared by copies: what was last written to each view.
+	views *viewMemo
 }
 
 // Open returns the store of projectDir with the default layout. The project
@@ -70,7 +72,7 @@ func OpenWith(projectDir string, o Options) (*Store, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("open project: %s is not a directory", abs)
 	}
-	s := &Store{project: abs, dir: resolve(abs, o.RalphDir, filepath.Join(abs, DefaultDirName))}
+	s := &Store{project: abs, dir: resolve(abs, o.RalphDir, filepath.Join(abs, DefaultDirName)), views: &viewMemo{}}
 	s.prompt = resolve(abs, o.PromptFile, filepath.Join(s.dir, PromptName))
 	return s, nil
 }
