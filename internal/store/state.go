@@ -116,7 +116,7 @@ func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
 	if err := s.writeView(s.BreakerFile(), st.Breaker); err != nil {
 		errs = append(errs, fmt.Errorf("circuit breaker view: %w", err))
 	}
-	if err := s.writeView(s.RateLimitFile(), st.Calls); err != nil {
+	if err := s.writeCallsView(s.RateLimitFile(), st.Calls); err != nil {
 		errs = append(errs, fmt.Errorf("rate limit view: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
+	"ralph/internal/ratelimit"
 	"ralph/internal/redact"
 )
 
@@ -37,7 +39,44 @@ func (s *Store) writeView(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	data = redact.JSON(append(data, '\n'))
+	return s.writeViewBytes(path, redact.JSON(append(data, '\n')))
+}
+
+// writeCallsView writes the rate limit's view. It holds only times and
+// numbers, so it needs no masking, and it grows with every call: it is
+// encoded directly, byte for byte as json.MarshalIndent would.
+func (s *Store) writeCallsView(path string, st ratelimit.State) error {
+	return s.writeViewBytes(path, appendCalls(nil, st))
+}
+
+func appendCalls(b []byte, st ratelimit.State) []byte {
+	b = append(b, "{\n  \"calls\": "...)
+	switch {
+	case st.Calls == nil:
+		b = append(b, "null"...)
+	case len(st.Calls) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for i, c := range st.Calls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    {\n      \"at\": \""...)
+			b = c.At.AppendFormat(b, time.RFC3339Nano)
+			b = append(b, '"')
+			if c.Tokens != 0 {
+				b = append(b, ",\n      \"tokens\": "...)
+				b = strconv.AppendInt(b, c.Tokens, 10)
+			}
+			b = append(b, "\n    }"...)
+		}
+		b = append(b, "\n  ]"...)
+	}
+	return append(b, "\n}\n"...)
+}
+
+func (s *Store) writeViewBytes(path string, data []byte) error {
 	m := s.views
 	if m == nil {
 		return WriteViewAtomic(path, data, 0o644)

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
+	"time"
 
 	"ralph/internal/breaker"
 	"ralph/internal/loop"
@@ -57,5 +59,25 @@ func TestSaveStateWritesOnlyChangedViews(t *testing.T) {
 	var got breaker.State
 	if err := ReadJSON(s.BreakerFile(), &got); err != nil || got.Status != breaker.Closed {
 		t.Errorf("the edited view was not written again: %+v %v", got, err)
+	}
+}
+
+// The rate limit's view is encoded by hand: the same bytes as
+// json.MarshalIndent, whatever the calls.
+func TestCallsViewEncoding(t *testing.T) {
+	loc := time.FixedZone("X", 5*3600+1800)
+	for _, st := range []ratelimit.State{
+		{},
+		{Calls: []ratelimit.Call{}},
+		{Calls: []ratelimit.Call{{At: ts0}}},
+		{Calls: []ratelimit.Call{{At: ts0, Tokens: 12345}, {At: ts0.Add(1500 * time.Millisecond).In(loc), Tokens: -1}, {At: ts0.Add(time.Nanosecond)}}},
+	} {
+		want, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendCalls(nil, st)); got != string(want)+"\n" {
+			t.Errorf("%+v:\n%s\nwant\n%s", st, got, want)
+		}
 	}
 }
