@@ -143,11 +143,8 @@ var tailWindows = []int64{4 << 10, 64 << 10, 1 << 20}
 // — is cut off first, so it cannot swallow the record written after it.
 func (s *Store) ensureRecord(rec loop.Metrics) error {
 	path := s.MetricsFile()
-	if err := MkdirAll(filepath.Dir(path)); err != nil {
-		return err
-	}
 	// Confined: a metrics.jsonl that is a link out of the project is
-	// refused, not written through.
+	// refused, not written through. O_CREATE makes its directory too.
 	f, err := OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
