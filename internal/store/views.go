@@ -46,7 +46,7 @@ func (s *Store) writeView(path string, v any) error {
 // numbers, so it needs no masking, and it grows with every call: it is
 // encoded directly, byte for byte as json.MarshalIndent would.
 func (s *Store) writeCallsView(path string, st ratelimit.State) error {
-	return s.writeViewBytes(path, appendCalls(nil, st))
+	return s.writeViewBytes(path, appendCalls(make([]byte, 0, 32+72*len(st.Calls)), st))
 }
 
 func appendCalls(b []byte, st ratelimit.State) []byte {
