@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"slices"
+	"syscall"
 )
 
 // LeftoverGroups returns those of pgids that still have a live process
@@ -11,7 +12,24 @@ import (
 // that died without stopping them. A group whose number was reused by an
 // unrelated program does not carry the token and is left alone.
 func LeftoverGroups(pgids []int, token string) []int {
-	if token == "" || len(pgids) == 0 {
+	if len(pgids) == 0 {
+		return nil
+	}
+	return markedGroups(token, func(pg int) bool { return slices.Contains(pgids, pg) })
+}
+
+// MarkedGroups returns the process groups of every live process carrying
+// GroupEnv=token: what the agents of a ralph that died left running, found
+// without a record of their groups (which would have to be rewritten at
+// every call), and also a grandchild that moved itself to a group of its
+// own. The caller's own group is never among them.
+func MarkedGroups(token string) []int {
+	own := syscall.Getpgrp()
+	return markedGroups(token, func(pg int) bool { return pg > 1 && pg != own })
+}
+
+func markedGroups(token string, consider func(pg int) bool) []int {
+	if token == "" {
 		return nil
 	}
 	names, err := os.ReadDir("/proc")
@@ -30,7 +48,7 @@ func LeftoverGroups(pgids []int, token string) []int {
 			continue
 		}
 		state, pg, ok := parseStat(stat)
-		if !ok || state == 'Z' || state == 'X' || !slices.Contains(pgids, pg) || slices.Contains(found, pg) {
+		if !ok || state == 'Z' || state == 'X' || !consider(pg) || slices.Contains(found, pg) {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + name + "/environ")

@@ -6,3 +6,6 @@ package agent
 // that reuses its number without /proc, so it finds none here; the kernel
 // still sends no signal to grandchildren when ralph is killed.
 func LeftoverGroups(pgids []int, token string) []int { return nil }
+
+// MarkedGroups finds none without /proc, for the same reason.
+func MarkedGroups(token string) []int { return nil }

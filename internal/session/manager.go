@@ -21,6 +21,8 @@ import (
 type Manager struct {
 	st  *store.Store
 	now func() time.Time
+	// stored is the ralph session as its file held it at the last load.
+	stored RalphSession
 }
 
 // NewManager returns a Manager over st; a nil now means time.Now.
@@ -119,9 +121,11 @@ func (m *Manager) reset(r RalphSession, h []Transition, from State, reason Reaso
 }
 
 // loadRalph loads the ralph session and history, starting fresh when they
-// are missing and recovering them when corrupt.
+// are missing and recovering them when corrupt. m.stored is the session as
+// its file held it, zero when there was none to read.
 func (m *Manager) loadRalph(now time.Time, out *Outcome) (RalphSession, []Transition, error) {
 	r, err := LoadRalph(m.st.RalphSessionFile())
+	m.stored = RalphSession{}
 	var corrupt *store.CorruptError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -133,6 +137,8 @@ func (m *Manager) loadRalph(now time.Time, out *Outcome) (RalphSession, []Transi
 		r = NewRalphSession(NewID(), now)
 	case err != nil:
 		return r, nil, err
+	default:
+		m.stored = r
 	}
 	if r.ID == "" { // the bash tool blanked the id on reset
 		r.ID = NewID()
@@ -167,8 +173,16 @@ func (m *Manager) recoverFile(ce *store.CorruptError, out *Outcome, then string)
 // without syncing it to disk: that happens every iteration, and a power cut
 // that loses it costs nothing but an earlier expiry — a change of session
 // is written durably.
+//
+// A call that only moved the session's last-used time by less than
+// lastUsedStep writes nothing: that happens every iteration, nothing but a
+// person reads the time, and a change of session is written durably.
 func (m *Manager) commit(r RalphSession, h []Transition, out Outcome) error {
 	if len(out.Transitions) == 0 {
+		was := m.stored
+		if moved := r.LastUsed.Sub(was.LastUsed); was.ID != "" && was.Touch(r.LastUsed) == r && moved >= 0 && moved < lastUsedStep {
+			return nil
+		}
 		return saveRalphView(m.st.RalphSessionFile(), r)
 	}
 	if err := SaveRalph(m.st.RalphSessionFile(), r); err != nil {
@@ -176,6 +190,9 @@ func (m *Manager) commit(r RalphSession, h []Transition, out Outcome) error {
 	}
 	return SaveHistory(m.st.SessionHistoryFile(), h)
 }
+
+// lastUsedStep is how far the ralph session's last-used time may lag.
+const lastUsedStep = time.Minute
 
 func removeIfExists(p string) error {
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -192,3 +192,44 @@ func TestManagerBashToolFiles(t *testing.T) {
 		t.Errorf("history not rewritten in the current form: %s", b)
 	}
 }
+
+// Moving only the last-used time by less than lastUsedStep leaves
+// .ralph_session as it is (a write an iteration otherwise); a longer move,
+// or a change of session, writes it.
+func TestManagerLastUsedStep(t *testing.T) {
+	m, st, c := newManager(t)
+	stat := func() os.FileInfo {
+		t.Helper()
+		info, err := os.Stat(st.RalphSessionFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	s1 := Session{ID: "sess-1", CreatedAt: c.t}
+	if _, err := m.Follow(s1, "", 1); err != nil {
+		t.Fatal(err)
+	}
+	first := stat()
+	c.t = c.t.Add(lastUsedStep / 2)
+	if _, err := m.Follow(s1, "", 2); err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(first, stat()) {
+		t.Error("a last-used time moved by less than the step rewrote the ralph session")
+	}
+	c.t = c.t.Add(lastUsedStep)
+	if _, err := m.Follow(s1, "", 3); err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(first, stat()) {
+		t.Error("a last-used time moved by more than the step was not written")
+	}
+	later := stat()
+	if _, err := m.Follow(Session{ID: "sess-2", CreatedAt: c.t}, "", 4); err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(later, stat()) {
+		t.Error("a new agent session did not write the ralph session")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -64,31 +65,74 @@ func IterationLogBase(n int, start time.Time) string {
 // never looks older than an old one. An iteration's stdout and stderr logs
 // count as one and go together. keep <= 0 turns retention off.
 func PruneIterationLogs(dir string, keep int) ([]string, error) {
-	return pruneIterationLogs(dir, keep, false)
+	removed, _, err := pruneIterationLogs(dir, keep, false)
+	return removed, err
 }
 
 // PruneIterationLogsByTime is PruneIterationLogs where the numbers start
 // again at 1 (a daemon session numbers each task's loops from 1): the
 // later start is newer, then the higher number.
 func PruneIterationLogsByTime(dir string, keep int) ([]string, error) {
-	return pruneIterationLogs(dir, keep, true)
+	removed, _, err := pruneIterationLogs(dir, keep, true)
+	return removed, err
 }
 
-func pruneIterationLogs(dir string, keep int, byTime bool) ([]string, error) {
+// logCount is what a Store knows of its logs directory: how many
+// iterations' logs a listing left, and how many it has named since.
+type logCount struct {
+	mu          sync.Mutex
+	left, since int
+	known       bool
+}
+
+func (c *logCount) named() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.since++
+	c.mu.Unlock()
+}
+
+func (c *logCount) listed(left int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.left, c.since, c.known = left, 0, true
+	c.mu.Unlock()
+}
+
+// within reports that the directory cannot hold more than keep
+// iterations' logs (keep <= 0: retention is off).
+func (c *logCount) within(keep int) bool {
 	if keep <= 0 {
-		return nil, nil
+		return true
+	}
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.known && c.left+c.since <= keep
+}
+
+// pruneIterationLogs also returns how many iterations' logs are left.
+func pruneIterationLogs(dir string, keep int, byTime bool) (removed []string, left int, err error) {
+	if keep <= 0 {
+		return nil, 0, nil
 	}
 	// Deleting follows the directory: a logs directory swapped for a link
 	// (by a sandboxed agent, mid-run) must not lead the deletions out.
 	if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("prune iteration logs: %w", &SymlinkError{Path: dir})
+		return nil, 0, fmt.Errorf("prune iteration logs: %w", &SymlinkError{Path: dir})
 	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("prune iteration logs: %w", err)
+		return nil, 0, fmt.Errorf("prune iteration logs: %w", err)
 	}
 	type iteration struct {
 		n     int64
@@ -110,7 +154,7 @@ func pruneIterationLogs(dir string, keep int, byTime bool) ([]string, error) {
 		it.names = append(it.names, e.Name())
 	}
 	if len(byKey) <= keep {
-		return nil, nil
+		return nil, len(byKey), nil
 	}
 	its := make([]*iteration, 0, len(byKey))
 	for _, it := range byKey {
@@ -122,7 +166,6 @@ func pruneIterationLogs(dir string, keep int, byTime bool) ([]string, error) {
 		}
 		return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(b.start, a.start))
 	})
-	var removed []string
 	var errs []error
 	for _, it := range its[keep:] {
 		for _, name := range it.names {
@@ -136,7 +179,7 @@ func pruneIterationLogs(dir string, keep int, byTime bool) ([]string, error) {
 	}
 	slices.Sort(removed)
 	if err := errors.Join(errs...); err != nil {
-		return removed, fmt.Errorf("prune iteration logs: %w", err)
+		return removed, 0, fmt.Errorf("prune iteration logs: %w", err)
 	}
-	return removed, nil
+	return removed, keep, nil
 }

@@ -126,3 +126,45 @@ func TestPruneIterationLogsByTime(t *testing.T) {
 		t.Errorf("removed %q, %v; want the old task's loop 50", removed, err)
 	}
 }
+
+// The store lists its logs directory only when the logs it named since its
+// last listing could take it past keep, and still keeps exactly keep.
+func TestStorePruneListsOnlyWhenNeeded(t *testing.T) {
+	s := stateStore(t)
+	start := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	iteration := func(n int) {
+		t.Helper()
+		out, errPath := s.IterationLogs(n, start.Add(time.Duration(n)*time.Second))
+		for _, p := range []string{out, errPath} {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	logs := func() int {
+		t.Helper()
+		entries, err := os.ReadDir(s.LogsDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+	iteration(1)
+	iteration(2)
+	if removed, err := s.PruneIterationLogs(3); err != nil || len(removed) > 0 {
+		t.Fatalf("first prune: %v %v", removed, err)
+	}
+	// A log the store did not name is not seen until a listing.
+	if err := os.WriteFile(filepath.Join(s.LogsDir(), IterationLogBase(0, start)+StdoutSuffix), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	iteration(3)
+	if removed, err := s.PruneIterationLogs(3); err != nil || len(removed) > 0 || logs() != 7 {
+		t.Fatalf("within keep: removed %v (%v), %d files", removed, err, logs())
+	}
+	iteration(4)
+	removed, err := s.PruneIterationLogs(3)
+	if err != nil || len(removed) != 3 || logs() != 6 {
+		t.Fatalf("past keep: removed %v (%v), %d files", removed, err, logs())
+	}
+}

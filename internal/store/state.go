@@ -116,10 +116,10 @@ func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
 			errs = append(errs, fmt.Errorf("metrics: %w", err))
 		}
 	}
-	if err := WriteViewJSON(s.BreakerFile(), st.Breaker); err != nil {
+	if err := s.writeView(s.BreakerFile(), st.Breaker); err != nil {
 		errs = append(errs, fmt.Errorf("circuit breaker view: %w", err))
 	}
-	if err := WriteViewJSON(s.RateLimitFile(), st.Calls); err != nil {
+	if err := s.writeCallsView(s.RateLimitFile(), st.Calls); err != nil {
 		errs = append(errs, fmt.Errorf("rate limit view: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -146,11 +146,8 @@ var tailWindows = []int64{4 << 10, 64 << 10, 1 << 20}
 // — is cut off first, so it cannot swallow the record written after it.
 func (s *Store) ensureRecord(rec loop.Metrics) error {
 	path := s.MetricsFile()
-	if err := MkdirAll(filepath.Dir(path)); err != nil {
-		return err
-	}
 	// Confined: a metrics.jsonl that is a link out of the project is
-	// refused, not written through.
+	// refused, not written through. O_CREATE makes its directory too.
 	f, err := OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return err

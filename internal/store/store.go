@@ -50,6 +50,10 @@ type Store struct {
 	project string
 	dir     string
 	prompt  string
+	// views and logs are shared by copies: what was last written to each
+	// view, how many iterations' logs there can be.
+	views *viewMemo
+	logs  *logCount
 }
 
 // Open returns the store of projectDir with the default layout. The project
@@ -70,7 +74,7 @@ func OpenWith(projectDir string, o Options) (*Store, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("open project: %s is not a directory", abs)
 	}
-	s := &Store{project: abs, dir: resolve(abs, o.RalphDir, filepath.Join(abs, DefaultDirName))}
+	s := &Store{project: abs, dir: resolve(abs, o.RalphDir, filepath.Join(abs, DefaultDirName)), views: &viewMemo{}, logs: &logCount{}}
 	s.prompt = resolve(abs, o.PromptFile, filepath.Join(s.dir, PromptName))
 	return s, nil
 }
@@ -119,6 +123,7 @@ func (s *Store) AgentGroupsFile() string    { return s.path(AgentGroupsName) }
 // started at start. The UTC start time keeps names unique when a new run
 // numbers its iterations again; see PruneIterationLogs for retention.
 func (s *Store) IterationLogs(n int, start time.Time) (stdout, stderr string) {
+	s.logs.named()
 	base := IterationLogBase(n, start)
 	return s.path(LogsName, base+StdoutSuffix), s.path(LogsName, base+StderrSuffix)
 }
@@ -246,6 +251,17 @@ func (s *Store) OpenLog() (*RotatingWriter, error) {
 }
 
 // PruneIterationLogs applies iteration log retention to logs/.
+//
+// The directory is listed only when it may hold more than keep: after a
+// listing this store knows how many iterations' logs were left, and it
+// counts the logs it has named since.
 func (s *Store) PruneIterationLogs(keep int) ([]string, error) {
-	return PruneIterationLogs(s.LogsDir(), keep)
+	if s.logs.within(keep) {
+		return nil, nil
+	}
+	removed, left, err := pruneIterationLogs(s.LogsDir(), keep, false)
+	if err == nil {
+		s.logs.listed(left)
+	}
+	return removed, err
 }
