@@ -130,8 +130,8 @@ func (d *Daemon) watchOnce(ctx context.Context, mem map[string]*watchMemory) {
 func (d *Daemon) watchSession(ctx context.Context, s Session, m *watchMemory) WatchStatus {
 	target := d.opts.Watch.target(s.Name)
 	ws := WatchStatus{Session: s.Name, Target: target, Seen: m.seen, Status: m.mem.Taken.Fields["STATUS"]}
-	d.mu.Lock()
 	t, err := d.db.CurrentTask(s.Name)
+	d.mu.Lock()
 	driven := d.workers[s.Name] != nil
 	d.mu.Unlock()
 	switch {
@@ -259,17 +259,32 @@ func (d *Daemon) watchThresholds(s Session) breaker.Thresholds {
 
 // applyWatch records what a look found, if the task is still the
 // session's waiting task and no loop took it over meanwhile, and returns
-// the task as it is now.
+// the task as it is now. It runs on the session's runner, as a command
+// does: no lock of the daemon's is held while it writes and notifies.
 func (d *Daemon) applyWatch(was Task, target string, v watchdog.Verdict, prog gitx.Progress, inRepo bool, th breaker.Thresholds, since, now time.Time) Task {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, err := d.db.CurrentTask(was.Session)
+	out := was
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := d.send(ctx, was.Session, func(r *taskRunner) outcome {
+		if r.t == nil || r.w != nil || r.t.ID != was.ID || r.t.State != fleet.Waiting {
+			if r.t != nil {
+				out = *r.t
+			}
+			return outcome{}
+		}
+		t := *r.t
+		out = d.settleWatch(t, target, v, prog, inRepo, th, since, now)
+		return outcome{}
+	})
 	if err != nil {
-		return was
+		d.logf("[%s] watchdog: %v", was.Session, err)
 	}
-	if t.ID != was.ID || t.State != fleet.Waiting || d.workers[t.Session] != nil {
-		return t
-	}
+	return out
+}
+
+// settleWatch applies a look's verdict to the waiting task t, on its
+// runner.
+func (d *Daemon) settleWatch(t Task, target string, v watchdog.Verdict, prog gitx.Progress, inRepo bool, th breaker.Thresholds, since, now time.Time) Task {
 	if v.Block != nil {
 		bd, err := d.recordWatch(t, target, v, prog, inRepo, th, since, now)
 		if err != nil {
