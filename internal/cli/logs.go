@@ -449,7 +449,14 @@ func receipt(st *store.Store, n int) string {
 	if rec == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%s changed, %d tokens, $%.4f, %s", plural(rec.FilesChanged, "file"),
+	s := plural(rec.FilesChanged, "file") + " changed"
+	if rec.LinesAdded > 0 || rec.LinesRemoved > 0 {
+		s += fmt.Sprintf(" (+%d −%d)", rec.LinesAdded, rec.LinesRemoved)
+	}
+	if rec.Commit != "" {
+		s += ", commit " + shortHash(rec.Commit)
+	}
+	s += fmt.Sprintf(", %d tokens, $%.4f, %s",
 		rec.InputTokens+rec.OutputTokens+rec.CacheReadTokens+rec.CacheCreationTokens, rec.CostUSD, rec.Decision)
 	if v := rec.Verify; v != nil {
 		s += fmt.Sprintf("; verify `%s` %s in %s", v.Command, v.Outcome(), (time.Duration(v.DurationMS) * time.Millisecond).Round(10*time.Millisecond))
@@ -462,4 +469,11 @@ func receipt(st *store.Store, n int) string {
 		}
 	}
 	return store.Redact(s)
+}
+
+func shortHash(h string) string {
+	if len(h) > 10 {
+		return h[:10]
+	}
+	return h
 }

@@ -305,7 +305,11 @@ func printTaskStatus(w io.Writer, t serve.TaskView) {
 		fmt.Fprintf(w, "  summary: %s\n", t.Summary)
 	}
 	for _, h := range t.History {
-		fmt.Fprintf(w, "  loop %d: %d files, %d errors, %s%s\n", h.Loop, h.FilesModified, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]), verifyNote(h))
+		lines := ""
+		if h.LinesAdded > 0 || h.LinesRemoved > 0 {
+			lines = fmt.Sprintf(" (+%d −%d)", h.LinesAdded, h.LinesRemoved)
+		}
+		fmt.Fprintf(w, "  loop %d: %d files%s, %d errors, %s%s\n", h.Loop, h.FilesModified, lines, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]), verifyNote(h))
 	}
 	for _, q := range t.Questions {
 		fmt.Fprintf(w, "  question: %s\n", q)

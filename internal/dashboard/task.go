@@ -130,6 +130,12 @@ func why(m loop.Metrics) string {
 	if m.Denials > 0 {
 		parts = append(parts, fmt.Sprintf("%d permission denials", m.Denials))
 	}
+	if m.LinesAdded > 0 || m.LinesRemoved > 0 {
+		parts = append(parts, fmt.Sprintf("+%d −%d lines", m.LinesAdded, m.LinesRemoved))
+	}
+	if m.Commit != "" && len(m.Commit) >= 10 {
+		parts = append(parts, "commit "+m.Commit[:10])
+	}
 	switch v := m.Verify; {
 	case v != nil && m.Verified:
 		parts = append(parts, "verified: "+v.Command+" passed")

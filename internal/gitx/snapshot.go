@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -40,19 +41,20 @@ type Snap struct {
 	loc location
 }
 
-// Since is what happened to HEAD between two snapshots, captured while
-// taking the later one so that Compare can stay pure.
+// Since is what happened between two snapshots, captured while taking the
+// later one so that Compare can stay pure.
 type Since struct {
 	// Base is the earlier snapshot's Head ("" when it had none).
 	Base string
-	// Commits is the number of commits reachable from Head but not from
-	// Base (all of Head's history when Base is ""). An amend counts as one.
-	Commits int
-	// Paths lists the root-relative paths whose content differs between
-	// Base and Head, so files committed during the call count as changed
-	// even when the tree is clean again afterwards.
-	Paths []string
+	// Lines are the lines each path differs by between Base and the work
+	// tree (committed or not), for the paths that differ at all; an
+	// untracked file counts its lines as added. It is measured only when
+	// something changed, so that an idle call costs one git process.
+	Lines map[string]Lines
 }
+
+// Lines is one path's line count: -1 each for a binary file.
+type Lines struct{ Added, Removed int }
 
 // ChangedPaths returns the snapshot's non-clean paths, sorted.
 func (s Snap) ChangedPaths() []string {
@@ -98,18 +100,33 @@ func SnapshotAfter(ctx context.Context, dir string, before Snap) (Snap, error) {
 		return Snap{}, err
 	}
 	since := &Since{Base: before.Head}
-	// The same HEAD means nothing was committed (or what was is gone
-	// again): two git processes saved on most iterations.
-	if s.Head != "" && s.Head != before.Head {
-		if since.Commits, err = countCommits(ctx, loc.root, before.Head); err != nil {
+	// One more git process, and only when something changed: what each
+	// changed path differs by from the HEAD the call began at (commits
+	// made during the call included), for the progress and its receipt.
+	if s.Head != before.Head || !samePaths(before.Paths, s.Paths) {
+		if since.Lines, err = diffLines(ctx, loc, before.Head, s.Head != before.Head); err != nil {
 			return Snap{}, err
 		}
-		if since.Paths, err = committedPaths(ctx, loc, before.Head); err != nil {
-			return Snap{}, err
+		for path, fp := range s.Paths {
+			if strings.HasPrefix(fp, "?") && before.Paths[path] != fp {
+				since.Lines[path] = countLines(filepath.Join(loc.root, filepath.FromSlash(path)))
+			}
 		}
 	}
 	s.Since = since
 	return s, nil
+}
+
+func samePaths(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, fp := range a {
+		if b[p] != fp {
+			return false
+		}
+	}
+	return true
 }
 
 func snapshotAt(ctx context.Context, loc location) (Snap, error) {

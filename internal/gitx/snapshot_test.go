@@ -216,10 +216,13 @@ func TestCompareSteps(t *testing.T) {
 			got := Compare(before, r.snapshotAfter(before))
 			want := Progress{
 				Changed:      len(tt.wantFiles) > 0 || tt.commits > 0 || tt.headMoved,
-				Commits:      tt.commits,
 				FilesChanged: tt.wantFiles,
-				HeadMoved:    tt.headMoved,
+				HeadMoved:    tt.headMoved || tt.commits > 0,
 			}
+			if (got.Head != "") != want.HeadMoved {
+				t.Errorf("head %q with HeadMoved %v", got.Head, want.HeadMoved)
+			}
+			got.Head, got.LinesAdded, got.LinesRemoved = "", 0, 0 // TestLinesChanged counts them
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Compare =\n  %#v\nwant\n  %#v", got, want)
 			}
@@ -240,7 +243,7 @@ func TestSnapshotEmptyRepo(t *testing.T) {
 
 	r.write("main.go", "package main\n")
 	mid := r.snapshotAfter(before)
-	if p := Compare(before, mid); !p.Changed || !reflect.DeepEqual(p.FilesChanged, []string{"main.go"}) || p.Commits != 0 {
+	if p := Compare(before, mid); !p.Changed || !reflect.DeepEqual(p.FilesChanged, []string{"main.go"}) || p.HeadMoved || p.LinesAdded != 1 {
 		t.Errorf("untracked file in empty repo: %+v", p)
 	}
 
@@ -248,7 +251,7 @@ func TestSnapshotEmptyRepo(t *testing.T) {
 	r.git("commit", "-q", "-m", "first")
 	after := r.snapshotAfter(mid)
 	p := Compare(mid, after)
-	want := Progress{Changed: true, Commits: 1, FilesChanged: []string{"main.go"}, HeadMoved: true}
+	want := Progress{Changed: true, FilesChanged: []string{"main.go"}, HeadMoved: true, Head: after.Head, LinesAdded: 1}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("first commit: %+v, want %+v", p, want)
 	}
@@ -291,8 +294,9 @@ func TestGitInitDuringCall(t *testing.T) {
 	r.write("a", "a")
 	r.git("add", "a")
 	r.git("commit", "-q", "-m", "a")
-	p := Compare(before, r.snapshotAfter(before))
-	want := Progress{Changed: true, Commits: 1, FilesChanged: []string{"a"}, HeadMoved: true}
+	after := r.snapshotAfter(before)
+	p := Compare(before, after)
+	want := Progress{Changed: true, FilesChanged: []string{"a"}, HeadMoved: true, Head: after.Head, LinesAdded: 1}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("got %+v, want %+v", p, want)
 	}
@@ -404,5 +408,35 @@ func TestRepoHelpers(t *testing.T) {
 	}
 	if _, err := CurrentBranch(ctx, t.TempDir()); !errors.Is(err, ErrNotRepo) {
 		t.Errorf("CurrentBranch outside: %v", err)
+	}
+}
+
+// A call's receipt counts the lines it changed, committed or not, in one
+// git process beside the status; a file dirty before and left as it was
+// counts nothing, even when the call committed something else.
+func TestLinesChanged(t *testing.T) {
+	t.Parallel()
+	r := newRepoWithFiles(t, map[string]string{"a.txt": "1\n2\n3\n", "b.txt": "x\n"})
+	r.write("dirty.txt", "left alone\n") // untracked before the call
+	before := r.snapshot()
+	r.write("a.txt", "1\ntwo\n3\n4\n") // +2 -1
+	r.write("new.txt", "n1\nn2\nn3")   // +3 (untracked, no final newline)
+	r.write("c.bin", "\x00\x01binary") // binary: counts nothing
+	r.remove("b.txt")                  // -1
+	p := Compare(before, r.snapshotAfter(before))
+	if p.LinesAdded != 5 || p.LinesRemoved != 2 || p.HeadMoved {
+		t.Fatalf("uncommitted: %+v", p)
+	}
+
+	before = r.snapshot()
+	r.git("add", "a.txt", "new.txt")
+	r.git("commit", "-q", "-m", "work")
+	after := r.snapshotAfter(before)
+	p = Compare(before, after)
+	if !p.HeadMoved || p.Head != after.Head || !reflect.DeepEqual(p.FilesChanged, []string{"a.txt", "new.txt"}) {
+		t.Fatalf("committed: %+v", p)
+	}
+	if p.LinesAdded != 5 || p.LinesRemoved != 1 {
+		t.Errorf("committed lines: +%d -%d, want +5 -1", p.LinesAdded, p.LinesRemoved)
 	}
 }

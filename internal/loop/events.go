@@ -54,31 +54,36 @@ func (e Event) Droppable() bool { return e.Type == EventLive }
 
 // Metrics is one line of logs/metrics.jsonl: what one iteration did and cost.
 type Metrics struct {
-	Loop                 int       `json:"loop"`
-	StartedAt            time.Time `json:"started_at"`
-	DurationMS           int64     `json:"duration_ms"`
-	ExitCode             int       `json:"exit_code"`
-	TimedOut             bool      `json:"timed_out,omitempty"`
-	InputTokens          int64     `json:"input_tokens"`
-	OutputTokens         int64     `json:"output_tokens"`
-	CacheReadTokens      int64     `json:"cache_read_input_tokens"`
-	CacheCreationTokens  int64     `json:"cache_creation_input_tokens"`
-	CostUSD              float64   `json:"cost_usd"`
-	FilesChanged         int       `json:"files_changed"`
-	Progress             bool      `json:"progress"`
-	Failed               bool      `json:"failed"`
-	Status               string    `json:"status"`
-	ExitSignal           bool      `json:"exit_signal"`
-	CompletionIndicators int       `json:"completion_indicators"`
-	ConfidenceScore      int       `json:"confidence_score"` // of the analysis: explains, never decides
-	TestOnly             bool      `json:"test_only"`
-	Errors               int       `json:"errors"`
-	Denials              int       `json:"permission_denials"`
-	UsageLimit           bool      `json:"usage_limit"`
-	Summary              string    `json:"summary,omitempty"`
-	Decision             string    `json:"decision"`
-	Breaker              string    `json:"circuit_breaker"`
-	Agent                string    `json:"agent,omitempty"`
+	Loop                int       `json:"loop"`
+	StartedAt           time.Time `json:"started_at"`
+	DurationMS          int64     `json:"duration_ms"`
+	ExitCode            int       `json:"exit_code"`
+	TimedOut            bool      `json:"timed_out,omitempty"`
+	InputTokens         int64     `json:"input_tokens"`
+	OutputTokens        int64     `json:"output_tokens"`
+	CacheReadTokens     int64     `json:"cache_read_input_tokens"`
+	CacheCreationTokens int64     `json:"cache_creation_input_tokens"`
+	CostUSD             float64   `json:"cost_usd"`
+	FilesChanged        int       `json:"files_changed"`
+	// LinesAdded and LinesRemoved are what the changed files differ by;
+	// Commit is the HEAD a commit during the call left.
+	LinesAdded           int    `json:"lines_added,omitempty"`
+	LinesRemoved         int    `json:"lines_removed,omitempty"`
+	Commit               string `json:"commit,omitempty"`
+	Progress             bool   `json:"progress"`
+	Failed               bool   `json:"failed"`
+	Status               string `json:"status"`
+	ExitSignal           bool   `json:"exit_signal"`
+	CompletionIndicators int    `json:"completion_indicators"`
+	ConfidenceScore      int    `json:"confidence_score"` // of the analysis: explains, never decides
+	TestOnly             bool   `json:"test_only"`
+	Errors               int    `json:"errors"`
+	Denials              int    `json:"permission_denials"`
+	UsageLimit           bool   `json:"usage_limit"`
+	Summary              string `json:"summary,omitempty"`
+	Decision             string `json:"decision"`
+	Breaker              string `json:"circuit_breaker"`
+	Agent                string `json:"agent,omitempty"`
 	// StatusBlock is the fields of the agent's status block (RALPH_STATUS
 	// and the like): the fleet's task file and history show them.
 	StatusBlock map[string]string `json:"status_block,omitempty"`

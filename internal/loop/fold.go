@@ -23,13 +23,18 @@ type Iteration struct {
 	ExitCode int       `json:"exit_code"`
 	TimedOut bool      `json:"timed_out,omitempty"`
 	// StartErr is why the agent could not be started ("" when it ran).
-	StartErr string    `json:"start_error,omitempty"`
-	InRepo   bool      `json:"in_repo,omitempty"` // progress measured by git
-	Changed  bool      `json:"changed,omitempty"` // git saw changes or commits made during the call
-	Files    int       `json:"files,omitempty"`   // files changed during the call
-	PlanGain int       `json:"plan_gain,omitempty"`
-	Plan     stop.Plan `json:"plan"`
-	Observed Observed  `json:"observed"`
+	StartErr string `json:"start_error,omitempty"`
+	InRepo   bool   `json:"in_repo,omitempty"` // progress measured by git
+	Changed  bool   `json:"changed,omitempty"` // git saw changes or commits made during the call
+	Files    int    `json:"files,omitempty"`   // files changed during the call
+	// LinesAdded and LinesRemoved are what the changed files differ by;
+	// Commit is the HEAD a commit during the call left ("" for none).
+	LinesAdded   int       `json:"lines_added,omitempty"`
+	LinesRemoved int       `json:"lines_removed,omitempty"`
+	Commit       string    `json:"commit,omitempty"`
+	PlanGain     int       `json:"plan_gain,omitempty"`
+	Plan         stop.Plan `json:"plan"`
+	Observed     Observed  `json:"observed"`
 	// The agent's reports add up a resumed session (agent.Capabilities).
 	CumulativeCost   bool `json:"cumulative_cost,omitempty"`
 	CumulativeTokens bool `json:"cumulative_tokens,omitempty"`
@@ -301,7 +306,8 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		Loop: it.Loop, StartedAt: it.Started, DurationMS: it.Ended.Sub(it.Started).Milliseconds(), ExitCode: it.ExitCode,
 		TimedOut: it.TimedOut, InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
 		CacheReadTokens: d.Usage.CacheReadInputTokens, CacheCreationTokens: d.Usage.CacheCreationInputTokens,
-		CostUSD: d.Usage.CostUSD, FilesChanged: it.Files, Progress: d.Productive, Failed: d.Failed,
+		CostUSD: d.Usage.CostUSD, FilesChanged: it.Files, LinesAdded: it.LinesAdded, LinesRemoved: it.LinesRemoved, Commit: it.Commit,
+		Progress: d.Productive, Failed: d.Failed,
 		Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators, ConfidenceScore: o.ConfidenceScore,
 		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),

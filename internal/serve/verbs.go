@@ -62,6 +62,9 @@ type BreakerView struct {
 type HistoryItem struct {
 	Loop           int               `json:"loop"` // the task's own count
 	FilesModified  int               `json:"files_modified"`
+	LinesAdded     int               `json:"lines_added,omitempty"`
+	LinesRemoved   int               `json:"lines_removed,omitempty"`
+	Commit         string            `json:"commit,omitempty"`
 	ErrorsDetected int               `json:"errors_detected"`
 	StatusBlock    map[string]string `json:"status_block"`
 	// Verify is the verify command's run on the iteration's completion
@@ -110,7 +113,8 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 			sb = map[string]string{}
 		}
 		v.History = append(v.History, HistoryItem{Loop: t.budget().Used(m.Loop), FilesModified: m.FilesChanged, ErrorsDetected: m.Errors, StatusBlock: sb,
-			PRReady: m.PRReady, TestsStatus: m.TestsStatus, Verify: m.Verify, Verified: m.Verified})
+			PRReady: m.PRReady, TestsStatus: m.TestsStatus, Verify: m.Verify, Verified: m.Verified,
+			LinesAdded: m.LinesAdded, LinesRemoved: m.LinesRemoved, Commit: m.Commit})
 	}
 	if t.State == fleet.Running {
 		d.actMu.Lock()
