@@ -21,8 +21,10 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/analyze"
+	"ralph/internal/engine"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
+	"ralph/internal/stop"
 )
 
 // step is one scripted call: its input and the workflow's clock.
@@ -421,5 +423,82 @@ func TestIterateConfinesRequests(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("confined %v: %v, want %q", confined, err, want)
 		}
+	}
+}
+
+// looker is a fake Iterate that looks first, as the real one does: a call
+// whose Seen is not the files as they are now comes back unspent with what
+// it saw; a call made returns what it sees after.
+type looker struct {
+	calls []IterateInput
+	// files is what a look sees at the n-th call (from 0), before it and
+	// after it.
+	files func(n int) (before, after engine.Sight)
+	it    step
+}
+
+func (l *looker) iterate(ctx context.Context, in IterateInput) (IterateOutput, error) {
+	n := len(l.calls)
+	l.calls = append(l.calls, in)
+	before, after := l.files(n)
+	if !in.Look {
+		return IterateOutput{}, errors.New("the call was not asked to look")
+	}
+	if in.Seen == nil || !before.Same(*in.Seen) {
+		return IterateOutput{Sight: &before, Unspent: true}, nil
+	}
+	it, err := l.it(in, time.Now().UTC())
+	return IterateOutput{Iteration: it, Sight: &after}, err
+}
+
+func lookerEnv(t *testing.T, l *looker) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivityWithOptions(l.iterate, activity.RegisterOptions{Name: ActivityIterate})
+	return env
+}
+
+func planSight(total, open int) engine.Sight {
+	return engine.Sight{Plan: stop.Plan{Known: true, Total: total, Open: open}}
+}
+
+// The workflow decides with the files as the worker sees them: the first
+// call looks before anything runs, and a plan a person completed between
+// two calls ends the loop before the second, as in `ralph run`.
+func TestWorkflowSeesThePlanEditedBetweenCalls(t *testing.T) {
+	l := &looker{it: working, files: func(n int) (engine.Sight, engine.Sight) {
+		switch n {
+		case 0, 1:
+			return planSight(2, 2), planSight(2, 1)
+		}
+		return planSight(2, 0), planSight(2, 0) // ticked by a person
+	}}
+	env := lookerEnv(t, l)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t15", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if out.Reason != reason.PlanComplete || out.State.Loop != 1 || len(l.calls) != 3 {
+		t.Fatalf("got %s after %d loops and %d calls; want plan_complete after 1 loop, 3 calls (a look, the call, a look)", out.Reason, out.State.Loop, len(l.calls))
+	}
+	if l.calls[0].Seen != nil || l.calls[1].Seen == nil || !l.calls[1].Seen.Same(planSight(2, 2)) || l.calls[2].Seen == nil || !l.calls[2].Seen.Same(planSight(2, 1)) {
+		t.Errorf("the calls saw %v, %v, %v; want nothing, the first look, the first call's after", l.calls[0].Seen, l.calls[1].Seen, l.calls[2].Seen)
+	}
+}
+
+// A required file gone (the task file) stops the loop with
+// integrity_failure before the agent is called.
+func TestWorkflowStopsOnAMissingRequiredFile(t *testing.T) {
+	l := &looker{it: working, files: func(int) (engine.Sight, engine.Sight) {
+		s := planSight(0, 0)
+		s.Missing = []string{"/home/handoffs/a-task.md"}
+		return s, s
+	}}
+	env := lookerEnv(t, l)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t16", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if out.Reason != reason.IntegrityFailure || out.State.Loop != 0 || len(l.calls) != 1 || !strings.Contains(out.Message, "a-task.md") {
+		t.Fatalf("got %s (%q) after %d loops and %d calls; want integrity_failure naming the task file, no call", out.Reason, out.Message, out.State.Loop, len(l.calls))
 	}
 }
