@@ -64,4 +64,3 @@ func TestTemporalPlanEditedBetweenCallsIsSeen(t *testing.T) {
 		t.Errorf("agent calls: %d, want 1", strings.Count(calls, "\n"))
 	}
 }
-
