@@ -95,7 +95,13 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		return Output{}, err
 	}
 	if err := workflow.SetUpdateHandler(ctx, UpdateWatch, func(ctx workflow.Context, after int) (Status, error) {
-		err := workflow.Await(ctx, func() bool { return w.seq > after || w.closing })
+		// A task has one daemon, which watches once at a time: a new
+		// watch answers those before it, which a daemon that restarted
+		// or stopped following (a question) left waiting, so that they
+		// never pile up to the server's bound on updates in flight.
+		w.watches++
+		mine := w.watches
+		err := workflow.Await(ctx, func() bool { return w.seq > after || w.closing || w.watches != mine })
 		return w.status(), err
 	}); err != nil {
 		return Output{}, err
@@ -313,6 +319,8 @@ type run struct {
 	seq       int
 	published Status
 	closing   bool
+	// watches counts the watch updates received.
+	watches int
 }
 
 // status is the loop as it is now (the query's and the watch's answer).

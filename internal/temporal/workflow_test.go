@@ -502,3 +502,49 @@ func TestWorkflowStopsOnAMissingRequiredFile(t *testing.T) {
 		t.Fatalf("got %s (%q) after %d loops and %d calls; want integrity_failure naming the task file, no call", out.Reason, out.Message, out.State.Loop, len(l.calls))
 	}
 }
+
+// A watch is answered at the next change of the status, and a new watch
+// answers the one still waiting (a daemon that restarted left it), so
+// they never pile up.
+func TestWorkflowWatchAnswersAtTheNextChange(t *testing.T) {
+	s := &script{steps: []step{working, done}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Delay = time.Hour
+	type answer struct {
+		at  time.Duration
+		st  Status
+		err error
+	}
+	var answers []answer
+	start := env.Now()
+	watch := func(after int) {
+		env.UpdateWorkflow(UpdateWatch, fmt.Sprint("watch-", len(answers), after, env.Now()), &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { answers = append(answers, answer{err: err}) },
+			OnComplete: func(v any, err error) {
+				st, _ := v.(Status)
+				answers = append(answers, answer{at: env.Now().Sub(start), st: st, err: err})
+			},
+		}, after)
+	}
+	// During the delay after the first call: its status is the last
+	// change until the delay ends.
+	env.RegisterDelayedCallback(func() { watch(0) }, 10*time.Minute)
+	env.RegisterDelayedCallback(func() { watch(1 << 20) }, 20*time.Minute)
+	env.RegisterDelayedCallback(func() { watch(1 << 20) }, 30*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t17", Session: "a", Policy: p})
+	result(t, env)
+	if len(answers) != 3 {
+		t.Fatalf("%d answers, want 3", len(answers))
+	}
+	if a := answers[0]; a.err != nil || a.at != 10*time.Minute || a.st.Activity != "waiting: delay" || a.st.State.Loop != 1 || a.st.Seq == 0 {
+		t.Errorf("the first watch: %+v, want the delay's status at once", a)
+	}
+	if a := answers[1]; a.err != nil || a.at != 30*time.Minute {
+		t.Errorf("the second watch answered at %v (%v), want when the third came", a.at, a.err)
+	}
+	if a := answers[2]; a.err != nil || a.st.Activity != "stopped" {
+		t.Errorf("the third watch: %+v, want the end's status", a)
+	}
+}
