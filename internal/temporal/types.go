@@ -53,8 +53,11 @@ type Input struct {
 	Plan         stop.Plan      `json:"plan,omitzero"`
 	Snapshot     *Snapshot      `json:"snapshot,omitempty"`
 	Adrift       bool           `json:"adrift,omitempty"`
-	Sight        *engine.Sight  `json:"sight,omitempty"`
-	Seq          int            `json:"seq,omitempty"`
+	// Sight is what the last look at the files saw: the daemon's when it
+	// starts the workflow (nil: none yet, the first call looks).
+	Sight *engine.Sight `json:"sight,omitempty"`
+	// Seq is the status's count of changes (Status.Seq).
+	Seq int `json:"seq,omitempty"`
 }
 
 // Handover says where a pinned session's working tree is published.

@@ -548,3 +548,26 @@ func TestWorkflowWatchAnswersAtTheNextChange(t *testing.T) {
 		t.Errorf("the third watch: %+v, want the end's status", a)
 	}
 }
+
+// What the daemon saw as it started the workflow is the first decision's:
+// when the worker sees the same, the first call is made at once.
+func TestWorkflowStartsWithTheDaemonsSight(t *testing.T) {
+	l := &looker{files: func(n int) (engine.Sight, engine.Sight) {
+		if n == 0 {
+			return planSight(1, 1), planSight(1, 1)
+		}
+		return planSight(1, 1), planSight(1, 0)
+	}, it: func(in IterateInput, now time.Time) (loop.Iteration, error) {
+		if in.State.Loop == 1 {
+			return done(in, now)
+		}
+		return working(in, now)
+	}}
+	env := lookerEnv(t, l)
+	seen := planSight(1, 1)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t18", Session: "a", Policy: policy(), Sight: &seen})
+	out := result(t, env)
+	if !out.Reason.Success() || out.State.Loop != 2 || len(l.calls) != 2 {
+		t.Fatalf("got %s after %d loops and %d calls; want success after 2 loops, 2 calls", out.Reason, out.State.Loop, len(l.calls))
+	}
+}
