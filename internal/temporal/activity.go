@@ -54,10 +54,10 @@ type Activities struct {
 }
 
 // Iterate runs one agent call and returns what it measured. A call that
-// Looks first makes the call only if it sees the files as the workflow
-// did, and returns what it sees after the call for the next decision. It heartbeats
-// while the agent runs; a cancelled workflow cancels the call (and its
-// process group) through the heartbeat's answer. A call From a snapshot
+// Looks makes the call only if it sees the files as the workflow did, and
+// returns what it sees after it for the next decision. It heartbeats while
+// the agent runs; a cancelled workflow cancels the call (and its process
+// group) through the heartbeat's answer. A call From a snapshot
 // first takes the session's tree over; a call with Push publishes the tree
 // when it is done.
 func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutput, error) {
@@ -100,6 +100,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		// workflow decided with (a person edited the plan, a required file
 		// went), the workflow decides again first.
 		if seen, _ := engine.Look(ws, engine.PlanOptions(spec)); in.Seen == nil || !seen.Same(*in.Seen) {
+			logf("task %s: loop %d: the files changed since the decision; it is made again", in.TaskID, in.State.Loop+1)
 			out := IterateOutput{Sight: &seen, Unspent: true}
 			if in.From != nil {
 				out.Host, out.Dir = a.HostQueue, dir
