@@ -104,7 +104,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			default:
 			}
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := r.Client.CancelWorkflow(cctx, id, run.GetRunID())
+			// The latest run: the one a long loop continued as.
+			err := r.Client.CancelWorkflow(cctx, id, "")
 			cancel()
 			if err != nil {
 				return engine.Result{ExitCode: 1}, m.st, fmt.Errorf("cancel workflow %s: %w", id, err)

@@ -203,16 +203,26 @@ func TestWorkflowRetriesAFailedAttempt(t *testing.T) {
 
 // A long loop continues as new, carrying its state.
 func TestWorkflowContinuesAsNew(t *testing.T) {
-	s := &script{steps: []step{working, working, working}}
-	env := newEnv(t, s)
-	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t6", Session: "a", Policy: policy(), ContinueAfter: 2})
+	l := &looker{it: working, files: func(n int) (engine.Sight, engine.Sight) { return planSight(3, 3-n), planSight(3, 2-n) }}
+	env := lookerEnv(t, l)
+	seen := planSight(3, 3)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t6", Session: "a", Policy: policy(), ContinueAfter: 2, Sight: &seen})
 	err := env.GetWorkflowError()
 	var can *workflow.ContinueAsNewError
 	if !errors.As(err, &can) {
 		t.Fatalf("got %v, want continue-as-new", err)
 	}
-	if len(s.calls) != 2 {
-		t.Fatalf("%d calls before continuing, want 2", len(s.calls))
+	if len(l.calls) != 2 {
+		t.Fatalf("%d calls before continuing, want 2", len(l.calls))
+	}
+	// The next run goes on from here: the state, what the last look saw,
+	// and the status's count of changes, which a watch goes on from.
+	var next Input
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.State.Loop != 2 || !next.Begun || next.Sight == nil || !next.Sight.Same(planSight(3, 1)) || next.Seq == 0 {
+		t.Errorf("continued with loop %d, begun %v, sight %v, seq %d", next.State.Loop, next.Begun, next.Sight, next.Seq)
 	}
 }
 
