@@ -331,26 +331,22 @@ func (e *Engine) start(ctx context.Context) error {
 	return nil
 }
 
-// observe reads what Next needs: the required files, the plan, requests.
+// observe reads what Next needs: Look at the files, then the requests and
+// the limits other loops saw, as a Temporal workflow does (Sight).
 func (e *Engine) observe() (loop.Observation, plan.Plan) {
-	obs := loop.Observation{Now: e.now()}
-	missing, err := e.deps.Store.RequiredFiles()
-	if err != nil {
-		obs.MissingErr = err.Error()
-	}
-	obs.Missing = missing
-	pl, warn := e.readPlan()
-	if warn != "" && warn != e.planWarned {
+	now := e.now()
+	s, pl := Look(e.deps.Store, PlanOptions(e.spec))
+	if s.PlanWarning != "" && s.PlanWarning != e.planWarned {
 		// Said once, not at every look during a long wait.
-		e.emit(loop.Event{Type: loop.EventWarning, Message: warn})
+		e.emit(loop.Event{Type: loop.EventWarning, Message: s.PlanWarning})
 	}
-	e.planWarned = warn
-	obs.Plan = stopPlan(pl)
-	obs.Control = e.request()
+	e.planWarned = s.PlanWarning
+	ctl := e.request()
+	var shared map[string]loop.AgentLimit
 	if e.deps.SharedLimits != nil {
-		obs.SharedLimits = e.deps.SharedLimits()
+		shared = e.deps.SharedLimits()
 	}
-	return obs, pl
+	return s.Observation(now, ctl, shared), pl
 }
 
 // waitStep announces a wait once and sleeps through a slice of it: the
@@ -430,15 +426,7 @@ func (e *Engine) sessionChanged(c SessionChange) {
 }
 
 func (e *Engine) readPlan() (plan.Plan, string) {
-	opts := plan.Options{OptionalSections: e.spec.OptionalSections}
-	pl, err := store.LoadPlan(e.deps.Store.ProjectDir(), e.deps.Store.FixPlanFile(), opts)
-	if err != nil {
-		return plan.Plan{}, ""
-	}
-	if len(pl.Warnings) > 0 {
-		return pl, fmt.Sprintf("fix_plan.md:%d: %s", pl.Warnings[0].Line, pl.Warnings[0].Message)
-	}
-	return pl, ""
+	return readPlan(e.deps.Store, PlanOptions(e.spec))
 }
 
 func (e *Engine) emit(ev loop.Event) {

@@ -423,3 +423,22 @@ func TestEngineNeedsClarification(t *testing.T) {
 		t.Errorf("status questions %q", st.ClarificationQuestions)
 	}
 }
+
+// A plan a person edits while the loop waits between calls is read before
+// the next call: the loop ends with it complete, without calling again
+// (the Temporal workflow does the same through engine.Look).
+func TestEnginePlanEditedBetweenCallsIsSeen(t *testing.T) {
+	h := newHarness(t, openPlanMD, []call{
+		{out: result("Added login."+block("IN_PROGRESS", false, "PASSING"), ""), files: map[string]string{"login.go": "package x\n"}},
+	}, func(s *Spec) { s.Policy.Delay = 10 * time.Minute })
+	h.clock.onSleep = func() {
+		if len(h.agent.invs) == 1 {
+			if err := os.WriteFile(filepath.Join(h.dir, ".ralph", "fix_plan.md"), []byte(donePlanMD), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if res := h.run(t); res.Reason != reason.PlanComplete || res.Loops != 1 || len(h.agent.invs) != 1 {
+		t.Fatalf("got %+v after %d calls, want plan_complete after 1", res, len(h.agent.invs))
+	}
+}

@@ -70,6 +70,11 @@ type RunIn struct {
 	// is what is left of the task's budget.
 	Spec  loop.Spec
 	State loop.State
+	// Sight is what the daemon sees of the task's files as it hands the
+	// loop over (engine.Look): the first decision's, so that the first
+	// call need not look before the loop can decide; a worker that sees
+	// otherwise returns before calling, and the loop decides again.
+	Sight engine.Sight
 	// Control carries stop and breaker-reset requests.
 	Control engine.Controller
 	// Save records a state and an iteration's record in the daemon's
@@ -96,8 +101,9 @@ type RunIn struct {
 // runElsewhere hands the task's loop to the runner.
 func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State, text string) (engine.Result, []string, error) {
 	spec.Policy.Agents = spec.AgentNames()
+	sight, _ := engine.Look(ws, engine.PlanOptions(spec))
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
-		Prompt: text, Spec: spec, State: st, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
+		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
 		Emit: func(ev loop.Event) { d.emit(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	var questions []string

@@ -65,21 +65,8 @@ func (w *workspace) EnsureDirs() error {
 }
 
 func (w *workspace) RequiredFiles() ([]string, error) {
-	var missing []string
-	var err error
-	for _, f := range []struct {
-		path  string
-		limit int64
-	}{{w.PromptFile(), store.MaxPromptSize}, {w.FixPlanFile(), store.MaxPlanSize}} {
-		switch cerr := store.CheckIn("", f.path, f.limit); {
-		case cerr == nil:
-		case store.IsReadRefusal(cerr):
-			err = errors.Join(err, cerr)
-		default:
-			missing = append(missing, f.path)
-		}
-	}
-	return missing, err
+	return store.MissingOf(store.Required{Path: w.PromptFile(), Limit: store.MaxPromptSize},
+		store.Required{Path: w.FixPlanFile(), Limit: store.MaxPlanSize})
 }
 
 // readTaskFile reads a task file as every file that decides what a loop

@@ -53,9 +53,11 @@ type Activities struct {
 	BuildVouched func(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
 }
 
-// Iterate runs one agent call and returns what it measured. It heartbeats
-// while the agent runs; a cancelled workflow cancels the call (and its
-// process group) through the heartbeat's answer. A call From a snapshot
+// Iterate runs one agent call and returns what it measured. A call that
+// Looks makes the call only if it sees the files as the workflow did, and
+// returns what it sees after it for the next decision. It heartbeats while
+// the agent runs; a cancelled workflow cancels the call (and its process
+// group) through the heartbeat's answer. A call From a snapshot
 // first takes the session's tree over; a call with Push publishes the tree
 // when it is done.
 func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutput, error) {
@@ -93,6 +95,19 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(redact.Values(in.Prompt)), 0o644); err != nil {
 		return IterateOutput{}, err
 	}
+	if in.Look {
+		// The files as the call would find them: if they are not what the
+		// workflow decided with (a person edited the plan, a required file
+		// went), the workflow decides again first.
+		if seen, _ := engine.Look(ws, engine.PlanOptions(spec)); in.Seen == nil || !seen.Same(*in.Seen) {
+			logf("task %s: loop %d: the files changed since the decision; it is made again", in.TaskID, in.State.Loop+1)
+			out := IterateOutput{Sight: &seen, Unspent: true}
+			if in.From != nil {
+				out.Host, out.Dir = a.HostQueue, dir
+			}
+			return out, nil
+		}
+	}
 	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
 		Emit: func(ev loop.Event) {
@@ -120,6 +135,11 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		logf("task file: %v", err)
 	}
 	logf("task %s: loop %d done (exit %d, %s)", in.TaskID, it.Loop, it.ExitCode, it.Observed.Status)
+	if in.Look {
+		// What the next decision sees, unless a person changes it first.
+		after, _ := engine.Look(ws, engine.PlanOptions(spec))
+		out.Sight = &after
+	}
 	if in.Push != "" {
 		// A failed publish costs the next takeover this call's work, not
 		// the call: the workflow keeps the last snapshot.
@@ -207,7 +227,13 @@ func (w *workerStore) FixPlanFile() string { return w.taskFile }
 func (w *workerStore) ClarificationFile() string {
 	return filepath.Join(w.logDir(), "clarification.md")
 }
-func (w *workerStore) RequiredFiles() ([]string, error) { return nil, nil }
+
+// RequiredFiles are the daemon's: the task's prompt (which the call writes
+// from the workflow's input) and its task file.
+func (w *workerStore) RequiredFiles() ([]string, error) {
+	return store.MissingOf(store.Required{Path: w.PromptFile(), Limit: store.MaxPromptSize},
+		store.Required{Path: w.taskFile, Limit: store.MaxPlanSize})
+}
 
 func (w *workerStore) EnsureDirs() error {
 	for _, d := range []string{w.logDir(), filepath.Dir(w.PromptFile())} {

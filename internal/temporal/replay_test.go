@@ -19,7 +19,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ralph/internal/analyze"
+	"ralph/internal/engine"
 	"ralph/internal/loop"
+	"ralph/internal/reason"
+	"ralph/internal/stop"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -58,7 +61,13 @@ type recording struct {
 	input func(in *Input)
 	// output, when set, makes the call's whole answer from its iteration.
 	output func(n int, it loop.Iteration) IterateOutput
+	// files is what a call's look sees before the n-th call and after
+	// it (nil: an open plan, unchanged), as engine.Look would.
+	files func(n int) (before, after engine.Sight)
 }
+
+// openPlan is a plan of one open task.
+var openPlan = engine.Sight{Plan: stop.Plan{Known: true, Total: 1, Open: 1}}
 
 var recordings = []recording{
 	{
@@ -93,7 +102,14 @@ var recordings = []recording{
 		},
 	},
 	// history-question-ends.json is the first version's: a question ended
-	// the workflow (and the answer started a new one).
+	// the workflow (and the answer started a new one). The *-before-look
+	// files are the question-wait version's, from before the look version:
+	// no call looked at the files first, none returned what it saw, and
+	// the next decision read the plan from the last iteration. Of them,
+	// history-plan-complete-before-look.json (a call that completed the
+	// plan, and the loop ended on the plan it reported) is the one whose
+	// replay fails without the look branch: the new code, finding no look
+	// in it, would make another call.
 	{
 		// A pinned call its host never starts: after the schedule-to-start
 		// timeout it runs on the takeover queue from the snapshot.
@@ -133,29 +149,51 @@ var recordings = []recording{
 			it, _ := working(in, now)
 			return it
 		},
+		// Followed as the daemon follows it: watch updates, each answered
+		// at the next change.
 		send: func(ctx context.Context, c client.Client, run client.WorkflowRun) error {
+			after := 0
 			for {
-				v, err := c.QueryWorkflow(ctx, run.GetID(), run.GetRunID(), QueryStatus)
+				h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+					UpdateName: UpdateWatch, Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
 				if err != nil {
 					return err
 				}
 				var s Status
-				if err := v.Get(&s); err != nil {
+				if err := h.Get(ctx, &s); err != nil {
 					return err
 				}
 				if s.Activity == ActivityQuestion {
 					return c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalResume, Resume{Asked: s.Asked, MaxLoops: 5, By: "test"})
 				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(50 * time.Millisecond):
-				}
+				after = s.Seq
 			}
 		},
 		check: func(out Output) error {
 			if !out.Reason.Success() || out.State.Loop != 3 {
 				return fmt.Errorf("got %s after %d loops, want success after 3", out.Reason, out.State.Loop)
+			}
+			return nil
+		},
+	},
+	{
+		// A plan ticked by a person between two calls: the second call's
+		// look sees it, the call is not made, the loop ends plan_complete.
+		file:   "history-plan-edited.json",
+		policy: policy,
+		files: func(n int) (engine.Sight, engine.Sight) {
+			if n == 1 {
+				return openPlan, engine.Sight{Plan: stop.Plan{Known: true, Total: 2, Open: 1}}
+			}
+			return engine.Sight{Plan: stop.Plan{Known: true, Total: 2}}, engine.Sight{}
+		},
+		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
+			it, _ := working(in, now)
+			return it
+		},
+		check: func(out Output) error {
+			if out.Reason != reason.PlanComplete || out.State.Loop != 1 {
+				return fmt.Errorf("got %s after %d loops, want plan_complete after 1", out.Reason, out.State.Loop)
 			}
 			return nil
 		},
@@ -179,15 +217,33 @@ func TestRecordHistory(t *testing.T) {
 			queue := fmt.Sprintf("replay-%d", i)
 			var mu sync.Mutex
 			calls := 0
+			files := rc.files
+			if files == nil {
+				files = func(int) (engine.Sight, engine.Sight) { return openPlan, openPlan }
+			}
 			iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
 				mu.Lock()
 				defer mu.Unlock()
+				// The call looks first, as Activities.Iterate does.
+				if before, _ := files(calls + 1); in.Look && (in.Seen == nil || !before.Same(*in.Seen)) {
+					out := IterateOutput{Sight: &before, Unspent: true}
+					if rc.output != nil {
+						o := rc.output(calls+1, loop.Iteration{})
+						out.Host, out.Dir = o.Host, o.Dir
+					}
+					return out, nil
+				}
 				calls++
 				it := rc.call(calls, in, time.Now().UTC().Round(0))
+				out := IterateOutput{Iteration: it}
 				if rc.output != nil {
-					return rc.output(calls, it), nil
+					out = rc.output(calls, it)
 				}
-				return IterateOutput{Iteration: it}, nil
+				if in.Look {
+					_, after := files(calls)
+					out.Sight = &after
+				}
+				return out, nil
 			}
 			w := worker.New(c, queue, worker.Options{Identity: "ralph-replay-test"})
 			w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})

@@ -24,8 +24,9 @@ import (
 
 // Runner is serve.Runner on Temporal: `ralph serve --backend temporal`
 // starts each task's workflow, forwards requests to it as signals and
-// mirrors what it queries into the daemon's store, so that `ralph task`
-// and every view work as on the local backend.
+// writes what the workflow tells it (the watch update, answered at each
+// change) into the daemon's store, so that `ralph task` and every view
+// work as on the local backend.
 type Runner struct {
 	Client client.Client
 	Queue  string
@@ -37,12 +38,10 @@ type Runner struct {
 	// Handover, when set, publishes the working trees of pinned sessions
 	// after every call, for a takeover when their host stops answering.
 	Handover *Handover
-	// Poll is how often the runner looks at the requests (0: 500ms);
-	// Query how often it asks the workflow how it is (0: 2s): a query is
-	// a workflow task on a worker, so a fleet of loops pays for each.
-	Poll  time.Duration
-	Query time.Duration
-	Log   io.Writer
+	// Poll is how often the runner looks at the daemon's requests for
+	// the task (0: 500ms), in memory: a changed one goes out as a signal.
+	Poll time.Duration
+	Log  io.Writer
 
 	mu sync.Mutex
 	// resumed is, by task, the loop whose questions Resume answered: a
@@ -62,11 +61,6 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	if poll <= 0 {
 		poll = 500 * time.Millisecond
 	}
-	every := r.Query
-	if every <= 0 {
-		every = 2 * time.Second
-	}
-	var asked time.Time
 	id := WorkflowID(in.TaskID)
 	policy := in.Spec.Policy
 	// The workflow has no verify activity yet: a gate it cannot run would
@@ -77,7 +71,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined})
+		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined,
+		Sight: &in.Sight})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
@@ -94,6 +89,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		defer close(done)
 		runErr = run.Get(gctx, &out)
 	}()
+	statuses := make(chan Status)
+	go r.watch(gctx, id, statuses, done)
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var sent loop.Control
@@ -111,7 +108,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			default:
 			}
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err := r.Client.CancelWorkflow(cctx, id, run.GetRunID())
+			// The latest run: the one a long loop continued as.
+			err := r.Client.CancelWorkflow(cctx, id, "")
 			cancel()
 			if err != nil {
 				return engine.Result{ExitCode: 1}, m.st, fmt.Errorf("cancel workflow %s: %w", id, err)
@@ -122,41 +120,66 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			case <-time.After(30 * time.Second):
 				return engine.Result{Reason: reason.Interrupted, ExitCode: reason.Interrupted.ExitCode()}, m.st, nil
 			}
+		case s := <-statuses:
+			m.update(s)
+			if sent.ResetID != "" && s.State.ResetID == sent.ResetID {
+				_ = in.Control.ClearReset(sent.ResetID)
+			}
+			if s.Activity == ActivityQuestion && s.Asked > r.answered(in.TaskID) {
+				// The workflow waits for a person; the daemon's task
+				// does too, until Resume.
+				return m.question(s)
+			}
 		case <-t.C:
 			// The first time whatever the request: a workflow that lived
 			// through a question or a daemon restart may hold an older one.
+			// The latest run (""): the one a long loop continued as.
 			ctl := control(in.Control)
 			if ctl != sent || !sentOnce {
-				if err := r.Client.SignalWorkflow(ctx, id, run.GetRunID(), SignalControl, ctl); err == nil {
+				if err := r.Client.SignalWorkflow(ctx, id, "", SignalControl, ctl); err == nil {
 					sent, sentOnce = ctl, true
 				}
 			}
 			if in.SharedLimits != nil {
 				if l := in.SharedLimits(); !maps.EqualFunc(l, sentLimits, sameLimit) {
-					if err := r.Client.SignalWorkflow(ctx, id, run.GetRunID(), SignalLimits, l); err == nil {
+					if err := r.Client.SignalWorkflow(ctx, id, "", SignalLimits, l); err == nil {
 						sentLimits = l
 					}
 				}
 			}
-			if time.Since(asked) < every {
-				continue
+		}
+	}
+}
+
+// watch follows the task's workflow: each watch update is answered when
+// the workflow's status has changed since the last answer (a call begun or
+// folded, a wait, a question, the end), so the daemon learns of a change
+// as it happens and asks nothing in between. Its latest run: the one a
+// long loop continued as. It ends with ctx or the workflow.
+func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <-chan struct{}) {
+	after := 0
+	for ctx.Err() == nil {
+		h, err := r.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: UpdateWatch,
+			Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		var s Status
+		if err == nil {
+			err = h.Get(ctx, &s)
+		}
+		if err != nil {
+			// The run is ending (its Output tells the rest), continuing as
+			// a new one, or the service is away for a moment.
+			select {
+			case <-ctx.Done():
+			case <-done:
+				return
+			case <-time.After(time.Second):
 			}
-			asked = time.Now()
-			qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			v, err := r.Client.QueryWorkflow(qctx, id, run.GetRunID(), QueryStatus)
-			cancel()
-			var s Status
-			if err == nil && v.Get(&s) == nil {
-				m.update(s)
-				if sent.ResetID != "" && s.State.ResetID == sent.ResetID {
-					_ = in.Control.ClearReset(sent.ResetID)
-				}
-				if s.Activity == ActivityQuestion && s.Asked > r.answered(in.TaskID) {
-					// The workflow waits for a person; the daemon's task
-					// does too, until Resume.
-					return m.question(s)
-				}
-			}
+			continue
+		}
+		after = s.Seq
+		select {
+		case out <- s:
+		case <-ctx.Done():
 		}
 	}
 }

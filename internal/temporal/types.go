@@ -3,6 +3,7 @@ package temporal
 import (
 	"time"
 
+	"ralph/internal/engine"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/stop"
@@ -55,6 +56,11 @@ type Input struct {
 	Plan         stop.Plan `json:"plan,omitzero"`
 	Snapshot     *Snapshot `json:"snapshot,omitempty"`
 	Adrift       bool      `json:"adrift,omitempty"`
+	// Sight is what the last look at the files saw: the daemon's when it
+	// starts the workflow (nil: none yet, the first call looks).
+	Sight *engine.Sight `json:"sight,omitempty"`
+	// Seq is the status's count of changes (Status.Seq).
+	Seq int `json:"seq,omitempty"`
 }
 
 // Handover says where a pinned session's working tree is published.
@@ -95,6 +101,10 @@ type Output struct {
 
 // Status is the query's answer: the loop as it is now.
 type Status struct {
+	// Seq counts the changes of the status (the watch update's answer
+	// comes once it is past the one asked for); it goes on across
+	// continue-as-new.
+	Seq   int        `json:"seq,omitempty"`
 	State loop.State `json:"state"`
 	// Records are the last iterations' records, oldest first.
 	Records []loop.Metrics `json:"records,omitempty"`
@@ -153,6 +163,12 @@ type IterateInput struct {
 	// Vouched is the .ralphrc the session's trees have run with (Snapshot.RC),
 	// which a tree a worker took over may run with too.
 	Vouched string `json:"vouched,omitempty"`
+	// Look says the call looks at the files first (engine.Look) and is
+	// made only if it sees what the workflow decided with, Seen (nil: the
+	// workflow has not seen them yet); otherwise it returns what it saw,
+	// unspent. A workflow from before the look-first version sets neither.
+	Look bool          `json:"look,omitempty"`
+	Seen *engine.Sight `json:"seen,omitempty"`
 }
 
 // IterateOutput is what a call returns: the iteration's measurement and
@@ -164,4 +180,8 @@ type IterateOutput struct {
 	// tree over, which the session's calls go to from now on.
 	Host string `json:"host,omitempty"`
 	Dir  string `json:"dir,omitempty"`
+	// Sight is what the call saw of the files (IterateInput.Look): after
+	// the agent ran, or, when the call is Unspent, instead of running it.
+	Sight   *engine.Sight `json:"sight,omitempty"`
+	Unspent bool          `json:"unspent,omitempty"`
 }

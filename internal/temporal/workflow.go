@@ -5,19 +5,24 @@
 // call is an activity (Iterate) that a `ralph worker` runs through
 // engine.Measure and that returns the small loop.Iteration, never the
 // transcript. Stop, pause and breaker reset arrive as a signal; status is a
-// query. `ralph serve --backend temporal` starts and watches the workflows
-// (Runner); `ralph worker` runs them (RunWorker).
+// query, and the watch update answers with it once it has changed, which
+// is how the daemon follows a workflow. `ralph serve --backend temporal`
+// starts and watches the workflows (Runner); `ralph worker` runs them
+// (RunWorker).
 package temporal
 
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"ralph/internal/engine"
 	"ralph/internal/gitx"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
@@ -35,6 +40,9 @@ const (
 	// SignalResume ends a wait for a person (Resume).
 	SignalResume = "resume"
 	QueryStatus  = "status"
+	// UpdateWatch answers with the Status once its Seq is past the one
+	// asked for (an int): the daemon's long poll of the workflow.
+	UpdateWatch  = "watch"
 	DefaultQueue = "ralph"
 )
 
@@ -44,6 +52,12 @@ const (
 	// versionQuestionWait: a question is a wait for the answer inside the
 	// workflow; before it, a question ended the workflow.
 	versionQuestionWait = "question-wait"
+	// versionLook: each call looks at the files first (the required
+	// files, the plan: engine.Look) and is made only if they are as the
+	// workflow saw them, and the decision after it sees them as the call
+	// left them. Before it, the plan Next saw was the last call's and the
+	// required files were never checked.
+	versionLook = "look"
 )
 
 // Defaults of Input's tunables.
@@ -76,20 +90,42 @@ func WorkflowID(taskID string) string { return "ralph-task-" + taskID }
 // folds the result in, until a stop.
 func Task(ctx workflow.Context, in Input) (Output, error) {
 	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, plan: in.Plan,
-		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift}
+		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift, sight: in.Sight, seq: in.Seq}
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) { return w.status(), nil }); err != nil {
+		return Output{}, err
+	}
+	if err := workflow.SetUpdateHandler(ctx, UpdateWatch, func(ctx workflow.Context, after int) (Status, error) {
+		// A task has one daemon, which watches once at a time: a new
+		// watch answers those before it, which a daemon that restarted
+		// or stopped following (a question) left waiting, so that they
+		// never pile up to the server's bound on updates in flight.
+		w.watches++
+		mine := w.watches
+		err := workflow.Await(ctx, func() bool { return w.seq > after || w.closing || w.watches != mine })
+		return w.status(), err
+	}); err != nil {
+		return Output{}, err
+	}
+	out, err := w.body(ctx)
+	// A watch waiting for the next change gets the last one: the run is
+	// over (the daemon has its Output, or follows the run it continued as).
+	w.closing = true
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
+	return out, err
+}
+
+// body is the workflow: Task without its handlers.
+func (w *run) body(ctx workflow.Context) (Output, error) {
+	in := w.in
 	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
+	w.look = workflow.GetVersion(ctx, versionLook, workflow.DefaultVersion, 1) == 1
 	// The agent session lives in the state; an input from before kept it
 	// beside. Adopting it changes no command, so histories replay as
 	// they were.
 	w.st = loop.AdoptSession(w.st, in.AgentSession, now())
 	if !in.Begun {
 		w.st, _ = loop.Begin(w.st, now(), w.policy)
-	}
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) {
-		return Status{State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until,
-			Host: w.host, Dir: w.dir, Asked: w.asked, Message: w.message}, nil
-	}); err != nil {
-		return Output{}, err
 	}
 	signals := workflow.GetSignalChannel(ctx, SignalControl)
 	limits := workflow.GetSignalChannel(ctx, SignalLimits)
@@ -110,8 +146,18 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 	}
 	for calls := 0; ; {
 		drain()
+		obs := loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl, SharedLimits: shared}
+		if w.look {
+			// What the last call saw (nil before the first: the next call
+			// looks, and the loop decides again with what it saw).
+			var seen engine.Sight
+			if w.sight != nil {
+				seen = *w.sight
+			}
+			obs = seen.Observation(now(), w.ctl, shared)
+		}
 		var step loop.Step
-		w.st, step = loop.Next(w.st, loop.Observation{Now: now(), Plan: w.plan, Control: w.ctl, SharedLimits: shared}, w.policy)
+		w.st, step = loop.Next(w.st, obs, w.policy)
 		switch step.Kind {
 		case loop.Stop:
 			return w.end(step.Reason, step.Message), nil
@@ -122,6 +168,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 			}
 			// A durable timer, cut short by any request: the next Next
 			// looks at it.
+			w.publish()
 			sel := workflow.NewSelector(ctx)
 			sel.AddReceive(signals, func(c workflow.ReceiveChannel, _ bool) {
 				var x loop.Control
@@ -148,6 +195,7 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 			next := in
 			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.st.Session.ID, w.plan
 			next.Policy, next.HostQueue, next.Dir, next.Snapshot, next.Adrift = w.policy, w.host, w.dir, w.snap, w.adrift
+			next.Sight, next.Seq = w.sight, w.seq
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
@@ -160,9 +208,17 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 			}
 			return Output{}, err
 		}
+		if out.Unspent {
+			// The files were not as the decision saw them: decide again.
+			w.sight = out.Sight
+			continue
+		}
 		var d loop.Decision
 		w.st, d = loop.Fold(w.st, it, w.policy)
 		w.plan = it.Plan
+		if w.look {
+			w.sight = out.Sight
+		}
 		w.records = append(w.records, loop.Record(it, d, w.st))
 		if len(w.records) > recordsKept {
 			w.records = w.records[len(w.records)-recordsKept:]
@@ -196,6 +252,7 @@ func (w *run) awaitAnswer(ctx workflow.Context, signals, limits workflow.Receive
 	defer func() { w.asked, w.message = 0, "" }()
 	resume := workflow.GetSignalChannel(ctx, SignalResume)
 	for {
+		w.publish()
 		var r Resume
 		got := false
 		sel := workflow.NewSelector(ctx)
@@ -247,10 +304,43 @@ type run struct {
 	dir    string
 	snap   *Snapshot
 	adrift bool
+	// look is versionLook's branch; sight what the last look saw (nil:
+	// none yet).
+	look  bool
+	sight *engine.Sight
+	// seq counts the changes of the status the watch update answers with,
+	// published the last one; closing says the run is ending.
+	seq       int
+	published Status
+	closing   bool
+	// watches counts the watch updates received.
+	watches int
+}
+
+// status is the loop as it is now (the query's and the watch's answer).
+func (w *run) status() Status {
+	return Status{Seq: w.seq, State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until,
+		Host: w.host, Dir: w.dir, Asked: w.asked, Message: w.message}
+}
+
+// publish counts a change of the status since it was last published: a
+// watch waiting for it answers. It runs where the workflow is about to
+// block (a call, a wait, a question, the end), so a change and the next
+// one a moment later are one answer.
+func (w *run) publish() {
+	s := w.status()
+	s.Seq = w.published.Seq
+	if reflect.DeepEqual(s, w.published) {
+		return
+	}
+	w.seq++
+	s.Seq, s.Records = w.seq, slices.Clone(s.Records)
+	w.published = s
 }
 
 func (w *run) end(r reason.Reason, msg string) Output {
 	w.activity, w.until = "stopped", time.Time{}
+	w.publish()
 	out := Output{Reason: r, Message: msg, ExitCode: r.ExitCode(), State: w.st, Records: w.records}
 	if w.host != w.in.HostQueue {
 		// Only a takeover says where: an unchanged result replays as it
@@ -310,7 +400,7 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			NonRetryableErrorTypes: []string{ErrConfig}},
 	}
 	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined}
+		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined, Look: w.look, Seen: w.sight}
 	if h := in.Handover; h != nil {
 		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
 		if w.snap != nil {
@@ -324,6 +414,7 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			ci.From = w.snap
 		}
 	}
+	w.publish()
 	var out IterateOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
 	return out, err

@@ -21,8 +21,10 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/analyze"
+	"ralph/internal/engine"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
+	"ralph/internal/stop"
 )
 
 // step is one scripted call: its input and the workflow's clock.
@@ -201,16 +203,26 @@ func TestWorkflowRetriesAFailedAttempt(t *testing.T) {
 
 // A long loop continues as new, carrying its state.
 func TestWorkflowContinuesAsNew(t *testing.T) {
-	s := &script{steps: []step{working, working, working}}
-	env := newEnv(t, s)
-	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t6", Session: "a", Policy: policy(), ContinueAfter: 2})
+	l := &looker{it: working, files: func(n int) (engine.Sight, engine.Sight) { return planSight(3, 3-n), planSight(3, 2-n) }}
+	env := lookerEnv(t, l)
+	seen := planSight(3, 3)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t6", Session: "a", Policy: policy(), ContinueAfter: 2, Sight: &seen})
 	err := env.GetWorkflowError()
 	var can *workflow.ContinueAsNewError
 	if !errors.As(err, &can) {
 		t.Fatalf("got %v, want continue-as-new", err)
 	}
-	if len(s.calls) != 2 {
-		t.Fatalf("%d calls before continuing, want 2", len(s.calls))
+	if len(l.calls) != 2 {
+		t.Fatalf("%d calls before continuing, want 2", len(l.calls))
+	}
+	// The next run goes on from here: the state, what the last look saw,
+	// and the status's count of changes, which a watch goes on from.
+	var next Input
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.State.Loop != 2 || !next.Begun || next.Sight == nil || !next.Sight.Same(planSight(3, 1)) || next.Seq == 0 {
+		t.Errorf("continued with loop %d, begun %v, sight %v, seq %d", next.State.Loop, next.Begun, next.Sight, next.Seq)
 	}
 }
 
@@ -421,6 +433,152 @@ func TestIterateConfinesRequests(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("confined %v: %v, want %q", confined, err, want)
 		}
+	}
+}
+
+// looker is a fake Iterate that looks first, as the real one does: a call
+// whose Seen is not the files as they are now comes back unspent with what
+// it saw; a call made returns what it sees after.
+type looker struct {
+	calls []IterateInput
+	// files is what a look sees at the n-th call (from 0), before it and
+	// after it.
+	files func(n int) (before, after engine.Sight)
+	it    step
+}
+
+func (l *looker) iterate(ctx context.Context, in IterateInput) (IterateOutput, error) {
+	n := len(l.calls)
+	l.calls = append(l.calls, in)
+	before, after := l.files(n)
+	if !in.Look {
+		return IterateOutput{}, errors.New("the call was not asked to look")
+	}
+	if in.Seen == nil || !before.Same(*in.Seen) {
+		return IterateOutput{Sight: &before, Unspent: true}, nil
+	}
+	it, err := l.it(in, time.Now().UTC())
+	return IterateOutput{Iteration: it, Sight: &after}, err
+}
+
+func lookerEnv(t *testing.T, l *looker) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivityWithOptions(l.iterate, activity.RegisterOptions{Name: ActivityIterate})
+	return env
+}
+
+func planSight(total, open int) engine.Sight {
+	return engine.Sight{Plan: stop.Plan{Known: true, Total: total, Open: open}}
+}
+
+// The workflow decides with the files as the worker sees them: the first
+// call looks before anything runs, and a plan a person completed between
+// two calls ends the loop before the second, as in `ralph run`.
+func TestWorkflowSeesThePlanEditedBetweenCalls(t *testing.T) {
+	l := &looker{it: working, files: func(n int) (engine.Sight, engine.Sight) {
+		switch n {
+		case 0, 1:
+			return planSight(2, 2), planSight(2, 1)
+		}
+		return planSight(2, 0), planSight(2, 0) // ticked by a person
+	}}
+	env := lookerEnv(t, l)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t15", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if out.Reason != reason.PlanComplete || out.State.Loop != 1 || len(l.calls) != 3 {
+		t.Fatalf("got %s after %d loops and %d calls; want plan_complete after 1 loop, 3 calls (a look, the call, a look)", out.Reason, out.State.Loop, len(l.calls))
+	}
+	if l.calls[0].Seen != nil || l.calls[1].Seen == nil || !l.calls[1].Seen.Same(planSight(2, 2)) || l.calls[2].Seen == nil || !l.calls[2].Seen.Same(planSight(2, 1)) {
+		t.Errorf("the calls saw %v, %v, %v; want nothing, the first look, the first call's after", l.calls[0].Seen, l.calls[1].Seen, l.calls[2].Seen)
+	}
+}
+
+// A required file gone (the task file) stops the loop with
+// integrity_failure before the agent is called.
+func TestWorkflowStopsOnAMissingRequiredFile(t *testing.T) {
+	l := &looker{it: working, files: func(int) (engine.Sight, engine.Sight) {
+		s := planSight(0, 0)
+		s.Missing = []string{"/home/handoffs/a-task.md"}
+		return s, s
+	}}
+	env := lookerEnv(t, l)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t16", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if out.Reason != reason.IntegrityFailure || out.State.Loop != 0 || len(l.calls) != 1 || !strings.Contains(out.Message, "a-task.md") {
+		t.Fatalf("got %s (%q) after %d loops and %d calls; want integrity_failure naming the task file, no call", out.Reason, out.Message, out.State.Loop, len(l.calls))
+	}
+}
+
+// A watch is answered at the next change of the status, and a new watch
+// answers the one still waiting (a daemon that restarted left it), so
+// they never pile up.
+func TestWorkflowWatchAnswersAtTheNextChange(t *testing.T) {
+	s := &script{steps: []step{working, done}}
+	env := newEnv(t, s)
+	p := policy()
+	p.Delay = time.Hour
+	type answer struct {
+		at  time.Duration
+		st  Status
+		err error
+	}
+	var answers []answer
+	start := env.Now()
+	watch := func(after int) {
+		env.UpdateWorkflow(UpdateWatch, fmt.Sprint("watch-", len(answers), after, env.Now()), &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { answers = append(answers, answer{err: err}) },
+			OnComplete: func(v any, err error) {
+				st, _ := v.(Status)
+				answers = append(answers, answer{at: env.Now().Sub(start), st: st, err: err})
+			},
+		}, after)
+	}
+	// During the delay after the first call: its status is the last
+	// change until the delay ends.
+	env.RegisterDelayedCallback(func() { watch(0) }, 10*time.Minute)
+	env.RegisterDelayedCallback(func() { watch(1 << 20) }, 20*time.Minute)
+	env.RegisterDelayedCallback(func() { watch(1 << 20) }, 30*time.Minute)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t17", Session: "a", Policy: p})
+	result(t, env)
+	if len(answers) != 3 {
+		t.Fatalf("%d answers, want 3", len(answers))
+	}
+	if a := answers[0]; a.err != nil || a.at != 10*time.Minute || a.st.Activity != "waiting: delay" || a.st.State.Loop != 1 || a.st.Seq == 0 {
+		t.Errorf("the first watch: %+v, want the delay's status at once", a)
+	}
+	if a := answers[1]; a.err != nil || a.at != 30*time.Minute {
+		t.Errorf("the second watch answered at %v (%v), want when the third came", a.at, a.err)
+	}
+	if a := answers[2]; a.err != nil || a.st.Activity != "stopped" {
+		t.Errorf("the third watch: %+v, want the end's status", a)
+	}
+}
+
+// What the daemon saw as it started the workflow is the first decision's:
+// when the worker sees the same, the first call is made at once.
+func TestWorkflowStartsWithTheDaemonsSight(t *testing.T) {
+	l := &looker{files: func(n int) (engine.Sight, engine.Sight) {
+		if n == 0 {
+			return planSight(1, 1), planSight(1, 1)
+		}
+		return planSight(1, 1), planSight(1, 0)
+	}, it: func(in IterateInput, now time.Time) (loop.Iteration, error) {
+		if in.State.Loop == 1 {
+			return done(in, now)
+		}
+		return working(in, now)
+	}}
+	env := lookerEnv(t, l)
+	seen := planSight(1, 1)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t18", Session: "a", Policy: policy(), Sight: &seen})
+	out := result(t, env)
+	if !out.Reason.Success() || out.State.Loop != 2 || len(l.calls) != 2 {
+		t.Fatalf("got %s after %d loops and %d calls; want success after 2 loops, 2 calls", out.Reason, out.State.Loop, len(l.calls))
 	}
 }
 

@@ -5,7 +5,8 @@
 // --backend temporal`, a Temporal dev server and W `ralph worker`
 // processes. For each it prints the wall time from the first `loop` to the
 // last task done, and the own CPU (agents excluded) of every ralph and
-// Temporal process, in total and per iteration.
+// Temporal process, in total and per iteration, and on Temporal the
+// workflow tasks the workers completed per iteration.
 //
 // Linux only (/proc). Needs the Temporal CLI (scripts/install-temporal-cli.sh).
 // Run from the repository root:
@@ -16,8 +17,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,6 +116,7 @@ func (r *rig) measure(backend string) error {
 		return cmd, nil
 	}
 	addr := freeAddr()
+	metricsPort := ""
 	serveArgs := []string{r.ralph, "serve", "--home", home, "--listen", addr, "--max-parallel", strconv.Itoa(*tasks), "--watch-interval", "0"}
 	if backend == "temporal" {
 		cli, err := devserver.Binary()
@@ -121,8 +125,9 @@ func (r *rig) measure(backend string) error {
 		}
 		taddr := freeAddr()
 		_, port, _ := net.SplitHostPort(taddr)
+		metricsPort = freePort()
 		if _, err := start("temporal dev server", cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
-			"--http-port", freePort(), "--metrics-port", freePort(), "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"); err != nil {
+			"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"); err != nil {
 			return err
 		}
 		if err := waitTCP(taddr); err != nil {
@@ -152,6 +157,7 @@ func (r *rig) measure(backend string) error {
 	for _, p := range procs {
 		cpu0[p.name] = servetest.CPUTime(p.cmd.Process.Pid)
 	}
+	decided0, queried0 := workflowTasks(metricsPort)
 	began := time.Now()
 	if err := loadrig.LoopTasks(addr, *tasks, *iterations+5); err != nil {
 		return err
@@ -170,10 +176,46 @@ func (r *rig) measure(backend string) error {
 		fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", p.name, c.Seconds(), float64(c.Microseconds())/1000/float64(iters))
 	}
 	fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", "total", total.Seconds(), float64(total.Microseconds())/1000/float64(iters))
+	if metricsPort != "" {
+		decided, queried := workflowTasks(metricsPort)
+		decided, queried = decided-decided0, queried-queried0
+		fmt.Printf("  %-20s %6.0f  (%.2f per iteration: %.2f decisions, %.2f queries)\n", "workflow tasks",
+			decided+queried, (decided+queried)/float64(iters), decided/float64(iters), queried/float64(iters))
+	}
 	if done != len(views) {
 		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), logf.Name())
 	}
 	return nil
+}
+
+// workflowTasks is how many workflow tasks the dev server's workers
+// completed: decisions (history events) and queries (none).
+func workflowTasks(port string) (decisions, queries float64) {
+	if port == "" {
+		return 0, 0
+	}
+	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
+	if err != nil {
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "client_requests{") {
+			continue
+		}
+		var n float64
+		if i := strings.LastIndexByte(l, ' '); i > 0 {
+			n, _ = strconv.ParseFloat(l[i+1:], 64)
+		}
+		switch {
+		case strings.Contains(l, `operation="HistoryClientRespondWorkflowTaskCompleted"`):
+			decisions += n
+		case strings.Contains(l, `operation="MatchingClientRespondQueryTaskCompleted"`):
+			queries += n
+		}
+	}
+	return decisions, queries
 }
 
 func freeAddr() string {

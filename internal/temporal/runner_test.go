@@ -1,0 +1,108 @@
+package temporal
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"ralph/internal/loop"
+	"ralph/internal/serve"
+	"ralph/internal/store"
+	"ralph/internal/temporal/devserver"
+)
+
+// askCounter counts what the daemon asks of Temporal.
+type askCounter struct {
+	client.Client
+	queries, watches atomic.Int32
+}
+
+func (c *askCounter) QueryWorkflow(ctx context.Context, id, runID, name string, args ...any) (converter.EncodedValue, error) {
+	c.queries.Add(1)
+	return c.Client.QueryWorkflow(ctx, id, runID, name, args...)
+}
+
+func (c *askCounter) UpdateWorkflow(ctx context.Context, o client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+	c.watches.Add(1)
+	return c.Client.UpdateWorkflow(ctx, o)
+}
+
+// The daemon learns how a workflow is from the workflow: each change is
+// an answer to its watch update, as it happens; it queries nothing on a
+// timer, however long the calls take.
+func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
+	srv := devserver.Start(t, filepath.Join(t.TempDir(), "temporal.db"))
+	c := &askCounter{Client: srv.Client()}
+	const queue = "runner-test"
+	calls := 0
+	iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
+		calls++
+		time.Sleep(2500 * time.Millisecond)
+		now := time.Now().UTC().Round(0)
+		it, _ := working(in, now)
+		if calls == 3 {
+			it, _ = done(in, now)
+		}
+		return IterateOutput{Iteration: it}, nil
+	}
+	w := worker.New(c.Client, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	var mu sync.Mutex
+	var saved []int
+	var activities []string
+	in := serve.RunIn{TaskID: "r1", Session: "a", Spec: loop.Spec{Policy: policy()}, Shutdown: make(chan struct{}),
+		Save: func(st loop.State, rec *loop.Metrics) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if rec != nil {
+				saved = append(saved, rec.Loop)
+			}
+			return nil
+		},
+		Status: func(s store.Status) {
+			mu.Lock()
+			defer mu.Unlock()
+			activities = append(activities, s.LastAction)
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := &Runner{Client: c, Queue: queue}
+	res, st, err := r.RunLoop(ctx, in)
+	if err != nil || !res.Reason.Success() || st.Loop != 3 {
+		t.Fatalf("got %+v at loop %d, %v; want success after 3", res, st.Loop, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(saved) != 3 || saved[0] != 1 || saved[2] != 3 {
+		t.Errorf("records saved for loops %v, want 1, 2, 3", saved)
+	}
+	executing := 0
+	for _, a := range activities {
+		if a == "executing" {
+			executing++
+		}
+	}
+	if executing < 3 {
+		t.Errorf("the daemon saw the loop executing %d times (%v), want each of the 3 calls", executing, activities)
+	}
+	// 7.5 s of calls: a query every 2 s would be 3 or more.
+	t.Logf("%d queries, %d watches", c.queries.Load(), c.watches.Load())
+	if q, n := c.queries.Load(), c.watches.Load(); q != 0 || n > 12 {
+		t.Errorf("the daemon made %d queries and %d watches; want none and one per change", q, n)
+	}
+}
