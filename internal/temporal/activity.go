@@ -270,3 +270,36 @@ func (p *prefixed) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// Verify runs the session's verify command (VERIFY_CMD, as the tree's
+// settings give it on this worker) for the verify gate. Without one the
+// claim fails, saying so: the daemon asked for the gate.
+func (a *Activities) Verify(ctx context.Context, in VerifyInput) (loop.VerifyRun, error) {
+	log := a.Log
+	if log == nil {
+		log = io.Discard
+	}
+	dir := in.Dir
+	if dir == "" {
+		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError("verify: no tree to check", ErrConfig, nil)
+	}
+	build := a.Build
+	if in.Vouched != "" && a.BuildVouched != nil && a.holds(dir) {
+		build = func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
+			return a.BuildVouched(dir, in.Vouched, warn)
+		}
+	}
+	if in.Confined && a.BuildConfined != nil {
+		build = a.BuildConfined
+	}
+	spec, _, err := build(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
+	if err != nil {
+		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+	}
+	if spec.Verifier == nil {
+		return loop.VerifyRun{ExitCode: -1, StartErr: "this worker's settings for the tree have no VERIFY_CMD"}, nil
+	}
+	run := spec.Verifier(ctx)
+	fmt.Fprintf(log, "%s [%s] task %s: verify `%s` %s\n", time.Now().UTC().Format(time.RFC3339), in.Session, in.TaskID, run.Command, run.Outcome())
+	return run, nil
+}

@@ -63,9 +63,11 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	}
 	id := WorkflowID(in.TaskID)
 	policy := in.Spec.Policy
-	// The workflow has no verify activity yet: a gate it cannot run would
-	// accept no completion ever (docs/temporal.md says so).
-	policy.Verify = loop.VerifyPolicy{}
+	if in.Spec.Verifier == nil {
+		// No verify command in the daemon's reading of the tree: a gate
+		// with nothing to run would accept no completion ever.
+		policy.Verify = loop.VerifyPolicy{}
+	}
 	run, err := r.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: queue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,

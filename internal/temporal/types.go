@@ -185,3 +185,13 @@ type IterateOutput struct {
 	Sight   *engine.Sight `json:"sight,omitempty"`
 	Unspent bool          `json:"unspent,omitempty"`
 }
+
+// VerifyInput is one Verify activity: where the session's tree is and how
+// its settings are to be read (as Iterate reads them).
+type VerifyInput struct {
+	TaskID   string `json:"task_id"`
+	Session  string `json:"session"`
+	Dir      string `json:"dir,omitempty"`
+	Confined bool   `json:"confined,omitempty"`
+	Vouched  string `json:"vouched,omitempty"`
+}

@@ -29,6 +29,7 @@ type WorkerOptions struct {
 func Register(w worker.Registry, acts *Activities) {
 	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+	w.RegisterActivityWithOptions(acts.Verify, activity.RegisterOptions{Name: ActivityVerify})
 }
 
 // RunWorker runs workflows and agent calls from the queue until ctx ends.
@@ -58,6 +59,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 		h := worker.New(c, o.HostQueue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 			DisableWorkflowWorker: true})
 		h.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+		h.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: ActivityVerify})
 		if err := h.Start(); err != nil {
 			return err
 		}
@@ -68,6 +70,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 		tw := worker.New(c, queue+TakeoverSuffix, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 			DisableWorkflowWorker: true})
 		tw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+		tw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: ActivityVerify})
 		if err := tw.Start(); err != nil {
 			return err
 		}

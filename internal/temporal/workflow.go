@@ -33,6 +33,9 @@ import (
 const (
 	WorkflowName    = "ralph.task"
 	ActivityIterate = "ralph.iterate"
+	// ActivityVerify runs the session's verify command on a claimed
+	// completion, where its calls run (the verify gate).
+	ActivityVerify = "ralph.verify"
 	SignalControl   = "control"
 	// SignalLimits carries the usage limits other tasks of the fleet saw
 	// (map[agent]loop.AgentLimit): one account's limit holds them all.
@@ -161,6 +164,16 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 		switch step.Kind {
 		case loop.Stop:
 			return w.end(step.Reason, step.Message), nil
+		case loop.Check:
+			// A plan complete before a call is a claim like any other.
+			d, err := w.check(ctx, loop.Decision{Kind: loop.Check, Reason: step.Reason, Message: step.Message})
+			if err != nil {
+				return w.end(reason.Interrupted, "cancelled"), err
+			}
+			if d.Kind == loop.Stop {
+				return w.end(d.Reason, d.Message), nil
+			}
+			continue
 		case loop.Wait:
 			w.activity, w.until = "waiting: "+step.WaitKind, step.Until
 			if step.WaitKind == loop.WaitPaused {
@@ -219,7 +232,15 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 		if w.look {
 			w.sight = out.Sight
 		}
-		w.records = append(w.records, loop.Record(it, d, w.st))
+		rec := loop.Record(it, d, w.st)
+		if d.Kind == loop.Check {
+			claim := d
+			if d, err = w.check(ctx, claim); err != nil {
+				return w.end(reason.Interrupted, "cancelled"), err
+			}
+			rec.Verify, rec.Verified, rec.Decision = w.lastRun, w.st.Verify.Verified, d.Label()
+		}
+		w.records = append(w.records, rec)
 		if len(w.records) > recordsKept {
 			w.records = w.records[len(w.records)-recordsKept:]
 		}
@@ -304,6 +325,8 @@ type run struct {
 	dir    string
 	snap   *Snapshot
 	adrift bool
+	// lastRun is the verify command's last run (check).
+	lastRun *loop.VerifyRun
 	// look is versionLook's branch; sight what the last look saw (nil:
 	// none yet).
 	look  bool
@@ -419,3 +442,38 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
 	return out, err
 }
+
+// check runs the Verify activity on a claimed success and folds its run
+// with loop.Checked, as the local engine does: the same gate on both
+// hosts. The run is where the session's calls run.
+func (w *run) check(ctx workflow.Context, claim loop.Decision) (loop.Decision, error) {
+	w.activity, w.until = "verifying", time.Time{}
+	w.publish()
+	opts := workflow.ActivityOptions{
+		TaskQueue: w.host,
+		// VERIFY_TIMEOUT bounds the command itself on the worker.
+		StartToCloseTimeout: verifyCloseTimeout,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: time.Minute, MaximumAttempts: 3, NonRetryableErrorTypes: []string{ErrConfig}},
+	}
+	in := VerifyInput{TaskID: w.in.TaskID, Session: w.in.Session, Dir: w.dir, Confined: w.in.Confined}
+	if w.snap != nil && w.in.Handover != nil {
+		in.Vouched = w.snap.RC
+	}
+	var run loop.VerifyRun
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityVerify, in).Get(ctx, &run); err != nil {
+		if ctx.Err() != nil {
+			return loop.Decision{}, temporal.NewCanceledError()
+		}
+		// A check that could not run fails the claim; the agent is told.
+		run = loop.VerifyRun{Command: "VERIFY_CMD", ExitCode: -1, StartErr: err.Error()}
+	}
+	w.lastRun = &run
+	var d loop.Decision
+	w.st, d = loop.Checked(w.st, claim, run, w.policy)
+	return d, nil
+}
+
+// verifyCloseTimeout bounds one Verify activity: VERIFY_TIMEOUT's default
+// with room to spare; a longer VERIFY_TIMEOUT is cut here.
+const verifyCloseTimeout = 30 * time.Minute

@@ -610,3 +610,43 @@ func TestWorkflowKeepsTheAgentSessionInItsState(t *testing.T) {
 		t.Errorf("a finished task keeps session %q; completion forgets it", out.State.Session.ID)
 	}
 }
+
+// The verify gate on Temporal: a claim goes to the Verify activity before
+// it stands, as in the local engine; a failed check sends the agent back,
+// told why, and MaxFailures failed claims end the run with verify_failed.
+func TestWorkflowVerifiesAClaim(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		exits  []int
+		reason reason.Reason
+		calls  int
+	}{
+		{"fails, then passes", []int{2, 0}, reason.ProjectComplete, 2},
+		{"never passes", []int{2, 2}, reason.VerifyFailed, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{steps: []step{done, done, done}}
+			env := newEnv(t, s)
+			var checks []VerifyInput
+			env.RegisterActivityWithOptions(func(_ context.Context, in VerifyInput) (loop.VerifyRun, error) {
+				code := tt.exits[len(checks)]
+				checks = append(checks, in)
+				return loop.VerifyRun{Command: "make test", ExitCode: code, Tail: "FAIL: TestX"}, nil
+			}, activity.RegisterOptions{Name: ActivityVerify})
+			p := policy()
+			p.Verify = loop.VerifyPolicy{On: true, MaxFailures: 2}
+			env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t1", Session: "a", Policy: p})
+			out := result(t, env)
+			if out.Reason != tt.reason || len(s.calls) != tt.calls || len(checks) != len(tt.exits) {
+				t.Fatalf("%s after %d calls and %d checks", out.Reason, len(s.calls), len(checks))
+			}
+			if fix := strings.Join(s.calls[1].State.Corrections, "\n"); !strings.Contains(fix, "FAIL: TestX") {
+				t.Errorf("the call after a failed check was not told: %q", fix)
+			}
+			last := out.Records[len(out.Records)-1]
+			if last.Verify == nil || last.Verified != (tt.reason == reason.ProjectComplete) {
+				t.Errorf("the last record's check: %+v verified %v", last.Verify, last.Verified)
+			}
+		})
+	}
+}
