@@ -36,7 +36,7 @@ const (
 	// ActivityVerify runs the session's verify command on a claimed
 	// completion, where its calls run (the verify gate).
 	ActivityVerify = "ralph.verify"
-	SignalControl   = "control"
+	SignalControl  = "control"
 	// SignalLimits carries the usage limits other tasks of the fleet saw
 	// (map[agent]loop.AgentLimit): one account's limit holds them all.
 	SignalLimits = "limits"
