@@ -74,16 +74,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		return IterateOutput{}, err
 	}
 	rc := trust.Sum(dir)
-	build := a.Build
-	if in.Vouched != "" && a.BuildVouched != nil && a.holds(dir) {
-		build = func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
-			return a.BuildVouched(dir, in.Vouched, warn)
-		}
-	}
-	if in.Confined && a.BuildConfined != nil {
-		build = a.BuildConfined
-	}
-	spec, ads, err := build(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
+	spec, ads, err := a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
 	if err != nil {
 		return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
 	}
@@ -283,16 +274,7 @@ func (a *Activities) Verify(ctx context.Context, in VerifyInput) (loop.VerifyRun
 	if dir == "" {
 		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError("verify: no tree to check", ErrConfig, nil)
 	}
-	build := a.Build
-	if in.Vouched != "" && a.BuildVouched != nil && a.holds(dir) {
-		build = func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
-			return a.BuildVouched(dir, in.Vouched, warn)
-		}
-	}
-	if in.Confined && a.BuildConfined != nil {
-		build = a.BuildConfined
-	}
-	spec, _, err := build(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
+	spec, _, err := a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
 	if err != nil {
 		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
 	}
@@ -302,4 +284,19 @@ func (a *Activities) Verify(ctx context.Context, in VerifyInput) (loop.VerifyRun
 	run := spec.Verifier(ctx)
 	fmt.Fprintf(log, "%s [%s] task %s: verify `%s` %s\n", time.Now().UTC().Format(time.RFC3339), in.Session, in.TaskID, run.Command, run.Outcome())
 	return run, nil
+}
+
+// builder is how a call reads a tree's settings: a request's confined, a
+// taken-over tree's trusted if its .ralphrc is the one vouched for.
+func (a *Activities) builder(dir, vouched string, confined bool) func(string, io.Writer) (loop.Spec, []agent.Adapter, error) {
+	build := a.Build
+	if vouched != "" && a.BuildVouched != nil && a.holds(dir) {
+		build = func(dir string, warn io.Writer) (loop.Spec, []agent.Adapter, error) {
+			return a.BuildVouched(dir, vouched, warn)
+		}
+	}
+	if confined && a.BuildConfined != nil {
+		build = a.BuildConfined
+	}
+	return build
 }
