@@ -20,6 +20,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,9 @@ type Bot struct {
 	limitsSent map[string]time.Time // task → the usage-limit reset it was told of
 	pollLogged time.Time
 	pollQuiet  int
+	// asked is closed (and replaced) each time a question message is
+	// remembered: a reply that came first waits for it (awaitQuestion).
+	asked chan struct{}
 }
 
 // New makes the bot; nothing is read or sent before Open and Run. The
@@ -260,10 +264,60 @@ func (b *Bot) onMessage(m *models.Message) {
 		b.logf("a reply in chat %d: %v", m.Chat.ID, err)
 		return
 	}
+	text := m.Text
 	if ok {
-		text := m.Text
 		b.post(session, func(ctx context.Context) { b.answer(ctx, to, taskID, session, text) })
+		return
 	}
+	if from := m.ReplyToMessage.From; from != nil && from.IsBot && strings.EqualFold(from.Username, b.username()) {
+		// A reply to one of the bot's messages that is not a known question
+		// yet: a question's id is remembered once its send returns, and a
+		// quick reply can come first. It waits for that, briefly.
+		go b.awaitQuestion(to, m.Chat.ID, m.ReplyToMessage.ID, text)
+	}
+}
+
+// questionWait bounds how long a reply waits for its question to be
+// remembered.
+const questionWait = 5 * time.Second
+
+// awaitQuestion answers with text once message msg in chat is remembered
+// as a question, or gives up after questionWait (it was no question).
+func (b *Bot) awaitQuestion(to target, chat int64, msg int, text string) {
+	deadline := time.NewTimer(questionWait)
+	defer deadline.Stop()
+	for {
+		b.mu.Lock()
+		if b.asked == nil {
+			b.asked = make(chan struct{})
+		}
+		asked := b.asked
+		b.mu.Unlock()
+		taskID, session, ok, err := b.store.question(chat, msg)
+		if err != nil {
+			b.logf("a reply in chat %d: %v", chat, err)
+			return
+		}
+		if ok {
+			b.post(session, func(ctx context.Context) { b.answer(ctx, to, taskID, session, text) })
+			return
+		}
+		select {
+		case <-asked:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// noteAsked wakes the replies waiting for a question to be remembered.
+func (b *Bot) noteAsked() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.asked != nil {
+		close(b.asked)
+	}
+	b.asked = make(chan struct{})
 }
 
 func (b *Bot) onCallback(cq *models.CallbackQuery) {

@@ -307,3 +307,30 @@ func TestBotWebhook(t *testing.T) {
 		t.Errorf("%d getUpdates in webhook mode", n)
 	}
 }
+
+// A reply can come before the bot has remembered that the message it
+// answers asked a question (the id is stored once the send returns): it
+// waits for that and answers, instead of being dropped.
+func TestBotReplyBeforeTheQuestionIsRemembered(t *testing.T) {
+	r := newRig(t, nil)
+	r.api.Send(owner, "/ralph start 5 Store things")
+	r.said(0, "🆕")
+	r.fleet.set("5", func(v *serve.TaskView) {
+		v.Questions, v.ExitReason = []string{"PostgreSQL or SQLite?"}, "needs_clarification"
+	})
+	n := len(r.api.Sent())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.bot.awaitQuestion(target{chat: 42, who: "@owner"}, 42, 777, "SQLite.")
+	}()
+	if err := r.bot.store.addQuestion(42, 777, "t1", "5", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.bot.noteAsked()
+	r.said(n, "✍️ answer recorded")
+	<-done
+	if calls := r.fleet.Calls(); !slices.Contains(calls, "answer SQLite. to 5") {
+		t.Errorf("fleet calls: %q", calls)
+	}
+}

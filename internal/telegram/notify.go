@@ -93,6 +93,7 @@ func (b *Bot) deliver(ctx context.Context, n serve.Notice) error {
 			b.logf("task %s: the question message %d is not remembered (%v): answer with /ralph answer %s", n.TaskID, id, err, n.Session)
 		}
 	}
+	b.noteAsked()
 	return nil
 }
 
