@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -273,7 +274,7 @@ func (b *Bot) onMessage(m *models.Message) {
 		// A reply to one of the bot's messages that is not a known question
 		// yet: a question's id is remembered once its send returns, and a
 		// quick reply can come first. It waits for that, briefly.
-		go b.awaitQuestion(to, m.Chat.ID, m.ReplyToMessage.ID, text)
+		go b.awaitQuestion(to, m.Chat.ID, m.ReplyToMessage.ID, m.ReplyToMessage.Text, text)
 	}
 }
 
@@ -282,8 +283,17 @@ func (b *Bot) onMessage(m *models.Message) {
 const questionWait = 5 * time.Second
 
 // awaitQuestion answers with text once message msg in chat is remembered
-// as a question, or gives up after questionWait (it was no question).
-func (b *Bot) awaitQuestion(to target, chat int64, msg int, text string) {
+// as a question. A bot message whose record was lost (a daemon killed
+// between the send and the record; the outbox then asks again) still
+// names its task: asked is its text, the bot's own words, which no person
+// can forge. Anything else is given up after questionWait.
+func (b *Bot) awaitQuestion(to target, chat int64, msg int, asked, text string) {
+	if session, taskID, ok := askedBy(asked); ok {
+		if _, _, known, _ := b.store.question(chat, msg); !known {
+			b.post(session, func(ctx context.Context) { b.answer(ctx, to, taskID, session, text) })
+			return
+		}
+	}
 	deadline := time.NewTimer(questionWait)
 	defer deadline.Stop()
 	for {
@@ -291,7 +301,7 @@ func (b *Bot) awaitQuestion(to target, chat int64, msg int, text string) {
 		if b.asked == nil {
 			b.asked = make(chan struct{})
 		}
-		asked := b.asked
+		wake := b.asked
 		b.mu.Unlock()
 		taskID, session, ok, err := b.store.question(chat, msg)
 		if err != nil {
@@ -303,7 +313,7 @@ func (b *Bot) awaitQuestion(to target, chat int64, msg int, text string) {
 			return
 		}
 		select {
-		case <-asked:
+		case <-wake:
 		case <-deadline.C:
 			return
 		}
@@ -401,4 +411,16 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// askedRE is the head of a question notice (noticeText): "❓ SESSION · TASK asks:".
+var askedRE = regexp.MustCompile(`^❓ (\S+) · (t\d+) asks:`)
+
+// askedBy reads the session and task a question notice's text names.
+func askedBy(text string) (session, taskID string, ok bool) {
+	m := askedRE.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
 }

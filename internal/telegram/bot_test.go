@@ -322,7 +322,7 @@ func TestBotReplyBeforeTheQuestionIsRemembered(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.bot.awaitQuestion(target{chat: 42, who: "@owner"}, 42, 777, "SQLite.")
+		r.bot.awaitQuestion(target{chat: 42, who: "@owner"}, 42, 777, "", "SQLite.")
 	}()
 	if err := r.bot.store.addQuestion(42, 777, "t1", "5", time.Now()); err != nil {
 		t.Fatal(err)
@@ -332,5 +332,25 @@ func TestBotReplyBeforeTheQuestionIsRemembered(t *testing.T) {
 	<-done
 	if calls := r.fleet.Calls(); !slices.Contains(calls, "answer SQLite. to 5") {
 		t.Errorf("fleet calls: %q", calls)
+	}
+}
+
+// A question whose record was lost (the daemon killed between the send
+// and the record) is still answered by a reply: the bot's own message
+// names its task.
+func TestBotReplyToAnUnrecordedQuestion(t *testing.T) {
+	r := newRig(t, nil)
+	r.api.Send(owner, "/ralph start 5 Store things")
+	r.said(0, "🆕")
+	r.fleet.set("5", func(v *serve.TaskView) {
+		v.Questions, v.ExitReason = []string{"PostgreSQL or SQLite?"}, "needs_clarification"
+	})
+	n := len(r.api.Sent())
+	r.bot.awaitQuestion(target{chat: 42, who: "@owner"}, 42, 888, "❓ 5 · t1 asks:\nStore things\n• PostgreSQL or SQLite?", "SQLite.")
+	r.said(n, "✍️ answer recorded")
+	for text, want := range map[string]bool{"❓ 5 · t1 asks:\nx": true, "❓ my-app · t12 asks:": true, "✅ 5 · t1 done": false, "5 · t1 asks:": false} {
+		if _, _, ok := askedBy(text); ok != want {
+			t.Errorf("askedBy(%q) = %v", text, ok)
+		}
 	}
 }
