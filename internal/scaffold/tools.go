@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ralph/internal/agent/claude"
+	"ralph/internal/shellwords"
 )
 
 // MissingTools lists Claude Code permission patterns for the stacks' build,
@@ -75,19 +76,11 @@ func VerifyCommand(stacks []Stack) string {
 		}
 		cmd := s.Commands.Test
 		if s.Dir != "" && s.Dir != "." {
-			cmd = "(cd " + shellQuote(s.Dir) + " && " + cmd + ")"
+			cmd = "(cd " + shellwords.Join([]string{s.Dir}) + " && " + cmd + ")"
 		}
 		if !slices.Contains(parts, cmd) {
 			parts = append(parts, cmd)
 		}
 	}
 	return strings.Join(parts, " && ")
-}
-
-// shellQuote quotes a directory name for sh where it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

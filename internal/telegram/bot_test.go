@@ -312,12 +312,7 @@ func TestBotWebhook(t *testing.T) {
 // answers asked a question (the id is stored once the send returns): it
 // waits for that and answers, instead of being dropped.
 func TestBotReplyBeforeTheQuestionIsRemembered(t *testing.T) {
-	r := newRig(t, nil)
-	r.api.Send(owner, "/ralph start 5 Store things")
-	r.said(0, "🆕")
-	r.fleet.set("5", func(v *serve.TaskView) {
-		v.Questions, v.ExitReason = []string{"PostgreSQL or SQLite?"}, "needs_clarification"
-	})
+	r := askingRig(t)
 	n := len(r.api.Sent())
 	done := make(chan struct{})
 	go func() {
@@ -339,12 +334,7 @@ func TestBotReplyBeforeTheQuestionIsRemembered(t *testing.T) {
 // and the record) is still answered by a reply: the bot's own message
 // names its task.
 func TestBotReplyToAnUnrecordedQuestion(t *testing.T) {
-	r := newRig(t, nil)
-	r.api.Send(owner, "/ralph start 5 Store things")
-	r.said(0, "🆕")
-	r.fleet.set("5", func(v *serve.TaskView) {
-		v.Questions, v.ExitReason = []string{"PostgreSQL or SQLite?"}, "needs_clarification"
-	})
+	r := askingRig(t)
 	n := len(r.api.Sent())
 	r.bot.awaitQuestion(target{chat: 42, who: "@owner"}, 42, 888, "❓ 5 · t1 asks:\nStore things\n• PostgreSQL or SQLite?", "SQLite.")
 	r.said(n, "✍️ answer recorded")
@@ -353,4 +343,16 @@ func TestBotReplyToAnUnrecordedQuestion(t *testing.T) {
 			t.Errorf("askedBy(%q) = %v", text, ok)
 		}
 	}
+}
+
+// askingRig is a rig whose session 5 has a task waiting on a question.
+func askingRig(t *testing.T) *rig {
+	t.Helper()
+	r := newRig(t, nil)
+	r.api.Send(owner, "/ralph start 5 Store things")
+	r.said(0, "🆕")
+	r.fleet.set("5", func(v *serve.TaskView) {
+		v.Questions, v.ExitReason = []string{"PostgreSQL or SQLite?"}, "needs_clarification"
+	})
+	return r
 }
