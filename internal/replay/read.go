@@ -34,7 +34,9 @@ type probe struct {
 	Replay json.RawMessage `json:"replay"`
 }
 
-func (p probe) trace() bool { return p.Begin != nil || p.Next != nil || p.Fold != nil || p.Check != nil }
+func (p probe) trace() bool {
+	return p.Begin != nil || p.Next != nil || p.Fold != nil || p.Check != nil
+}
 
 // Read reads a recording: a metrics.jsonl of iteration records or a
 // $RALPH_TRACE file. name is how errors name it. A line that is not a
