@@ -12,9 +12,15 @@ import (
 // difference marked with what differs and what today's rules said; then a
 // summary line.
 func Print(w io.Writer, rep Report) error {
+	file, where, head := oneFile(rep.Rows), func(r Row) string { return r.Where }, "WHERE"
+	if file != "" {
+		fmt.Fprintf(w, "%s\n", clean(strings.TrimSuffix(file, ":")))
+		where, head = func(r Row) string { return strings.TrimPrefix(r.Where, file) }, "LINE"
+	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "WHERE\tLOOP\tSTEP\tRECORDED\tTODAY\t")
+	fmt.Fprintf(tw, "%s\tLOOP\tSTEP\tRECORDED\tTODAY\t\n", head)
 	for _, r := range rep.Rows {
+		r.Where = where(r)
 		if r.Skipped != "" {
 			fmt.Fprintf(tw, "%s\t%d\t-\t%s\t\t\n", clean(r.Where), r.Loop, clean(r.Skipped))
 			continue
@@ -70,4 +76,22 @@ func clean(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// oneFile is the "file:" every row's place starts with, when they all
+// come from one file: it is said once, and the rows name their lines.
+func oneFile(rows []Row) string {
+	file := ""
+	for i, r := range rows {
+		cut := strings.LastIndexByte(r.Where, ':')
+		if cut < 0 {
+			return ""
+		}
+		if i == 0 {
+			file = r.Where[:cut+1]
+		} else if r.Where[:cut+1] != file {
+			return ""
+		}
+	}
+	return file
 }
