@@ -14,14 +14,6 @@ import (
 	"ralph/internal/serve"
 )
 
-// Exit codes of `ralph replay`. They sit apart from `ralph run`'s 2–9 and
-// the lifecycle's 10–14, so a script never mistakes a changed decision for
-// a loop's exit.
-const (
-	exitReplayDiffers = 20 // today's rules decide at least one recorded decision differently
-	exitReplayNothing = 21 // nothing could be replayed (every record predates the replay inputs)
-)
-
 type replayOptions struct {
 	IO     IO
 	Target string // a project directory, its .ralph/, a recording file, or a daemon's task id
@@ -86,13 +78,14 @@ func runReplay(ctx context.Context, o *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case rep.Differ > 0:
-		return &ExitError{Code: exitReplayDiffers}
-	case rep.Replayed == 0:
-		return &ExitError{Code: exitReplayNothing, Err: errors.New("nothing to replay: no record holds the inputs of its decisions")}
+	switch code := rep.ExitCode(); code {
+	case 0:
+		return nil
+	case replay.ExitNothing:
+		return &ExitError{Code: code, Err: errors.New("nothing to replay: no record holds the inputs of its decisions")}
+	default:
+		return &ExitError{Code: code}
 	}
-	return nil
 }
 
 // replayTarget reads what o names and replays it with today's rules.

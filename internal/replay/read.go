@@ -30,7 +30,7 @@ type probe struct {
 	Next   json.RawMessage `json:"next"`
 	Fold   json.RawMessage `json:"fold"`
 	Check  json.RawMessage `json:"check"`
-	Loop   *int            `json:"loop"`
+	Loop   json.RawMessage `json:"loop"`
 	Replay json.RawMessage `json:"replay"`
 }
 

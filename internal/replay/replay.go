@@ -112,6 +112,26 @@ func (r *Report) add(row Row) {
 	}
 }
 
+// Exit codes of `ralph replay`, apart from `ralph run`'s 2–9 and the
+// lifecycle commands' 10–14 so that a script never mistakes a changed
+// decision for a loop's exit.
+const (
+	ExitDiffers = 20 // today's rules decide at least one recorded decision differently
+	ExitNothing = 21 // nothing could be replayed (every record predates the replay inputs)
+)
+
+// ExitCode is the report's exit code: 0 when every decision replayed
+// agrees.
+func (r Report) ExitCode() int {
+	switch {
+	case r.Differ > 0:
+		return ExitDiffers
+	case r.Replayed == 0:
+		return ExitNothing
+	}
+	return 0
+}
+
 // Record is one iteration record and where it was read.
 type Record struct {
 	Where  string
