@@ -120,7 +120,14 @@ func metricsIn(o *replayOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return st.MetricsFile(), nil
+	// Named as the user named the project, not by its absolute path.
+	file := st.MetricsFile()
+	if abs, err := filepath.Abs(dir); err == nil {
+		if rel, err := filepath.Rel(abs, file); err == nil && filepath.IsLocal(rel) {
+			file = filepath.Join(dir, rel)
+		}
+	}
+	return file, nil
 }
 
 func replayFile(path string) (replay.Report, []string, error) {
