@@ -154,7 +154,7 @@ func Records(recs []Record, rules Rules) Report {
 func NotReplayable(m loop.Metrics) string {
 	switch {
 	case m.Replay == nil:
-		return "not replayable: recorded before ralph kept an iteration's observations"
+		return "not replayable: no inputs kept (recorded before ralph kept them, or by the watchdog or the Temporal backend)"
 	case m.Replay.V > loop.ReplayVersion:
 		return fmt.Sprintf("not replayable: recorded by a newer ralph (replay version %d; this one reads up to %d)", m.Replay.V, loop.ReplayVersion)
 	case m.Replay.V < 1:
