@@ -34,6 +34,13 @@ func TestReplayDaemonTask(t *testing.T) {
 		t.Errorf("the task view carries replay inputs or no history:\n%s", body)
 	}
 
+	if code, body := r.API("GET", "/api/replay/"+v.ID, "", ""); code != 401 {
+		t.Errorf("the replay rows without the API token: %d %s", code, body)
+	}
+	if code, body := r.API("GET", "/api/replay/"+v.ID, r.Token, ""); code != 200 || !strings.Contains(body, `"replay":{"v":1`) {
+		t.Errorf("the replay rows: %d %.300s", code, body)
+	}
+
 	replay := func(env []string, args ...string) (string, string, int) {
 		t.Helper()
 		cmd := exec.Command(r.Ralph, append([]string{"replay"}, args...)...)
