@@ -154,7 +154,7 @@ func Records(recs []Record, rules Rules) Report {
 func NotReplayable(m loop.Metrics) string {
 	switch {
 	case m.Replay == nil:
-		return "not replayable: no inputs kept (recorded before ralph kept them, or by the watchdog or the Temporal backend)"
+		return "not replayable: no inputs kept (recorded before ralph kept them, or read by the watchdog from a tmux pane)"
 	case m.Replay.V > loop.ReplayVersion:
 		return fmt.Sprintf("not replayable: recorded by a newer ralph (replay version %d; this one reads up to %d)", m.Replay.V, loop.ReplayVersion)
 	case m.Replay.V < 1:

@@ -174,7 +174,7 @@ func TestRecords(t *testing.T) {
 		{"a check recorded and made again", record(t, verified), claimsDone,
 			[]string{"next call:claude→call:claude", "fold continue→verify:project_complete", "verify stop:project_complete→stop:project_complete"}, ExitDiffers},
 		{"before replay inputs were kept", record(t, func(m *loop.Metrics) { m.Replay = nil }), Today(),
-			[]string{"not replayable: no inputs kept (recorded before ralph kept them, or by the watchdog or the Temporal backend)"}, ExitNothing},
+			[]string{"not replayable: no inputs kept (recorded before ralph kept them, or read by the watchdog from a tmux pane)"}, ExitNothing},
 		{"a newer version", record(t, func(m *loop.Metrics) { m.Replay.V = loop.ReplayVersion + 1 }), Today(),
 			[]string{"not replayable: recorded by a newer ralph (replay version 2; this one reads up to 1)"}, ExitNothing},
 	}
