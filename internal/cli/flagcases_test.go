@@ -115,6 +115,16 @@ func logsFlagTest(t *testing.T, path string) {
 	})
 }
 
+func replayFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newReplayCmd, []flagCase[replayOptions]{
+		{argv: "replay", want: &replayOptions{Target: "."}},
+		{argv: "replay proj/.ralph", want: &replayOptions{Target: "proj/.ralph"}},
+		{argv: "replay t12 --server http://127.0.0.1:9 --home h", want: &replayOptions{Target: "t12", Server: "http://127.0.0.1:9", Home: "h"}},
+		{argv: "replay a b", code: 1, says: "Run 'ralph --help' for usage."},
+		{argv: "replay --json", code: 1, says: "unknown flag: --json"},
+	})
+}
+
 func statsFlagTest(t *testing.T, path string) {
 	checkFlags(t, path, newStatsCmd, []flagCase[statsOptions]{
 		{argv: "stats", want: &statsOptions{Project: projectFlags{dir: "."}, Loc: time.Local}},

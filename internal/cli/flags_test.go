@@ -102,6 +102,7 @@ var flagSuites = map[string]func(*testing.T, string){
 	"status":         statusFlagTest,
 	"logs":           logsFlagTest,
 	"stats":          statsFlagTest,
+	"replay":         replayFlagTest,
 	"circuit status": circuitStatusFlagTest,
 	"circuit reset":  circuitResetFlagTest,
 	"session reset":  sessionResetFlagTest,

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +70,10 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 				name := filepath.Base(env.WorkDir)
 				env.Defer(func() { saveReplay(env.T(), trace, name) })
 			}
+			if *updateRecords {
+				work, name := env.WorkDir, filepath.Base(env.WorkDir)
+				env.Defer(func() { saveRecords(env.T(), work, name) })
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -91,6 +97,32 @@ func saveReplay(t testscript.T, trace, name string) {
 	if err := os.WriteFile(filepath.Join("..", "loop", "testdata", "replay", "script_"+name+".jsonl"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+var updateRecords = flag.Bool("update-records", false, "save each script's iteration records to internal/replay/testdata/corpus")
+
+// saveRecords keeps the iteration records a script's projects wrote, with
+// their replay inputs, as the corpus `ralph replay`'s test replays.
+func saveRecords(t testscript.T, work, name string) {
+	name = strings.TrimPrefix(name, "script-")
+	_ = filepath.WalkDir(work, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "metrics.jsonl" || filepath.Base(filepath.Dir(path)) != "logs" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(b, []byte(`"replay":{`)) {
+			return nil // no iteration, or none that kept its inputs
+		}
+		proj, _ := filepath.Rel(work, filepath.Dir(filepath.Dir(filepath.Dir(path))))
+		file := "script_" + name
+		if proj != "." {
+			file += "_" + strings.NewReplacer("/", "_", ".", "").Replace(proj)
+		}
+		if err := os.WriteFile(filepath.Join("..", "replay", "testdata", "corpus", file+".jsonl"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	})
 }
 
 // initproject DIR PLANFILE: a git repository with .ralph/PROMPT.md,

@@ -111,6 +111,10 @@ type Engine struct {
 	// shortWhy is the reason last announced (scarce.go).
 	short    int
 	shortWhy string
+	// called is what Next saw and said when it chose the call in
+	// progress, for the iteration's record (loop.Replay); nil for a call
+	// no Next chose (Measure).
+	called *loop.Replay
 }
 
 // New builds an engine; Run starts it.
@@ -206,7 +210,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		obs, pl := e.observe()
 		var step loop.Step
-		sessionBefore := e.st.Session
+		sessionBefore, before := e.st.Session, e.st
 		e.st, step = loop.Next(e.st, obs, e.spec.Policy)
 		e.trace(loop.Trace{Next: &loop.TraceNext{Observation: obs, Step: step}})
 		for _, n := range step.Notes {
@@ -246,6 +250,8 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 				e.applySessionReset()
 			}
 		}
+		e.called = &loop.Replay{V: loop.ReplayVersion, Policy: e.spec.Policy, Before: before, Observation: obs,
+			Next: loop.StepLabel(step, e.spec.Policy)}
 		d, err := e.iterate(ctx, step.Agent, pl)
 		if scarce.Of(err) != "" && ctx.Err() == nil {
 			// The call could not start or log its output: nothing was

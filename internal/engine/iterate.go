@@ -173,6 +173,10 @@ func (e *Engine) fold(ctx context.Context, it loop.Iteration) (loop.Decision, er
 		e.writeClarification(it.Observed)
 	}
 	rec := loop.Record(it, d, e.st)
+	if r := e.called; r != nil {
+		r.Iteration, r.Fold = it, d.Label()
+		rec.Replay, e.called = r, nil
+	}
 	if d.Kind == loop.Check {
 		// The claim is checked before the iteration is recorded, so its
 		// record says whether it stood.
@@ -187,6 +191,7 @@ func (e *Engine) fold(ctx context.Context, it loop.Iteration) (loop.Decision, er
 	if _, err := st.PruneIterationLogs(e.spec.KeepIterationLogs); err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: "log retention: " + err.Error()})
 	}
+	rec = rec.Lean()
 	rec.Summary = store.Redact(rec.Summary)
 	e.emit(loop.Event{Type: loop.EventIterationEnd, Loop: n, Iteration: &rec, Message: d.Message})
 	return d, nil

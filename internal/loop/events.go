@@ -97,6 +97,16 @@ type Metrics struct {
 	// TestsStatus: Typed reads them.
 	PRReady     bool   `json:"pr_ready,omitempty"`
 	TestsStatus string `json:"tests_status,omitempty"`
+	// Replay is what `ralph replay` needs to make the iteration's
+	// decisions again (nil in records from before it was kept). Views and
+	// events leave it out: Lean.
+	Replay *Replay `json:"replay,omitempty"`
+}
+
+// Lean is m without its replay inputs, for events and views.
+func (m Metrics) Lean() Metrics {
+	m.Replay = nil
+	return m
 }
 
 // Typed is m with PRReady and TestsStatus as the analyzer would have read

@@ -152,6 +152,10 @@ func (d *Daemon) Handler(token string) http.Handler {
 		v, err := d.Do(r.Context(), c)
 		reply(w, v, err)
 	})
+	mux.HandleFunc("GET /api/replay/{id}", func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.Replay(r.PathValue("id"))
+		reply(w, v, err)
+	})
 	mux.HandleFunc("GET /api/watchdog", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, d.Watchdog(), nil)
 	})

@@ -110,7 +110,7 @@ func (c *viewCache) saved(session, taskID string, st loop.State, rec *loop.Metri
 	}
 	// A record saved twice (the replay after a kill) replaces itself.
 	recs := slices.DeleteFunc(slices.Clone(h.recs), func(m loop.Metrics) bool { return m.Loop >= rec.Loop })
-	recs = append(recs, *rec)
+	recs = append(recs, rec.Lean())
 	if len(recs) > historyShown {
 		recs = recs[len(recs)-historyShown:]
 	}

@@ -260,27 +260,43 @@ func (d *DB) recentHistory(session, taskID string) ([]loop.Metrics, error) {
 }
 
 // History returns the last n iterations of a task on session, oldest
-// first. The session lets the query walk the primary key backwards instead
-// of scanning every session's iterations.
+// first, without their replay inputs (views show them). The session lets
+// the query walk the primary key backwards instead of scanning every
+// session's iterations.
 func (d *DB) History(session, taskID string, n int) ([]loop.Metrics, error) {
-	rows, err := d.ro.Query(`SELECT record FROM iterations WHERE session = ? AND task_id = ? ORDER BY loop DESC LIMIT ?`, session, taskID, n)
+	var out []loop.Metrics
+	err := d.records(session, taskID, n, func(_ int, doc []byte) error {
+		var m loop.Metrics
+		if err := json.Unmarshal(doc, &m); err != nil {
+			return err
+		}
+		out = append([]loop.Metrics{m.Lean()}, out...)
+		return nil
+	})
+	return out, err
+}
+
+// records hands fn the last n iteration rows of a task, newest first, as
+// stored (loop number, masked JSON).
+func (d *DB) records(session, taskID string, n int, fn func(loop int, doc []byte) error) error {
+	rows, err := d.ro.Query(`SELECT loop, record FROM iterations WHERE session = ? AND task_id = ? ORDER BY loop DESC LIMIT ?`, session, taskID, n)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []loop.Metrics
 	for rows.Next() {
-		var doc string
-		if err := rows.Scan(&doc); err != nil {
-			return nil, err
+		var (
+			n   int
+			doc string
+		)
+		if err := rows.Scan(&n, &doc); err != nil {
+			return err
 		}
-		var m loop.Metrics
-		if err := json.Unmarshal([]byte(doc), &m); err != nil {
-			return nil, err
+		if err := fn(n, []byte(doc)); err != nil {
+			return err
 		}
-		out = append([]loop.Metrics{m}, out...)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // Task is a task row.

@@ -327,6 +327,7 @@ func (m *mirror) records(st loop.State, recs []loop.Metrics) {
 			return
 		}
 		m.last, saved = rec.Loop, true
+		rec = rec.Lean()
 		m.emit(loop.Event{Type: loop.EventIterationEnd, Loop: rec.Loop, Agent: rec.Agent, Iteration: &rec})
 	}
 	if !saved && st.Loop == m.st.Loop && st.Breaker.Status == m.st.Breaker.Status && st.ResetID == m.st.ResetID {

@@ -160,6 +160,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			obs = seen.Observation(now(), w.ctl, shared)
 		}
 		var step loop.Step
+		before := w.st
 		w.st, step = loop.Next(w.st, obs, w.policy)
 		switch step.Kind {
 		case loop.Stop:
@@ -233,6 +234,10 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			w.sight = out.Sight
 		}
 		rec := loop.Record(it, d, w.st)
+		// What `ralph replay` needs to make these decisions again; data
+		// in the record, no workflow command.
+		rec.Replay = &loop.Replay{V: loop.ReplayVersion, Policy: w.policy, Before: before, Observation: obs, Iteration: it,
+			Next: loop.StepLabel(step, w.policy), Fold: d.Label()}
 		if d.Kind == loop.Check {
 			claim := d
 			if d, err = w.check(ctx, claim); err != nil {

@@ -24,6 +24,7 @@ import (
 	"ralph/internal/engine"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
+	"ralph/internal/replay"
 	"ralph/internal/stop"
 )
 
@@ -648,5 +649,26 @@ func TestWorkflowVerifiesAClaim(t *testing.T) {
 				t.Errorf("the last record's check: %+v verified %v", last.Verify, last.Verified)
 			}
 		})
+	}
+}
+
+// The workflow's records keep the inputs of their decisions, as `ralph
+// run`'s do, and replay to the same decisions.
+func TestWorkflowRecordsReplayAsDecided(t *testing.T) {
+	s := &script{steps: []step{working, done}}
+	env := newEnv(t, s)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t1", Session: "a", Policy: policy()})
+	out := result(t, env)
+	var in []replay.Record
+	for _, m := range out.Records {
+		if m.Replay == nil || m.Replay.Next != "call:claude" || m.Replay.Iteration.Loop != m.Loop {
+			t.Fatalf("record %d: replay inputs %+v", m.Loop, m.Replay)
+		}
+		in = append(in, replay.Record{Where: fmt.Sprint(m.Loop), Metric: m})
+	}
+	if rep := replay.Records(in, replay.Today()); rep.Replayed != 4 || rep.ExitCode() != 0 {
+		var b strings.Builder
+		replay.Print(&b, rep)
+		t.Errorf("replayed:\n%s", b.String())
 	}
 }
