@@ -118,9 +118,10 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	if got := r.Git("", "--git-dir", r.remote, "show", branch+":hello.txt"); got != "hello, world\n" {
 		t.Errorf("pushed hello.txt: %q", got)
 	}
-	v = r.WaitFor(session, "done with its PR", func(v serve.TaskView) bool { return v.PRURL != "" })
-	if string(v.State) != "done" || !strings.Contains(link.Text, v.PRURL) {
-		t.Errorf("task %s, pr_url %q; link %q", v.State, v.PRURL, link.Text)
+	// With its pull request open, the task waits for review.
+	v = r.WaitFor(session, "waiting for review with its PR", func(v serve.TaskView) bool { return v.PRURL != "" && reviewing(v) })
+	if !strings.Contains(link.Text, v.PRURL) {
+		t.Errorf("pr_url %q; link %q", v.PRURL, link.Text)
 	}
 	// One request, one status message edited in place, nothing elsewhere.
 	status := 0
