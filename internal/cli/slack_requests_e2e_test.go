@@ -115,6 +115,10 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	if len(pulls) != 1 || pulls[0].Head != branch || pulls[0].Base != "main" {
 		t.Fatalf("pull requests: %+v", pulls)
 	}
+	// The pull request links back to the thread it was asked in.
+	if want := "Requested in Slack: https://fake.slack.com/archives/CALLOW/p" + strings.ReplaceAll(root, ".", ""); !strings.Contains(pulls[0].Body, want) {
+		t.Errorf("the pull request's body lacks %q:\n%s", want, pulls[0].Body)
+	}
 	if got := r.Git("", "--git-dir", r.remote, "show", branch+":hello.txt"); got != "hello, world\n" {
 		t.Errorf("pushed hello.txt: %q", got)
 	}
