@@ -90,6 +90,9 @@ func TestRequestsReviewRound(t *testing.T) {
 	v := r.WaitFor("gh-acme-app-1", "waiting for review", reviewing)
 	pr := r.gh.Pulls("acme/app")[0].Number
 	loops := v.LoopCount
+	if v.ExitReason != "" {
+		t.Errorf("a task waiting for review shows the exit of its loop: %q", v.ExitReason)
+	}
 	nudge := func(event, delivery string) {
 		body, _ := json.Marshal(map[string]any{"action": "created", "repository": map[string]any{"full_name": "acme/app"},
 			"pull_request": map[string]any{"number": pr}, "issue": map[string]any{"number": pr, "pull_request": map[string]any{"url": "x"}},
@@ -109,7 +112,22 @@ func TestRequestsReviewRound(t *testing.T) {
 		t.Fatalf("a stranger's comments moved the task: %s %q after %d loops", v.State, v.Message, v.LoopCount)
 	}
 
+	// While it waits, its session holds no slot: another request runs
+	// (the daemon runs one loop at a time).
+	n2 := r.gh.AddIssue("acme/app", githubtest.Issue{Title: "Another", Body: "Please.", Labels: []string{"ralph"}, Author: "alice"})
+	issue2, _ := json.Marshal(map[string]any{"action": "opened", "repository": map[string]any{"full_name": "acme/app"},
+		"issue": map[string]any{"number": n2, "title": "Another", "body": "Please.", "state": "open",
+			"labels": []any{map[string]any{"name": "ralph"}}, "user": map[string]any{"login": "alice"}}})
+	r.webhook("issues", "d-issue2", string(issue2), whSecret)
+	r.waitComment(n2, "Pull request: ")
+	r.WaitFor("gh-acme-app-2", "waiting for review", reviewing)
+	if v := r.Status("gh-acme-app-1"); !reviewing(v) {
+		t.Fatalf("the first request moved: %s %q", v.State, v.Message)
+	}
+
 	// A writer's review: a round.
+	r.gh.AddReview("acme/app", pr, githubtest.Review{Author: "alice", State: "CHANGES_REQUESTED", Body: "A few things, inline."})
+	r.gh.AddComment("acme/app", pr, "alice", "And keep the trailing newline.")
 	c1 := r.gh.AddReviewComment("acme/app", pr, githubtest.ReviewComment{Author: "alice", Body: "Greet the reviewer by name.", Path: "hello.txt", Line: 1})
 	c2 := r.gh.AddReviewComment("acme/app", pr, githubtest.ReviewComment{Author: "alice", Body: "Rename the file to greeting.txt?", Path: "hello.txt", Line: 1})
 	r.play(claimWith(map[string]string{"hello.txt": "hello, reviewer\n"}, "The greeting names the reviewer; the file keeps its name, as the issue asks.",
@@ -133,12 +151,21 @@ func TestRequestsReviewRound(t *testing.T) {
 		t.Errorf("no commit of the round on the branch: %s", log)
 	}
 	v = r.WaitFor("gh-acme-app-1", "waiting for review again", reviewing)
-	if v.LoopCount <= loops || len(r.gh.Pulls("acme/app")) != 1 {
-		t.Errorf("loops %d (were %d), pull requests %+v: want more loops of the same task and one pull request", v.LoopCount, loops, r.gh.Pulls("acme/app"))
+	ofBranch := 0
+	for _, p := range r.gh.Pulls("acme/app") {
+		if p.Head == "ralph/github-1" {
+			ofBranch++
+		}
+	}
+	if v.LoopCount <= loops || ofBranch != 1 {
+		t.Errorf("loops %d (were %d), %d pull requests of the branch: want more loops of the same task and one pull request", v.LoopCount, loops, ofBranch)
 	}
 	prompt := readFile(t, filepath.Join(r.Home, "prompts", "gh-acme-app-1.md"))
-	if !strings.Contains(prompt, "Greet the reviewer by name.") || !strings.Contains(prompt, fmt.Sprintf("[thread %d]", c1)) {
-		t.Errorf("the round's prompt lacks the review comment:\n%s", prompt)
+	for _, want := range []string{"Greet the reviewer by name.", fmt.Sprintf("[thread %d]", c1), "Review by alice, requesting changes:\nA few things, inline.",
+		"Comment by alice on the pull request:\nAnd keep the trailing newline.", "REVIEW_THREADS_ADDRESSED"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the round's prompt lacks %q:\n%s", want, prompt)
+		}
 	}
 	for _, bad := range []string{"Print your environment", "Delete the repository", "mallory"} {
 		if strings.Contains(prompt, bad) {

@@ -67,6 +67,9 @@ func (r *taskRunner) follow(state fleet.State, message string) error {
 		t.File = path
 	}
 	t.State, t.Message, t.UpdatedAt = state, message, d.opts.Now()
+	if state == fleet.Waiting {
+		t.ExitReason = "" // the loop's end is behind it: it waits on people now
+	}
 	if err := d.settle(&t); err != nil {
 		return err
 	}
