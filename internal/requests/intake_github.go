@@ -178,8 +178,9 @@ func (s *Service) pollOnce(ctx context.Context) error {
 		return err
 	}
 	for _, r := range all {
-		if err := s.followPR(ctx, r); err != nil {
-			return err
+		if err := s.followPR(ctx, r); err != nil && ctx.Err() == nil {
+			// One pull request that cannot be read holds up no other.
+			s.logf("%s: pull request #%d: %v", r.Key, r.PRNumber, err)
 		}
 		if r.Source != "github" || !s.configured(r.Repo) {
 			continue
