@@ -68,7 +68,8 @@ func (r *requestRig) ralphReply(pr int, root int64) string {
 	return ""
 }
 
-// A review on ralph's pull request, delivered by webhook alone (no poll):
+// A review on ralph's pull request, and a failing commit status, delivered
+// by webhook alone (no poll):
 // a stranger's review comment and conversation comment change nothing; a
 // writer's two review comments become a follow-up round of the same task
 // on the same branch, with the comments in the agent's prompt. ralph
@@ -172,6 +173,19 @@ func TestRequestsReviewRound(t *testing.T) {
 			t.Errorf("the stranger's words reached the prompt: %q", bad)
 		}
 	}
+
+	// A failing commit status on the new head, by its webhook: a round
+	// with the status's description in the prompt.
+	r.play(claimWith(map[string]string{"hello.txt": "hello, reviewer\n", ".lint": "ok\n"}, "Fixed the lint.", ""))
+	r.gh.AddStatus("acme/app", r.gh.HeadSHA("acme/app", pr), githubtest.Status{Context: "ci/lint", State: "failure", Description: "lint: hello.txt lacks a header"})
+	status, _ := json.Marshal(map[string]any{"repository": map[string]any{"full_name": "acme/app"}, "state": "failure", "context": "ci/lint",
+		"branches": []any{map[string]any{"name": "ralph/github-1"}}})
+	r.webhook("status", "d-status", string(status), whSecret)
+	r.waitFor("round 2 pushed", func() bool { return strings.Contains(fmt.Sprint(r.gh.Comments("acme/app", pr)), "Follow-up round 2 pushed") })
+	if prompt := readFile(t, filepath.Join(r.Home, "prompts", "gh-acme-app-1.md")); !strings.Contains(prompt, "lint: hello.txt lacks a header") {
+		t.Errorf("the round's prompt lacks the failing status:\n%s", prompt)
+	}
+	r.WaitFor("gh-acme-app-1", "waiting for review after round 2", reviewing)
 
 	// The merge ends the task.
 	r.gh.Merge("acme/app", pr)

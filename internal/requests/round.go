@@ -9,6 +9,7 @@ import (
 
 	"ralph/internal/analyze"
 	"ralph/internal/fleet"
+	"ralph/internal/redact"
 	"ralph/internal/serve"
 	"ralph/internal/taskfile"
 )
@@ -147,7 +148,7 @@ func (s *Service) roundDone(ctx context.Context, r *Request, v serve.TaskView, d
 		if addressed[e.Thread] {
 			text = fmt.Sprintf("Addressed in %s (follow-up round %d): %s", short, r.Rounds, summary)
 		}
-		if err := s.hub.Reply(ctx, r.Repo, r.PRNumber, e.Thread, marker, text); err != nil {
+		if err := s.hub.Reply(ctx, r.Repo, r.PRNumber, e.Thread, marker, redact.String(text)); err != nil {
 			return err
 		}
 		if t, ok := threads[e.Thread]; ok && addressed[e.Thread] && !t.Resolved {
@@ -158,7 +159,7 @@ func (s *Service) roundDone(ctx context.Context, r *Request, v serve.TaskView, d
 	}
 	marker := fmt.Sprintf("<!-- ralph:round:%s:%d -->", r.Key, r.Rounds)
 	note := fmt.Sprintf("🔁 Follow-up round %d pushed (%s): %s", r.Rounds, short, summary)
-	if _, err := s.hub.Comment(ctx, r.Repo, r.PRNumber, marker, note); err != nil {
+	if _, err := s.hub.Comment(ctx, r.Repo, r.PRNumber, marker, redact.String(note)); err != nil {
 		return err
 	}
 	c := lastCheck(v)
