@@ -181,7 +181,9 @@ func TestRequestsReviewRound(t *testing.T) {
 	status, _ := json.Marshal(map[string]any{"repository": map[string]any{"full_name": "acme/app"}, "state": "failure", "context": "ci/lint",
 		"branches": []any{map[string]any{"name": "ralph/github-1"}}})
 	r.webhook("status", "d-status", string(status), whSecret)
-	r.waitFor("round 2 pushed", func() bool { return strings.Contains(fmt.Sprint(r.gh.Comments("acme/app", pr)), "Follow-up round 2 pushed") })
+	r.waitFor("round 2 pushed", func() bool {
+		return strings.Contains(fmt.Sprint(r.gh.Comments("acme/app", pr)), "Follow-up round 2 pushed")
+	})
 	if prompt := readFile(t, filepath.Join(r.Home, "prompts", "gh-acme-app-1.md")); !strings.Contains(prompt, "lint: hello.txt lacks a header") {
 		t.Errorf("the round's prompt lacks the failing status:\n%s", prompt)
 	}
