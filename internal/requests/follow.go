@@ -20,6 +20,7 @@ const (
 	kindPRComment     = "pr_comment"     // a comment in the pull request's conversation
 	kindCheck         = "check"          // a failing check run or commit status on the head
 	kindConflict      = "conflict"       // the head does not merge into the base
+	kindEnd           = "end"            // the pull request was merged or closed (never a round's input)
 )
 
 // Where following a pull request is (Request.PRState).
@@ -94,7 +95,8 @@ func checkFailed(conclusion string) bool {
 // followPR reads r's pull request and records what is new on it as
 // entries (the poll and every webhook about it come here, so a webhook's
 // payload is a nudge, never trusted input); a merged or closed pull
-// request ends the request's task.
+// request is recorded as its end. It writes entries only: the request
+// itself is process's to change, one pass at a time.
 func (s *Service) followPR(ctx context.Context, r Request) error {
 	if !following(r) {
 		return nil
@@ -104,10 +106,15 @@ func (s *Service) followPR(ctx context.Context, r Request) error {
 		return err
 	}
 	if pr.GetState() == "closed" {
-		if v, err := s.d.Status(r.Session); err == nil && (v.State == fleet.Running || v.State == fleet.Queued) {
-			return nil // the round ends first
+		end := "closed"
+		if pr.GetMerged() {
+			end = "merged"
 		}
-		return s.endPR(ctx, r, pr.GetMerged())
+		added, err := s.store.AddEntry(r.Key, Entry{ID: fmt.Sprintf("end:%d", r.PRNumber), Kind: kindEnd, Body: end, At: s.opts.Now()})
+		if added {
+			s.poke(r.Key)
+		}
+		return err
 	}
 	self, err := s.hub.Self(ctx)
 	if err != nil {
@@ -203,20 +210,23 @@ func current(e Entry, head string) bool {
 }
 
 // endPR ends a request whose pull request was merged (its task done) or
-// closed unmerged (its task cancelled).
-func (s *Service) endPR(ctx context.Context, r Request, merged bool) error {
-	state, msg := fleet.Cancelled, "pull request closed without merging"
-	r.PRState = prClosed
-	if merged {
-		state, msg, r.PRState = fleet.Done, "pull request merged", prMerged
+// closed unmerged (its task cancelled), once its running round is over;
+// ended is false while it runs.
+func (s *Service) endPR(ctx context.Context, r *Request, e Entry) (ended bool, err error) {
+	if v, err := s.d.Status(r.Session); err == nil && (v.State == fleet.Running || v.State == fleet.Queued) {
+		return false, nil
+	}
+	state, msg, to := fleet.Cancelled, "pull request closed without merging", prClosed
+	if e.Body == "merged" {
+		state, msg, to = fleet.Done, "pull request merged", prMerged
 	}
 	if err := s.d.Follow(r.Session, state, msg); err != nil {
-		return err
+		return false, err
 	}
-	if err := s.store.Update(r); err != nil {
-		return err
+	r.PRState = to
+	if err := s.store.Update(*r); err != nil {
+		return false, err
 	}
 	s.logf("%s: %s (#%d)", r.Key, msg, r.PRNumber)
-	s.poke(r.Key)
-	return nil
+	return true, s.store.SettlePR(r.Key)
 }

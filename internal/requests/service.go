@@ -247,15 +247,25 @@ func (s *Service) process(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	for i, e := range entries {
+		if e.Kind == kindEnd && !e.Acted && following(r) {
+			if entries[i].Acted, err = s.endPR(ctx, &r, e); err != nil {
+				return err
+			}
+		}
+	}
 	var fresh []Entry
 	for _, e := range entries {
+		if e.Kind == kindEnd {
+			continue
+		}
 		// What the pull request brings waits while a round runs, and is
 		// taken only while the request waits for review.
 		if !e.Acted && (!fromPR(e) || r.PRState == prReview) {
 			fresh = append(fresh, e)
 		}
 	}
-	if len(fresh) > 0 && r.PRState == prReview && !slices.ContainsFunc(fresh, isCommand) {
+	if len(fresh) > 0 && r.PRState == prReview && !slices.ContainsFunc(fresh, holdsWork) {
 		if err := s.startRound(ctx, &r, fresh, dir, at); err != nil {
 			return err
 		}
@@ -342,6 +352,17 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 	dec := Decide(v)
 	c := s.conv(r)
 	handled := fmt.Sprintf("%s/%s/%d", v.ID, dec.Outcome, v.LoopCount)
+	if following(r) && v.State == fleet.Cancelled {
+		// Given up by a person: the pull request is theirs now; a later
+		// comment is new work, followed afresh.
+		r.PRState = ""
+		if err := s.store.Update(r); err != nil {
+			return err
+		}
+		if err := s.store.SettlePR(r.Key); err != nil {
+			return err
+		}
+	}
 	ended := (r.PRState == prMerged || r.PRState == prClosed) && v.State.Finished()
 	if handled != r.Handled && dec.Outcome != Retry && !ended {
 		marker := "<!-- ralph:" + handled + " -->"
@@ -462,5 +483,14 @@ func (s *Service) status(ctx context.Context, r Request, v serve.TaskView, dec D
 // Root is RALPH_HOME/requests.
 func Root(home string) string { return filepath.Join(home, "requests") }
 
-// isCommand says whether an entry is a /ralph command.
-func isCommand(e Entry) bool { return ParseCommand(e.Body) != NoCommand }
+// holdsWork says whether an entry is a command that stops or gives up
+// the work (stop, pause, cancel): the daemon is told, and no round starts.
+// A retry or resume while the pull request waits for review asks for a
+// round.
+func holdsWork(e Entry) bool {
+	switch ParseCommand(e.Body) {
+	case CmdStop, CmdPause, CmdCancel:
+		return true
+	}
+	return false
+}

@@ -319,6 +319,14 @@ func (s *Store) MarkActed(key string, ids []string) error {
 	return nil
 }
 
+// SettlePR marks everything still pending from a request's pull request
+// as acted on: the pull request ended, or stopped being followed, and what
+// it said is never a later round's input.
+func (s *Store) SettlePR(key string) error {
+	_, err := s.db.Exec(`UPDATE entries SET acted = 1 WHERE request = ? AND kind != '' AND acted = 0`, key)
+	return err
+}
+
 // TakeIntoRound records that entries ids were taken into follow-up round
 // n (and so acted on).
 func (s *Store) TakeIntoRound(key string, ids []string, n int) error {
