@@ -476,3 +476,26 @@ func splitQuestions(v string) []string {
 	}
 	return out
 }
+
+// ThreadsAddressedField is the request prompt's status-block field where
+// the agent names the review threads it addressed in a follow-up round.
+const ThreadsAddressedField = "REVIEW_THREADS_ADDRESSED"
+
+var threadIDRE = regexp.MustCompile(`\d{1,19}`)
+
+// ThreadsAddressed reads ThreadsAddressedField of a status block's fields:
+// the thread ids it lists ("7012, 7015", "[thread 7012]"), and whether the
+// field was given at all (absent: the agent did not say, so the caller
+// decides; "none" or empty: given, no thread).
+func ThreadsAddressed(fields map[string]string) (ids []int64, given bool) {
+	v, ok := fields[ThreadsAddressedField]
+	if !ok {
+		return nil, false
+	}
+	for _, m := range threadIDRE.FindAllString(v, -1) {
+		if n, err := strconv.ParseInt(m, 10, 64); err == nil {
+			ids = append(ids, n)
+		}
+	}
+	return ids, true
+}

@@ -141,9 +141,10 @@ func TestRequestsGitHubEndToEnd(t *testing.T) {
 	if got := r.Git("", "--git-dir", r.remote, "show", "ralph/github-1:hello.txt"); got != "hello, world\n" {
 		t.Errorf("pushed hello.txt: %q", got)
 	}
-	v = r.WaitFor("gh-acme-app-1", "done with its PR", func(v serve.TaskView) bool { return v.PRURL != "" })
-	if string(v.State) != "done" || !strings.Contains(link.Body, v.PRURL) {
-		t.Errorf("task %s, pr_url %q; link %q", v.State, v.PRURL, link.Body)
+	// With its pull request open, the task waits for review.
+	v = r.WaitFor("gh-acme-app-1", "waiting for review with its PR", func(v serve.TaskView) bool { return v.PRURL != "" && reviewing(v) })
+	if !strings.Contains(link.Body, v.PRURL) {
+		t.Errorf("pr_url %q; link %q", v.PRURL, link.Body)
 	}
 	// The answer reached the agent once, in the same agent session.
 	calls := strings.Split(strings.TrimSpace(readFile(t, script.ArgvLog(filepath.Join(r.Work, "agent-requests.json")))), "\n")

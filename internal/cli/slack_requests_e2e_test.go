@@ -115,12 +115,17 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	if len(pulls) != 1 || pulls[0].Head != branch || pulls[0].Base != "main" {
 		t.Fatalf("pull requests: %+v", pulls)
 	}
+	// The pull request links back to the thread it was asked in.
+	if want := "Requested in Slack: https://fake.slack.com/archives/CALLOW/p" + strings.ReplaceAll(root, ".", ""); !strings.Contains(pulls[0].Body, want) {
+		t.Errorf("the pull request's body lacks %q:\n%s", want, pulls[0].Body)
+	}
 	if got := r.Git("", "--git-dir", r.remote, "show", branch+":hello.txt"); got != "hello, world\n" {
 		t.Errorf("pushed hello.txt: %q", got)
 	}
-	v = r.WaitFor(session, "done with its PR", func(v serve.TaskView) bool { return v.PRURL != "" })
-	if string(v.State) != "done" || !strings.Contains(link.Text, v.PRURL) {
-		t.Errorf("task %s, pr_url %q; link %q", v.State, v.PRURL, link.Text)
+	// With its pull request open, the task waits for review.
+	v = r.WaitFor(session, "waiting for review with its PR", func(v serve.TaskView) bool { return v.PRURL != "" && reviewing(v) })
+	if !strings.Contains(link.Text, v.PRURL) {
+		t.Errorf("pr_url %q; link %q", v.PRURL, link.Text)
 	}
 	// One request, one status message edited in place, nothing elsewhere.
 	status := 0

@@ -3,6 +3,7 @@ package requests
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,6 +26,10 @@ type Config struct {
 	// Remind is how long a request waits on its questions before one
 	// reminder is posted (RALPH_REQUEST_REMIND); 0 turns reminders off.
 	Remind time.Duration
+	// FollowupRounds caps the follow-up rounds a request's pull request
+	// gets from its reviews, checks and conflicts (RALPH_PR_FOLLOWUP_ROUNDS);
+	// 0: none, ralph opens the pull request and only watches for its end.
+	FollowupRounds int
 
 	Slack SlackConfig
 }
@@ -91,7 +96,7 @@ func list(s string) []string {
 func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 	cfg = Config{GitHubToken: getenv("GITHUB_TOKEN"), GitHubAPIURL: getenv("GITHUB_API_URL"),
 		Repos: list(getenv("RALPH_GITHUB_REPOS")), Label: strings.TrimSpace(getenv("RALPH_GITHUB_LABEL")),
-		WebhookSecret: getenv("GITHUB_WEBHOOK_SECRET"), Poll: time.Minute, MaxLoops: 20, Sandbox: true, Remind: 24 * time.Hour,
+		WebhookSecret: getenv("GITHUB_WEBHOOK_SECRET"), Poll: time.Minute, MaxLoops: 20, Sandbox: true, Remind: 24 * time.Hour, FollowupRounds: 5,
 		Slack: SlackConfig{BotToken: getenv("SLACK_BOT_TOKEN"), SigningSecret: getenv("SLACK_SIGNING_SECRET"),
 			AppToken: getenv("SLACK_APP_TOKEN"), APIURL: getenv("SLACK_API_URL"), Repo: strings.TrimSpace(getenv("RALPH_SLACK_REPO")),
 			Channels: list(getenv("RALPH_SLACK_CHANNELS")), Users: list(getenv("RALPH_SLACK_USERS"))}}
@@ -117,6 +122,12 @@ func FromEnv(getenv func(string) string) (cfg Config, on bool, err error) {
 			return cfg, false, fmt.Errorf("RALPH_REQUEST_REMIND %q: want a duration such as 24h (0 for no reminder)", v)
 		}
 		cfg.Remind = d
+	}
+	if v := strings.TrimSpace(getenv("RALPH_PR_FOLLOWUP_ROUNDS")); v != "" {
+		n, perr := strconv.Atoi(v)
+		if cfg.FollowupRounds = n; perr != nil || n < 0 {
+			return cfg, false, fmt.Errorf("RALPH_PR_FOLLOWUP_ROUNDS %q: want a number of rounds (0 for none)", v)
+		}
 	}
 	if cfg.Sandbox, err = SandboxFromEnv(getenv); err != nil {
 		return cfg, false, err

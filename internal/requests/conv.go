@@ -106,15 +106,23 @@ func summaryLine(s string) string {
 // statusText is the request's status message, edited in place.
 func statusText(r Request, v serve.TaskView, d Decision) string {
 	state := map[Outcome]string{Retry: "working", Clarify: "waiting for your answer", Complete: "pull request ready",
-		Halt: "halted", Ended: "cancelled"}[d.Outcome]
-	if d.Outcome == Retry && v.State == "queued" {
+		Halt: "halted", Ended: "cancelled", Review: WaitingForReview}[d.Outcome]
+	switch {
+	case d.Outcome == Retry && v.State == "queued":
 		state = "queued"
+	case r.PRState == prMerged && v.State.Finished():
+		state = "pull request merged"
+	case r.PRState == prClosed && v.State.Finished():
+		state = "pull request closed"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "🤖 **ralph** — %s\n\n", state)
 	fmt.Fprintf(&b, "- branch: `%s`\n- loops: %d\n- circuit breaker: %s\n", r.Branch, v.LoopCount, v.CircuitBreaker.State)
 	if r.PRURL != "" {
 		fmt.Fprintf(&b, "- pull request: %s\n", r.PRURL)
+	}
+	if r.Rounds > 0 {
+		fmt.Fprintf(&b, "- follow-up rounds: %d\n", r.Rounds)
 	}
 	if v.Summary != "" {
 		fmt.Fprintf(&b, "- last step: %s\n", v.Summary)

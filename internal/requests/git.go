@@ -125,16 +125,7 @@ func (w workspace) publish(ctx context.Context, dir, cloneURL, base, branch, mes
 		return 0, err
 	}
 	if out, _ := w.git.run(ctx, dir, cloneURL, "status", "--porcelain"); strings.TrimSpace(out) != "" {
-		args := []string{"commit", "--quiet", "--no-verify", "-m", message}
-		if id, _ := w.git.run(ctx, dir, cloneURL, "config", "user.email"); strings.TrimSpace(id) == "" {
-			// ralph's git reads no global configuration: the user's
-			// identity is read from it explicitly, else ralph's own.
-			name, email := gitx.UserIdentity(ctx)
-			if name == "" || email == "" {
-				name, email = "ralph", "ralph@localhost"
-			}
-			args = append([]string{"-c", "user.name=" + name, "-c", "user.email=" + email}, args...)
-		}
+		args := append(w.identity(ctx, dir, cloneURL), "commit", "--quiet", "--no-verify", "-m", message)
 		if _, err := w.git.run(ctx, dir, cloneURL, args...); err != nil {
 			return 0, err
 		}
@@ -149,4 +140,44 @@ func (w workspace) publish(ctx context.Context, dir, cloneURL, base, branch, mes
 	}
 	_, err = w.git.run(ctx, dir, cloneURL, "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)
 	return ahead, err
+}
+
+// mergeBase merges the base branch, fetched fresh, into the request's
+// branch: clean is true when git merged it alone (committed); otherwise
+// the merge is left in progress, its conflicts marked in the files, for
+// the agent to resolve and publish to commit.
+func (w workspace) mergeBase(ctx context.Context, dir, cloneURL, base string) (clean bool, err error) {
+	if _, err := w.git.run(ctx, dir, cloneURL, "fetch", "--quiet", "origin", base); err != nil {
+		return false, err
+	}
+	args := append(w.identity(ctx, dir, cloneURL), "merge", "--no-edit", "--no-verify", "origin/"+base)
+	if _, err := w.git.run(ctx, dir, cloneURL, args...); err == nil {
+		return true, nil
+	}
+	// A merge that stopped on conflicts leaves MERGE_HEAD; any other
+	// failure is an error.
+	if _, err := w.git.run(ctx, dir, cloneURL, "rev-parse", "--verify", "--quiet", "MERGE_HEAD"); err != nil {
+		return false, fmt.Errorf("merge origin/%s: %w", base, err)
+	}
+	return false, nil
+}
+
+// identity is the -c arguments that give a commit an author where the
+// repository has none: ralph's git reads no global configuration, so the
+// user's identity is read from it explicitly, else ralph's own.
+func (w workspace) identity(ctx context.Context, dir, cloneURL string) []string {
+	if id, _ := w.git.run(ctx, dir, cloneURL, "config", "user.email"); strings.TrimSpace(id) != "" {
+		return nil
+	}
+	name, email := gitx.UserIdentity(ctx)
+	if name == "" || email == "" {
+		name, email = "ralph", "ralph@localhost"
+	}
+	return []string{"-c", "user.name=" + name, "-c", "user.email=" + email}
+}
+
+// head is the commit the worktree is on.
+func (w workspace) head(ctx context.Context, dir, cloneURL string) string {
+	out, _ := w.git.run(ctx, dir, cloneURL, "rev-parse", "HEAD")
+	return strings.TrimSpace(out)
 }

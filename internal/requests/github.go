@@ -2,6 +2,7 @@ package requests
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -298,15 +299,21 @@ func (h *hub) PullRequest(ctx context.Context, repo, branch, base, title, body s
 }
 
 // MarkReady marks a draft pull request ready for review. REST cannot:
-// it is GraphQL's markPullRequestReadyForReview, sent through the same
-// client (its token, its retries) to the GraphQL endpoint beside the REST
-// root.
+// it is GraphQL's markPullRequestReadyForReview.
 func (h *hub) MarkReady(ctx context.Context, nodeID string) error {
-	body := map[string]any{
-		"query":     `mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`,
-		"variables": map[string]any{"id": nodeID},
-	}
+	return h.graphql(ctx, "mark pull request ready",
+		`mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`,
+		map[string]any{"id": nodeID}, nil)
+}
+
+// graphql sends one GraphQL document through the same client as REST (its
+// token, its retries) to the GraphQL endpoint beside the REST root, and
+// decodes its data into data (nil: not read); an answer with errors is an
+// error that names what was asked.
+func (h *hub) graphql(ctx context.Context, what, query string, vars map[string]any, data any) error {
+	body := map[string]any{"query": query, "variables": vars}
 	var out struct {
+		Data   json.RawMessage `json:"data"`
 		Errors []struct {
 			Message string `json:"message"`
 		} `json:"errors"`
@@ -322,7 +329,12 @@ func (h *hub) MarkReady(ctx context.Context, nodeID string) error {
 		return err
 	}
 	if len(out.Errors) > 0 {
-		return fmt.Errorf("mark pull request ready: %s", out.Errors[0].Message)
+		return fmt.Errorf("%s: %s", what, out.Errors[0].Message)
+	}
+	if data != nil && len(out.Data) > 0 {
+		if err := json.Unmarshal(out.Data, data); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
 	}
 	return nil
 }

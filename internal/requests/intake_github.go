@@ -178,6 +178,10 @@ func (s *Service) pollOnce(ctx context.Context) error {
 		return err
 	}
 	for _, r := range all {
+		if err := s.followPR(ctx, r); err != nil && ctx.Err() == nil {
+			// One pull request that cannot be read holds up no other.
+			s.logf("%s: pull request #%d: %v", r.Key, r.PRNumber, err)
+		}
 		if r.Source != "github" || !s.configured(r.Repo) {
 			continue
 		}
@@ -239,8 +243,27 @@ func (s *Service) githubWebhook(w http.ResponseWriter, r *http.Request) {
 		}
 	case *gh.IssueCommentEvent:
 		repo := e.GetRepo().GetFullName()
-		if e.GetAction() == "created" && s.configured(repo) && !e.GetIssue().IsPullRequest() {
+		switch {
+		case e.GetAction() == "created" && e.GetIssue().IsPullRequest():
+			err = s.nudgePR(ctx, repo, e.GetIssue().GetNumber(), "")
+		case e.GetAction() == "created" && s.configured(repo):
 			err = s.intakeComment(ctx, repo, e.GetIssue(), e.GetComment())
+		}
+	case *gh.PullRequestReviewEvent:
+		err = s.nudgePR(ctx, e.GetRepo().GetFullName(), e.GetPullRequest().GetNumber(), "")
+	case *gh.PullRequestReviewCommentEvent:
+		err = s.nudgePR(ctx, e.GetRepo().GetFullName(), e.GetPullRequest().GetNumber(), "")
+	case *gh.PullRequestEvent:
+		err = s.nudgePR(ctx, e.GetRepo().GetFullName(), e.GetPullRequest().GetNumber(), "")
+	case *gh.CheckRunEvent:
+		err = s.nudgePR(ctx, e.GetRepo().GetFullName(), 0, e.GetCheckRun().GetCheckSuite().GetHeadBranch())
+	case *gh.CheckSuiteEvent:
+		err = s.nudgePR(ctx, e.GetRepo().GetFullName(), 0, e.GetCheckSuite().GetHeadBranch())
+	case *gh.StatusEvent:
+		for _, b := range e.Branches {
+			if err == nil {
+				err = s.nudgePR(ctx, e.GetRepo().GetFullName(), 0, b.GetName())
+			}
 		}
 	}
 	if err != nil {
@@ -253,4 +276,21 @@ func (s *Service) githubWebhook(w http.ResponseWriter, r *http.Request) {
 		s.logf("webhook %s: %v", id, err)
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// nudgePR follows the pull request a webhook is about — by its number, or
+// by its head branch (checks and statuses) — when it is one of ralph's:
+// what it says is read from GitHub, as the poll reads it, never taken
+// from the payload.
+func (s *Service) nudgePR(ctx context.Context, repo string, number int, branch string) error {
+	all, err := s.store.All()
+	if err != nil {
+		return err
+	}
+	for _, r := range all {
+		if strings.EqualFold(r.Repo, repo) && following(r) && ((number > 0 && r.PRNumber == number) || (branch != "" && r.Branch == branch)) {
+			return s.followPR(ctx, r)
+		}
+	}
+	return nil
 }

@@ -35,6 +35,8 @@ const (
 	Halt Outcome = "halt"
 	// Ended: cancelled by hand; nothing to say.
 	Ended Outcome = "ended"
+	// Review: the pull request is open and waits for review (follow.go).
+	Review Outcome = "review"
 )
 
 // Decision is an outcome with what to tell the requester.
@@ -69,6 +71,8 @@ func Decide(v serve.TaskView) Decision {
 		d.Outcome = Ended
 	case v.State == fleet.Waiting && len(v.Questions) > 0:
 		d.Outcome, d.Questions = Clarify, v.Questions
+	case v.State == fleet.Waiting && v.Message == WaitingForReview:
+		d.Outcome = Review
 	case v.State == fleet.Done:
 		d.Outcome = Complete
 	case last.PRReady && v.State == fleet.Waiting:

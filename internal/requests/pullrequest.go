@@ -36,7 +36,7 @@ func (s *Service) complete(ctx context.Context, r *Request, v serve.TaskView, de
 func (s *Service) openPR(ctx context.Context, r *Request, v serve.TaskView, dec Decision, base, marker string) error {
 	c := lastCheck(v)
 	draft := c.failed() || (c.run == nil && dec.TestsFailing)
-	_, url, err := s.pullRequest(ctx, r, base, prBody(*r, v, dec, c, ""), draft, c.verified)
+	_, url, err := s.pullRequest(ctx, r, base, prBody(*r, s.thread(ctx, *r), v, dec, c, ""), draft, c.verified)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (s *Service) halt(ctx context.Context, r *Request, v serve.TaskView, dec De
 		// The report matters more than the push; the next pass pushes.
 		s.logf("%s: keep the work of a halted loop: %v", r.Key, err)
 	} else if ahead > 0 {
-		_, url, err := s.pullRequest(ctx, r, at.base, prBody(*r, v, dec, lastCheck(v), dec.Reason), true, false)
+		_, url, err := s.pullRequest(ctx, r, at.base, prBody(*r, s.thread(ctx, *r), v, dec, lastCheck(v), dec.Reason), true, false)
 		if err != nil {
 			return err
 		}
@@ -106,4 +106,18 @@ func (s *Service) halt(ctx context.Context, r *Request, v serve.TaskView, dec De
 	}
 	_, err = s.conv(*r).Post(ctx, *r, marker, text)
 	return err
+}
+
+// thread is the permalink of a Slack request's thread, for its pull
+// request to link back to ("" for a GitHub request, or when Slack cannot
+// say: the body then names the channel and thread).
+func (s *Service) thread(ctx context.Context, r Request) string {
+	if r.Source != "slack" || s.slack == nil {
+		return ""
+	}
+	link, err := s.slack.Permalink(ctx, r.Channel, r.Thread)
+	if err != nil {
+		s.logf("%s: %v", r.Key, err)
+	}
+	return link
 }

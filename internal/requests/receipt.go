@@ -27,15 +27,19 @@ func lastCheck(v serve.TaskView) check {
 // failed reports a check that ran and did not pass.
 func (c check) failed() bool { return c.run != nil && !c.verified }
 
-// prBody is a pull request's body: what it closes, whether ralph's own
+// prBody is a pull request's body: what it closes (or the Slack thread it
+// was asked in, by its permalink where thread has one), whether ralph's own
 // check passed (the failing output where it did not), and a receipt of
 // the work — loops, cost, the agent's last word — plus why it stopped
 // when a cap or a halt ended it short.
-func prBody(r Request, v serve.TaskView, dec Decision, c check, stopped string) string {
+func prBody(r Request, thread string, v serve.TaskView, dec Decision, c check, stopped string) string {
 	var b strings.Builder
-	if r.Source == "github" {
+	switch {
+	case r.Source == "github":
 		fmt.Fprintf(&b, "Closes #%d", r.Number)
-	} else {
+	case thread != "":
+		fmt.Fprintf(&b, "Requested in Slack: %s", thread)
+	default:
 		fmt.Fprintf(&b, "Requested in Slack: channel %s, thread %s.", r.Channel, r.Thread)
 	}
 	if stopped != "" {

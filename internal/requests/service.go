@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,9 @@ type Daemon interface {
 	Do(ctx context.Context, c fleet.Command) (serve.TaskView, error)
 	Status(session string) (serve.TaskView, error)
 	SetPRURL(session, url string) error
+	// Follow moves a task between loops to where its pull request
+	// leaves it: waiting for review, done (merged), cancelled (closed).
+	Follow(session string, state fleet.State, message string) error
 }
 
 // Options configure a Service.
@@ -148,7 +152,7 @@ const reconcileEvery = 30 * time.Second
 func (s *Service) Run(ctx context.Context, d Daemon) {
 	s.d = d
 	var wg sync.WaitGroup
-	if s.cfg.On() && s.cfg.Poll > 0 {
+	if (s.cfg.On() || s.cfg.SlackOn()) && s.cfg.Poll > 0 {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.pollLoop(ctx) }()
 	}
@@ -243,13 +247,29 @@ func (s *Service) process(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	for i, e := range entries {
+		if e.Kind == kindEnd && !e.Acted && following(r) {
+			if entries[i].Acted, err = s.endPR(ctx, &r, e); err != nil {
+				return err
+			}
+		}
+	}
 	var fresh []Entry
 	for _, e := range entries {
-		if !e.Acted {
+		if e.Kind == kindEnd {
+			continue
+		}
+		// What the pull request brings waits while a round runs, and is
+		// taken only while the request waits for review.
+		if !e.Acted && (!fromPR(e) || r.PRState == prReview) {
 			fresh = append(fresh, e)
 		}
 	}
-	if len(fresh) > 0 {
+	if len(fresh) > 0 && r.PRState == prReview && !slices.ContainsFunc(fresh, holdsWork) {
+		if err := s.startRound(ctx, &r, fresh, dir, at); err != nil {
+			return err
+		}
+	} else if len(fresh) > 0 {
 		if err := s.tellDaemon(ctx, r, fresh); err != nil {
 			return err
 		}
@@ -303,6 +323,14 @@ func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) erro
 		if err == nil && len(said) == 0 && cmd != CmdRetry {
 			return nil // a finished request hears only a follow-up
 		}
+		if r.PRState == prMerged || r.PRState == prClosed {
+			// Work after the pull request's end is new work: a pull
+			// request of its own, followed afresh.
+			r.PRState, r.Rounds, r.PRNumber, r.PRURL = "", 0, 0, ""
+			if err := s.store.Update(r); err != nil {
+				return err
+			}
+		}
 		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.StartLoop, Session: r.Session, Title: fleet.ClipTitle(r.Title), Origin: r.Source,
 			ReplyTo: r.Key, MaxLoops: s.cfg.MaxLoops, Who: who})
 		return err
@@ -324,8 +352,32 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 	dec := Decide(v)
 	c := s.conv(r)
 	handled := fmt.Sprintf("%s/%s/%d", v.ID, dec.Outcome, v.LoopCount)
-	if handled != r.Handled && dec.Outcome != Retry {
+	if following(r) && v.State == fleet.Cancelled {
+		// Given up by a person: the pull request is theirs now; a later
+		// comment is new work, followed afresh.
+		r.PRState = ""
+		if err := s.store.Update(r); err != nil {
+			return err
+		}
+		if err := s.store.SettlePR(r.Key); err != nil {
+			return err
+		}
+	}
+	ended := (r.PRState == prMerged || r.PRState == prClosed) && v.State.Finished()
+	if handled != r.Handled && dec.Outcome != Retry && !ended {
 		marker := "<!-- ralph:" + handled + " -->"
+		switch {
+		case dec.Outcome == Complete && r.PRState == prRound:
+			if err := s.roundDone(ctx, &r, v, dec, dir, at); err != nil {
+				return err
+			}
+		case dec.Outcome == Review && r.PRState == prRound:
+			// A round taken but not started (a crash between): start it.
+			if err := s.loopRound(ctx, r); err != nil {
+				return err
+			}
+			return nil
+		}
 		switch dec.Outcome {
 		case Clarify:
 			if _, err := c.Post(ctx, r, marker, clarifyText(dec.Questions)); err != nil {
@@ -333,8 +385,14 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 			}
 			r.AskedAt = s.opts.Now()
 		case Complete:
+			if r.PRState == prReview {
+				break // a round's end, published above
+			}
 			if err := s.complete(ctx, &r, v, dec, dir, at, marker); err != nil {
 				return err
+			}
+			if r.PRNumber > 0 {
+				r.PRState = prReview // followed from now on
 			}
 		case Halt:
 			if err := s.halt(ctx, &r, v, dec, dir, at, marker); err != nil {
@@ -348,6 +406,18 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 		s.logf("%s: %s (task %s, loop %d)", r.Key, dec.Outcome, v.ID, v.LoopCount)
 	} else if err := s.remind(ctx, &r, dec, handled); err != nil {
 		return err
+	}
+	if r.PRState == prReview && v.State == fleet.Done {
+		// The pull request is open: the task waits for its review, its
+		// session free for other work.
+		if err := s.d.Follow(r.Session, fleet.Waiting, WaitingForReview); err != nil {
+			return err
+		}
+		var err error
+		if v, err = s.d.Status(r.Session); err != nil {
+			return err
+		}
+		dec = Decide(v)
 	}
 	return s.status(ctx, r, v, dec)
 }
@@ -412,3 +482,15 @@ func (s *Service) status(ctx context.Context, r Request, v serve.TaskView, dec D
 
 // Root is RALPH_HOME/requests.
 func Root(home string) string { return filepath.Join(home, "requests") }
+
+// holdsWork says whether an entry is a command that stops or gives up
+// the work (stop, pause, cancel): the daemon is told, and no round starts.
+// A retry or resume while the pull request waits for review asks for a
+// round.
+func holdsWork(e Entry) bool {
+	switch ParseCommand(e.Body) {
+	case CmdStop, CmdPause, CmdCancel:
+		return true
+	}
+	return false
+}

@@ -114,6 +114,19 @@ func (c *slackSide) Post(ctx context.Context, r Request, marker, text string) (s
 	return ts, st.SetCursor(name, ts)
 }
 
+// Permalink is the address of a message (a request's thread) in Slack.
+func (c *slackSide) Permalink(ctx context.Context, channel, ts string) (string, error) {
+	var link string
+	err := c.retry(ctx, func() (err error) {
+		link, err = c.api.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: channel, Ts: ts})
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("slack chat.getPermalink: %w", err)
+	}
+	return link, nil
+}
+
 // Edit rewrites a message ralph posted (the status message).
 func (c *slackSide) Edit(ctx context.Context, r Request, ref, _, text string) error {
 	err := c.retry(ctx, func() error {

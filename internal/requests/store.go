@@ -40,6 +40,11 @@ type Request struct {
 	AskedAt   time.Time
 	Reminded  string
 	CreatedAt time.Time
+	// PRState is where ralph is in following its pull request (follow.go):
+	// "" before one opens, then review, round, merged or closed; Rounds
+	// counts the follow-up rounds started.
+	PRState string
+	Rounds  int
 }
 
 // Entry is one message of a request's thread, from a person.
@@ -50,6 +55,15 @@ type Entry struct {
 	At     time.Time
 	// Acted says the daemon has been told (started, answered, resumed).
 	Acted bool
+	// Kind is what on the pull request it is ("" for the request's own
+	// thread; follow.go names the others), Ref what it is about (a
+	// review comment's path and line, a check's name), Thread the review
+	// comment that started its thread (replied to, resolved) and Round
+	// the follow-up round that took it (0: none).
+	Kind   string
+	Ref    string
+	Thread int64
+	Round  int
 }
 
 // Store keeps requests in their own SQLite file beside the daemon's.
@@ -74,7 +88,9 @@ CREATE TABLE IF NOT EXISTS requests (
 	handled    TEXT NOT NULL DEFAULT '',
 	created_at TEXT NOT NULL,
 	asked_at   TEXT NOT NULL DEFAULT '',
-	reminded   TEXT NOT NULL DEFAULT ''
+	reminded   TEXT NOT NULL DEFAULT '',
+	pr_state   TEXT NOT NULL DEFAULT '',
+	rounds     INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS entries (
 	request TEXT NOT NULL,
@@ -84,6 +100,10 @@ CREATE TABLE IF NOT EXISTS entries (
 	body    TEXT NOT NULL,
 	at      TEXT NOT NULL,
 	acted   INTEGER NOT NULL DEFAULT 0,
+	kind    TEXT NOT NULL DEFAULT '',
+	ref     TEXT NOT NULL DEFAULT '',
+	thread  INTEGER NOT NULL DEFAULT 0,
+	round   INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (request, id)
 );
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -117,8 +137,17 @@ func OpenStore(path string) (*Store, error) {
 
 // migrate adds the columns a store made by an older ralph lacks.
 func migrate(db *sql.DB) error {
+	if err := addColumns(db, "requests", map[string]string{"asked_at": "TEXT NOT NULL DEFAULT ''", "reminded": "TEXT NOT NULL DEFAULT ''",
+		"pr_state": "TEXT NOT NULL DEFAULT ''", "rounds": "INTEGER NOT NULL DEFAULT 0"}); err != nil {
+		return err
+	}
+	return addColumns(db, "entries", map[string]string{"kind": "TEXT NOT NULL DEFAULT ''", "ref": "TEXT NOT NULL DEFAULT ''",
+		"thread": "INTEGER NOT NULL DEFAULT 0", "round": "INTEGER NOT NULL DEFAULT 0"})
+}
+
+func addColumns(db *sql.DB, table string, cols map[string]string) error {
 	have := map[string]bool{}
-	rows, err := db.Query(`SELECT name FROM pragma_table_info('requests')`)
+	rows, err := db.Query(`SELECT name FROM pragma_table_info('` + table + `')`)
 	if err != nil {
 		return err
 	}
@@ -134,9 +163,9 @@ func migrate(db *sql.DB) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, col := range []string{"asked_at", "reminded"} {
+	for col, typ := range cols {
 		if !have[col] {
-			if _, err := db.Exec(`ALTER TABLE requests ADD COLUMN ` + col + ` TEXT NOT NULL DEFAULT ''`); err != nil {
+			if _, err := db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + col + ` ` + typ); err != nil {
 				return err
 			}
 		}
@@ -150,13 +179,13 @@ func (s *Store) Close() error { return s.db.Close() }
 // ErrNoRequest: no request has that key or session.
 var ErrNoRequest = errors.New("no such request")
 
-const reqColumns = `key, source, repo, number, channel, thread, title, body, author, session, branch, status_ref, pr_number, pr_url, handled, created_at, asked_at, reminded`
+const reqColumns = `key, source, repo, number, channel, thread, title, body, author, session, branch, status_ref, pr_number, pr_url, handled, created_at, asked_at, reminded, pr_state, rounds`
 
 func scanRequest(row interface{ Scan(...any) error }) (Request, error) {
 	var r Request
 	var created, asked string
 	err := row.Scan(&r.Key, &r.Source, &r.Repo, &r.Number, &r.Channel, &r.Thread, &r.Title, &r.Body, &r.Author,
-		&r.Session, &r.Branch, &r.StatusRef, &r.PRNumber, &r.PRURL, &r.Handled, &created, &asked, &r.Reminded)
+		&r.Session, &r.Branch, &r.StatusRef, &r.PRNumber, &r.PRURL, &r.Handled, &created, &asked, &r.Reminded, &r.PRState, &r.Rounds)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNoRequest
 	}
@@ -204,9 +233,9 @@ func (s *Store) Create(r Request, opening Entry) (created bool, err error) {
 		return false, err
 	}
 	defer tx.Rollback()
-	res, err := tx.Exec(`INSERT OR IGNORE INTO requests(`+reqColumns+`) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	res, err := tx.Exec(`INSERT OR IGNORE INTO requests(`+reqColumns+`) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.Key, r.Source, r.Repo, r.Number, r.Channel, r.Thread, r.Title, r.Body, r.Author, r.Session, r.Branch,
-		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, r.CreatedAt.UTC().Format(time.RFC3339Nano), timeText(r.AskedAt), r.Reminded)
+		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, r.CreatedAt.UTC().Format(time.RFC3339Nano), timeText(r.AskedAt), r.Reminded, r.PRState, r.Rounds)
 	if err != nil {
 		return false, err
 	}
@@ -220,10 +249,11 @@ func (s *Store) Create(r Request, opening Entry) (created bool, err error) {
 }
 
 // Update saves what changed of r (its status reference, pull request,
-// last outcome, pending question and reminder).
+// last outcome, pending question and reminder, where following its pull
+// request is).
 func (s *Store) Update(r Request) error {
-	_, err := s.db.Exec(`UPDATE requests SET status_ref = ?, pr_number = ?, pr_url = ?, handled = ?, asked_at = ?, reminded = ? WHERE key = ?`,
-		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, timeText(r.AskedAt), r.Reminded, r.Key)
+	_, err := s.db.Exec(`UPDATE requests SET status_ref = ?, pr_number = ?, pr_url = ?, handled = ?, asked_at = ?, reminded = ?, pr_state = ?, rounds = ? WHERE key = ?`,
+		r.StatusRef, r.PRNumber, r.PRURL, r.Handled, timeText(r.AskedAt), r.Reminded, r.PRState, r.Rounds, r.Key)
 	return err
 }
 
@@ -235,9 +265,9 @@ func timeText(t time.Time) string {
 }
 
 func addEntry(tx *sql.Tx, key string, e Entry) (err error) {
-	_, err = tx.Exec(`INSERT OR IGNORE INTO entries(request, id, seq, author, body, at, acted)
-		VALUES(?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE request = ?), ?, ?, ?, ?)`,
-		key, e.ID, key, e.Author, e.Body, e.At.UTC().Format(time.RFC3339Nano), e.Acted)
+	_, err = tx.Exec(`INSERT OR IGNORE INTO entries(request, id, seq, author, body, at, acted, kind, ref, thread, round)
+		VALUES(?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM entries WHERE request = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
+		key, e.ID, key, e.Author, e.Body, e.At.UTC().Format(time.RFC3339Nano), e.Acted, e.Kind, e.Ref, e.Thread, e.Round)
 	return err
 }
 
@@ -261,7 +291,7 @@ func (s *Store) AddEntry(key string, e Entry) (added bool, err error) {
 
 // Entries returns the request's thread in order.
 func (s *Store) Entries(key string) ([]Entry, error) {
-	rows, err := s.db.Query(`SELECT id, author, body, at, acted FROM entries WHERE request = ? ORDER BY seq`, key)
+	rows, err := s.db.Query(`SELECT id, author, body, at, acted, kind, ref, thread, round FROM entries WHERE request = ? ORDER BY seq`, key)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +300,7 @@ func (s *Store) Entries(key string) ([]Entry, error) {
 	for rows.Next() {
 		var e Entry
 		var at string
-		if err := rows.Scan(&e.ID, &e.Author, &e.Body, &at, &e.Acted); err != nil {
+		if err := rows.Scan(&e.ID, &e.Author, &e.Body, &at, &e.Acted, &e.Kind, &e.Ref, &e.Thread, &e.Round); err != nil {
 			return nil, err
 		}
 		e.At, _ = time.Parse(time.RFC3339Nano, at)
@@ -283,6 +313,25 @@ func (s *Store) Entries(key string) ([]Entry, error) {
 func (s *Store) MarkActed(key string, ids []string) error {
 	for _, id := range ids {
 		if _, err := s.db.Exec(`UPDATE entries SET acted = 1 WHERE request = ? AND id = ?`, key, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SettlePR marks everything still pending from a request's pull request
+// as acted on: the pull request ended, or stopped being followed, and what
+// it said is never a later round's input.
+func (s *Store) SettlePR(key string) error {
+	_, err := s.db.Exec(`UPDATE entries SET acted = 1 WHERE request = ? AND kind != '' AND acted = 0`, key)
+	return err
+}
+
+// TakeIntoRound records that entries ids were taken into follow-up round
+// n (and so acted on).
+func (s *Store) TakeIntoRound(key string, ids []string, n int) error {
+	for _, id := range ids {
+		if _, err := s.db.Exec(`UPDATE entries SET acted = 1, round = ? WHERE request = ? AND id = ?`, n, key, id); err != nil {
 			return err
 		}
 	}

@@ -29,6 +29,7 @@ package taskfile
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -281,4 +282,38 @@ func field(t string) (key, value string, ok bool) {
 		return "", "", false
 	}
 	return key, strings.TrimSpace(value), true
+}
+
+// AddItem adds an open "- [ ] item" at the end of the checklist (a
+// "## Checklist" section made before "## RALPH_STATUS" when there is none):
+// a follow-up round of a task whose items are all ticked has work to do,
+// so that the loop does not take the plan for finished at its start.
+func AddItem(data []byte, item string) []byte {
+	lines := splitLines(data)
+	line := "- [ ] " + oneLine(item)
+	in, at := false, -1
+	for i, l := range lines {
+		h, ok := heading(strings.TrimSpace(l))
+		switch {
+		case ok && headingLevel(strings.TrimSpace(l)) == 2 && strings.EqualFold(h, "Checklist"):
+			in, at = true, i+1
+		case ok && in:
+			in = false
+		case in && strings.TrimSpace(l) != "":
+			at = i + 1
+		}
+	}
+	if at < 0 {
+		at = len(lines)
+		for i, l := range lines {
+			if h, ok := heading(strings.TrimSpace(l)); ok && strings.EqualFold(h, "RALPH_STATUS") {
+				at = i
+				break
+			}
+		}
+		lines = slices.Insert(lines, at, "## Checklist", "", line, "")
+	} else {
+		lines = slices.Insert(lines, at, line)
+	}
+	return []byte(strings.Join(lines, "\n") + "\n")
 }

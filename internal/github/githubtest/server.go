@@ -92,7 +92,10 @@ type Server struct {
 	dmu         sync.Mutex // the data, which writes change
 	nextID      int64
 	pulls       map[string][]Pull
-	readied     []int // pull requests marked ready for review (graphql.go)
+	readied     []int                 // pull requests marked ready for review (graphql.go)
+	resolved    map[string]bool       // review threads resolved, by id (graphql.go)
+	checks      map[string][]CheckRun // by "owner/name@sha" (pulls.go)
+	statuses    map[string][]Status
 	requests    []Request
 	rateLimited time.Time // zero: not limited; else the reset time
 	retryAfter  int

@@ -19,6 +19,12 @@ type Pull struct {
 	Base   string
 	State  string
 	Draft  bool
+	// Merged is set by Merge; a closed pull request that is not merged
+	// was closed unmerged.
+	Merged bool
+	// Reviews and ReviewComments are what reviewers left (pulls.go).
+	Reviews        []Review
+	ReviewComments []ReviewComment
 }
 
 // The endpoints requests use, in GitHub's wire format: who the token is,
@@ -90,7 +96,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p []string) bool 
 		out := []any{}
 		for _, pr := range s.pulls[name] {
 			if (head == "" || head == p[1]+":"+pr.Head) && pr.State == "open" {
-				out = append(out, pullJSON(name, pr))
+				out = append(out, s.pullJSON(name, pr))
 			}
 		}
 		writeJSON(w, out)
@@ -114,8 +120,14 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p []string) bool 
 		}
 		pr := Pull{Number: 1000 + len(s.pulls[name]) + 1, Title: in.Title, Body: in.Body, Head: in.Head, Base: in.Base, State: "open", Draft: in.Draft}
 		s.pulls[name] = append(s.pulls[name], pr)
+		// A pull request is an issue too: its conversation is the
+		// issue's comments.
+		s.data.Repos[name] = append(s.data.Repos[name], Issue{Number: pr.Number, Title: pr.Title, Body: pr.Body, Author: s.login(), Created: time.Now().UTC(), PR: true})
 		w.WriteHeader(http.StatusCreated)
-		writeJSON(w, pullJSON(name, pr))
+		writeJSON(w, s.pullJSON(name, pr))
+	case len(rest) >= 2 && rest[0] == "pulls" && rest[1] != "" && s.pullRoute(w, r, name, rest):
+	case len(rest) == 3 && rest[0] == "commits" && (rest[2] == "check-runs" || rest[2] == "status") && r.Method == http.MethodGet:
+		s.commitChecks(w, name, rest[1], rest[2])
 	case len(rest) == 2 && rest[0] == "pulls" && r.Method == http.MethodPatch:
 		n, _ := strconv.Atoi(rest[1])
 		var in struct{ Title, Body *string }
@@ -129,7 +141,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, p []string) bool 
 					pr.Body = *in.Body
 				}
 				s.pulls[name][k] = pr
-				writeJSON(w, pullJSON(name, pr))
+				writeJSON(w, s.pullJSON(name, pr))
 				return true
 			}
 		}
@@ -168,12 +180,22 @@ func commentJSON(repo string, n int, c Comment) map[string]any {
 		"html_url": fmt.Sprintf("https://github.com/%s/issues/%d#issuecomment-%d", repo, n, c.ID)}
 }
 
-func pullJSON(repo string, pr Pull) map[string]any {
+func (s *Server) pullJSON(repo string, pr Pull) map[string]any {
 	owner, _, _ := strings.Cut(repo, "/")
-	return map[string]any{"number": pr.Number, "node_id": nodeID(repo, pr.Number), "title": pr.Title, "body": pr.Body, "state": pr.State, "draft": pr.Draft,
+	head, base := s.sha(repo, pr.Head), s.sha(repo, pr.Base)
+	m := map[string]any{"number": pr.Number, "node_id": nodeID(repo, pr.Number), "title": pr.Title, "body": pr.Body, "state": pr.State, "draft": pr.Draft,
+		"merged":   pr.Merged,
 		"html_url": fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr.Number),
-		"head":     map[string]any{"ref": pr.Head, "label": owner + ":" + pr.Head},
-		"base":     map[string]any{"ref": pr.Base}}
+		"head":     map[string]any{"ref": pr.Head, "label": owner + ":" + pr.Head, "sha": head},
+		"base":     map[string]any{"ref": pr.Base, "sha": base}}
+	// GitHub computes mergeability in the background: null until known.
+	m["mergeable"] = nil
+	if pr.State == "open" {
+		if ok, known := s.mergeable(repo, pr.Base, pr.Head); known {
+			m["mergeable"] = ok
+		}
+	}
+	return m
 }
 
 // AddIssue files an issue (numbered after the repository's others when
@@ -183,7 +205,9 @@ func (s *Server) AddIssue(repo string, is Issue) int {
 	defer s.dmu.Unlock()
 	if is.Number == 0 {
 		for _, x := range s.data.Repos[repo] {
-			is.Number = max(is.Number, x.Number)
+			if !x.PR || x.Number < 1000 { // the fake numbers pull requests from 1001
+				is.Number = max(is.Number, x.Number)
+			}
 		}
 		is.Number++
 	}

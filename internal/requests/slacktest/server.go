@@ -1,5 +1,5 @@
 // Package slacktest is a Slack Web API on 127.0.0.1 for tests: auth.test,
-// chat.postMessage, chat.update and apps.connections.open with a Socket
+// chat.postMessage, chat.update, chat.getPermalink and apps.connections.open with a Socket
 // Mode websocket it serves itself, on the real wire format (form or JSON
 // bodies, Bearer tokens, {"ok":...} answers). It records the messages the
 // bot writes and injects events: signed Events API deliveries POSTed to a
@@ -181,6 +181,14 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		fail(w, "message_not_found")
+	case "chat.getPermalink":
+		ch, ts := v.Get("channel"), v.Get("message_ts")
+		if ch == "" || ts == "" {
+			fail(w, "invalid_arguments")
+			return
+		}
+		writeJSON(w, map[string]any{"ok": true, "channel": ch,
+			"permalink": "https://fake.slack.com/archives/" + ch + "/p" + strings.ReplaceAll(ts, ".", "")})
 	case "apps.connections.open":
 		writeJSON(w, map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/socket"})
 	default:
