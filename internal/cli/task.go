@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ralph/internal/fleet"
+	"ralph/internal/requests"
 	"ralph/internal/serve"
 )
 
@@ -323,6 +324,10 @@ func printTaskStatus(w io.Writer, t serve.TaskView) {
 	switch {
 	case t.State == "halted":
 		fmt.Fprintf(w, "  next: ralph task reset %s, then ralph task loop %s [MAX]\n", t.Session, t.Session)
+	case t.State == "waiting" && t.Message == requests.WaitingForReview:
+		// The pull request's reviews and checks start the next round; a
+		// `loop` would start one with nothing new to work on.
+		fmt.Fprintf(w, "  next: a review or a failing check on the pull request (or ralph task retry %s for a round now)\n", t.Session)
 	case t.State == "waiting" && len(t.Questions) == 0:
 		fmt.Fprintf(w, "  next: ralph task loop %s [MAX]\n", t.Session)
 	}
