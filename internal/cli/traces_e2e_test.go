@@ -104,7 +104,7 @@ func TestRunExportsTraces(t *testing.T) {
 	if err := (script.Script{Iterations: []script.Iteration{
 		{Files: map[string]string{"one.txt": "1\n"}, StdoutLines: []json.RawMessage{
 			servetest.Result{Session: "s", Text: "One." + servetest.RalphStatus("IN_PROGRESS", false, 1), InputTokens: 120, OutputTokens: 30, CostUSD: 0.25}.Line()}},
-		{Files: map[string]string{"two.txt": "2\n"}, StdoutLines: []json.RawMessage{
+		{Files: map[string]string{"two.txt": "2\n", ".ralph/fix_plan.md": "# Plan\n\n- [x] one\n- [x] two\n"}, StdoutLines: []json.RawMessage{
 			servetest.Result{Session: "s", Text: "Done." + servetest.CompleteStatus, InputTokens: 80, OutputTokens: 20, CostUSD: 0.125}.Line()}},
 	}}).Write(scriptPath); err != nil {
 		t.Fatal(err)

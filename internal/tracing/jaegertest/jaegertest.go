@@ -71,6 +71,8 @@ const config = `service:
       level: warn
 extensions:
   jaeger_query:
+    # Its own traces would go to a collector on the default port.
+    enable_tracing: false
     storage:
       traces: mem
     http:
