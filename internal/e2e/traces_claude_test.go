@@ -57,5 +57,15 @@ func TestClaudeTracesJoinRalphs(t *testing.T) {
 	if call.SpanID == "" || len(under) == 0 {
 		t.Fatalf("no span of Claude Code under ralph's agent call:\n%s", jaegertest.Dump(trs))
 	}
-	t.Logf("Claude Code's spans under ralph's agent call: %v", under)
+	// Its model requests are in the same trace, deeper down.
+	requests := 0
+	for _, s := range trs[0].Spans {
+		if s.Name == "claude_code.llm_request" {
+			requests++
+		}
+	}
+	if requests == 0 {
+		t.Errorf("no model request of Claude Code in ralph's trace:\n%s", jaegertest.Dump(trs))
+	}
+	t.Logf("Claude Code's spans under ralph's agent call: %v; its model requests: %d", under, requests)
 }
