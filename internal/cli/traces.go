@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"ralph/internal/agent"
 	"ralph/internal/engine"
+	"ralph/internal/redact"
 	"ralph/internal/tracing"
 )
 
@@ -23,6 +25,15 @@ const traceFlush = 5 * time.Second
 // from every agent whether traces are on or not.
 func startTraces(ctx context.Context, endpoint string, warn io.Writer) (tr *tracing.Tracer, stop func(), err error) {
 	agent.Withhold(tracing.Secrets...)
+	for _, name := range tracing.Secrets {
+		// Each header's value ("Authorization=Bearer …") is masked
+		// wherever ralph writes, as every known secret is.
+		for _, h := range strings.Split(os.Getenv(name), ",") {
+			if _, v, ok := strings.Cut(h, "="); ok && strings.TrimSpace(v) != "" {
+				redact.Add(strings.TrimSpace(v))
+			}
+		}
+	}
 	tr, err = tracing.Start(ctx, tracing.Options{Endpoint: endpoint, Getenv: os.Getenv})
 	if err != nil {
 		return nil, nil, err

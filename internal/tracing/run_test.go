@@ -186,3 +186,38 @@ func TestStartOptions(t *testing.T) {
 		}
 	}
 }
+
+// A worker's call (the Temporal backend) is a trace of its own named for
+// the activity, with the task's id, holding the iteration and the agent
+// call with what it used; the decision is the workflow's, not the
+// worker's.
+func TestWorkerCallSpans(t *testing.T) {
+	tr, rec := recorder()
+	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	run := tr.StartCall(RunInfo{TaskID: "t9", Session: "api", Agents: []loop.AgentSpec{{Name: "codex", Model: "gpt-x"}}}, 2)
+	run.Observe(loop.Event{Type: loop.EventIterationStart, At: at, Loop: 4, Agent: "codex"})
+	if env := run.CallEnv(); len(env) != 1 || !strings.HasPrefix(env[0], "TRACEPARENT=00-") {
+		t.Errorf("the call's environment: %q", env)
+	}
+	it := loop.Iteration{Loop: 4, Agent: "codex", Started: at, Ended: at.Add(time.Minute)}
+	it.Observed.Usage.InputTokens, it.Observed.Usage.OutputTokens = 40, 4
+	run.Measured(it)
+	spans := rec.Ended()
+	if len(spans) != 3 {
+		t.Fatalf("got %d spans, want 3", len(spans))
+	}
+	call, iter, root := spans[0], spans[1], spans[2]
+	if root.Name() != "ralph.iterate" || attrs(root)[AttrTaskID].AsString() != "t9" || attrs(root)["ralph.attempt"].AsInt64() != 2 {
+		t.Errorf("root %q %v", root.Name(), attrs(root))
+	}
+	if iter.Name() != "iteration 4" || iter.Parent().SpanID() != root.SpanContext().SpanID() || call.Parent().SpanID() != iter.SpanContext().SpanID() {
+		t.Errorf("tree: %q under %v, %q under %v", iter.Name(), iter.Parent().SpanID(), call.Name(), call.Parent().SpanID())
+	}
+	a := attrs(call)
+	if a["gen_ai.system"].AsString() != "openai" || a["gen_ai.request.model"].AsString() != "gpt-x" || a["gen_ai.usage.input_tokens"].AsInt64() != 40 {
+		t.Errorf("call attributes: %v", a)
+	}
+	if !call.EndTime().Equal(at.Add(time.Minute)) {
+		t.Errorf("the call ended at %v", call.EndTime())
+	}
+}
