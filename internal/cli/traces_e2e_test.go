@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/serve"
 	"ralph/internal/servetest"
 	"ralph/internal/syncbuf"
 	"ralph/internal/tracing/jaegertest"
@@ -187,6 +188,59 @@ func TestServeExportsTraces(t *testing.T) {
 	}
 	if iters[1].Tag("ralph.decision") != "stop" || iters[1].Tag("ralph.verified") != "true" {
 		t.Errorf("the last iteration: %v", iters[1].Tags)
+	}
+	sawTrace(t, scriptPath, calls)
+}
+
+// On the Temporal backend a real `ralph worker` exports each agent call as
+// a trace of its own (the activity, with the task's id) and hands the call
+// that span's trace context; the daemon exports the loop run from the
+// events the workers send back.
+func TestTemporalExportsTraces(t *testing.T) {
+	j := jaegertest.Start(t)
+	r := newTemporalRig(t)
+	service := "ralph-temporal-" + filepath.Base(r.Work)
+	r.Env = append(r.Env, "OTEL_EXPORTER_OTLP_ENDPOINT="+j.OTLP, "OTEL_SERVICE_NAME="+service, "OTEL_BSP_SCHEDULE_DELAY=200",
+		"RALPH_CLAUDE_MODEL=test-model-3")
+	_, scriptPath := r.Session("w", script.Script{Iterations: []script.Iteration{
+		{Files: map[string]string{"one.txt": "1\n"}, StdoutLines: []json.RawMessage{
+			servetest.Result{Session: "s", Text: "One." + servetest.RalphStatus("IN_PROGRESS", false, 1), InputTokens: 5, OutputTokens: 1}.Line()}},
+		{Files: map[string]string{"two.txt": "2\n"}, StdoutLines: []json.RawMessage{
+			servetest.Result{Session: "s", Text: "Done." + servetest.CompleteStatus, InputTokens: 6, OutputTokens: 2}.Line()}},
+	}})
+	r.worker("a")
+	r.Start(1)
+	r.OK("start", "--loop", "2", "w", "Two steps")
+	v := r.WaitFor("w", "the task's two loops", func(v serve.TaskView) bool { return v.LoopCount == 2 && v.State != "running" })
+	trs := j.WaitTraces(service, map[string]string{"ralph.task.id": v.ID}, 60*time.Second, func(trs []jaegertest.Trace) bool {
+		calls, iters := 0, 0
+		for _, tr := range trs {
+			for _, s := range tr.Spans {
+				switch {
+				case s.Name == "ralph.iterate":
+					calls++
+				case strings.HasPrefix(s.Name, "iteration ") && s.Tag("ralph.call_elsewhere") == "true":
+					iters++
+				}
+			}
+		}
+		return calls == 2 && iters == 2
+	})
+	var calls []jaegertest.Span
+	runs := 0
+	for _, tr := range trs {
+		for _, s := range tr.Spans {
+			switch {
+			case s.Name == "loop run":
+				runs++
+			case s.Name == "invoke_agent claude" && s.Tag("gen_ai.request.model") == "test-model-3":
+				calls = append(calls, s)
+			}
+		}
+	}
+	slices.SortFunc(calls, func(a, b jaegertest.Span) int { return a.Start.Compare(b.Start) })
+	if runs == 0 || len(calls) != 2 {
+		t.Fatalf("want the daemon's loop run and the worker's two agent calls:\n%s", jaegertest.Dump(trs))
 	}
 	sawTrace(t, scriptPath, calls)
 }

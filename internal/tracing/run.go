@@ -218,6 +218,15 @@ func (r *Run) callAttrs(ev loop.Event) []attribute.KeyValue {
 // verify run and the bookkeeping after it belong to the iteration) and
 // the iteration with ralph's decision.
 func (r *Run) iterationEnd(m loop.Metrics, at time.Time) {
+	if r.iter == nil && !m.StartedAt.IsZero() {
+		// A loop whose calls run elsewhere (a Temporal worker, which
+		// traces the call) reports only the record: the iteration is
+		// drawn from it.
+		r.endIteration(at)
+		r.iterN = m.Loop
+		r.iterCx, r.iter = r.t.tracer.Start(r.ctx, fmt.Sprintf("iteration %d", m.Loop), trace.WithTimestamp(m.StartedAt),
+			trace.WithAttributes(attribute.Int(AttrLoop, m.Loop), attribute.String(AttrAgent, m.Agent), attribute.Bool("ralph.call_elsewhere", true)))
+	}
 	if r.iter == nil || m.Loop != r.iterN {
 		return
 	}

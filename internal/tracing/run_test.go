@@ -221,3 +221,24 @@ func TestWorkerCallSpans(t *testing.T) {
 		t.Errorf("the call ended at %v", call.EndTime())
 	}
 }
+
+// A run whose calls are made elsewhere (the daemon following a Temporal
+// workflow) hears only the records: each becomes its iteration, with the
+// decision, under the run.
+func TestRunOfRecordsOnly(t *testing.T) {
+	tr, rec := recorder()
+	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	run := tr.Start(RunInfo{TaskID: "t2", Backend: "temporal"})
+	run.Observe(loop.Event{Type: loop.EventIterationEnd, At: at.Add(time.Minute), Loop: 1,
+		Iteration: &loop.Metrics{Loop: 1, Agent: "claude", StartedAt: at, DurationMS: 50000, Decision: "continue"}})
+	run.Observe(loop.Event{Type: loop.EventStop, At: at.Add(2 * time.Minute), Reason: reason.MaxLoops})
+	spans := rec.Ended()
+	if len(spans) != 2 {
+		t.Fatalf("got %d spans, want the iteration and the run", len(spans))
+	}
+	it, root := spans[0], spans[1]
+	if it.Name() != "iteration 1" || it.Parent().SpanID() != root.SpanContext().SpanID() || !it.StartTime().Equal(at) ||
+		attrs(it)[AttrDecision].AsString() != "continue" {
+		t.Errorf("iteration %q from %v: %v", it.Name(), it.StartTime(), attrs(it))
+	}
+}
