@@ -244,3 +244,58 @@ func TestTemporalExportsTraces(t *testing.T) {
 	}
 	sawTrace(t, scriptPath, calls)
 }
+
+// A question's wait is a span of its own under the run that asked, ended
+// by the answer, and the run the answer sets going is a new trace linked
+// to the first: a task of days is never one span.
+func TestServeQuestionWaitIsTraced(t *testing.T) {
+	j := jaegertest.Start(t)
+	r := servetest.New(t, servetest.Options{})
+	service := "ralph-question-" + filepath.Base(r.Work)
+	r.Env = append(r.Env, "OTEL_EXPORTER_OTLP_ENDPOINT="+j.OTLP, "OTEL_SERVICE_NAME="+service, "OTEL_BSP_SCHEDULE_DELAY=200")
+	r.Session("b", script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-b", "I cannot pick a database."+servetest.Question("PostgreSQL or SQLite?"))}},
+		{Files: map[string]string{"db.txt": "sqlite\n"},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-b", "Used SQLite, all done."+servetest.CompleteStatus)}},
+	}})
+	r.Start(1)
+	r.OK("start", "--loop", "5", "b", "Store things")
+	v := r.WaitFor("b", "waiting on a question", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
+	r.OK("answer", "b", "Use", "SQLite.")
+	r.WaitFor("b", "done", servetest.StateIs("done"))
+	trs := j.WaitTraces(service, map[string]string{"ralph.task.id": v.ID}, 60*time.Second, func(trs []jaegertest.Trace) bool {
+		if len(trs) != 2 {
+			return false
+		}
+		for _, tr := range trs {
+			for _, s := range tr.Spans {
+				if s.Name == "wait question" {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	var first, second, wait jaegertest.Span
+	for _, tr := range trs {
+		for _, s := range tr.Spans {
+			switch {
+			case s.Name == "loop run" && s.Tag("ralph.reason") == "needs_clarification":
+				first = s
+			case s.Name == "loop run":
+				second = s
+			case s.Name == "wait question":
+				wait = s
+			}
+		}
+	}
+	if first.SpanID == "" || second.SpanID == "" || first.TraceID == second.TraceID {
+		t.Fatalf("want two runs in two traces:\n%s", jaegertest.Dump(trs))
+	}
+	if wait.ParentID != first.SpanID || wait.Tag("ralph.wait.ended_by") != "answer" || wait.Tag("ralph.wait.kind") != "question" {
+		t.Errorf("the question's wait: parent %s (the asking run is %s), %v", wait.ParentID, first.SpanID, wait.Tags)
+	}
+	if !slices.Contains(second.Links, first.TraceID+":"+first.SpanID) {
+		t.Errorf("the second run does not link to the first: %v", second.Links)
+	}
+}
