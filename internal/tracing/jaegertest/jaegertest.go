@@ -39,7 +39,7 @@ func Binary() (string, error) {
 	}
 	p := filepath.Join(cache, "ralph-test", "jaeger-"+Version, "jaeger")
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("Jaeger is not built (bash scripts/install-jaeger.sh): %w", err)
+		return "", fmt.Errorf("jaeger is not built (bash scripts/install-jaeger.sh): %w", err)
 	}
 	return p, nil
 }
