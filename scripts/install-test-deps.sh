@@ -27,4 +27,6 @@ fi
 go mod download
 # The Temporal dev server of the Temporal backend's integration tests.
 bash scripts/install-temporal-cli.sh >/dev/null
+# The trace backend of the traces' end-to-end tests.
+bash scripts/install-jaeger.sh >/dev/null
 bash scripts/install-agents.sh

@@ -28,6 +28,7 @@ import (
 	"ralph/internal/redact"
 	"ralph/internal/stop"
 	"ralph/internal/store"
+	"ralph/internal/tracing"
 )
 
 const runLong = `Runs the agent on the project in the current directory (or --dir), one fresh
@@ -201,6 +202,11 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 	if cfg.DryRun {
 		return dryRun(ios, st, cfg, spec, ads)
 	}
+	tr, stopTraces, err := startTraces(ctx, "", ios.Err)
+	if err != nil {
+		return err
+	}
+	defer stopTraces()
 	obs := &observers{human: human, log: logw, verbose: cfg.Verbose, tty: isTerminal(human), live: cfg.Live}
 	if opts.JSON {
 		obs.json = json.NewEncoder(jsonLines(ios.Out))
@@ -219,6 +225,9 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 	if opts.Monitor && !monitorOn {
 		fmt.Fprintln(ios.Err, "ralph: warning: --monitor needs a terminal on stdout (and no --json); showing plain output")
 	}
+	run := tr.Start(tracing.RunInfo{Project: filepath.Base(st.ProjectDir()), Agents: spec.Agents})
+	defer run.End()
+	traceRun(&deps, run)
 	var res engine.Result
 	if monitorOn {
 		res, err = runWithMonitor(ctx, ios, dashboardOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
@@ -262,7 +271,14 @@ func runEngine(ctx context.Context, spec loop.Spec, deps engine.Deps, observers 
 	for _, o := range observers {
 		bus.Subscribe(o, 0)
 	}
-	deps.Emit = bus.Publish
+	if first := deps.Emit; first != nil {
+		// An observer that must see each event as it happens (the
+		// traces: the agent call's span before the call) comes first; it
+		// never blocks.
+		deps.Emit = func(ev loop.Event) { first(ev); bus.Publish(ev) }
+	} else {
+		deps.Emit = bus.Publish
+	}
 	res, err := engine.New(spec, deps).Run(ctx)
 	bus.Close(drainTimeout)
 	return res, err

@@ -99,6 +99,9 @@ type serveOptions struct {
 	// Given names the flags on the command line, which win over the
 	// config file.
 	Given []string
+	// OtelEndpoint is where traces go (OTLP base URL; "": the
+	// environment's OTEL_EXPORTER_OTLP_ENDPOINT, else off).
+	OtelEndpoint string
 
 	confSessions []serve.Session // from the config file
 }
@@ -161,6 +164,7 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
 	f.StringVar(&o.Backend, "backend", "local", "where loops run: local (in this process) or temporal (on `ralph worker` processes)")
 	temporalConnFlags(f, &o.Temporal)
+	f.StringVar(&o.OtelEndpoint, "otel-endpoint", "", "URL: export OpenTelemetry traces over OTLP/HTTP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: off)")
 	f.StringVar(&o.TemporalQueue, "temporal-queue", temporal.DefaultQueue, "the task queue the workers take work from")
 	f.StringArrayVar(&pins, "temporal-pin", nil, "SESSION=QUEUE: run the session's agent calls only on workers with --host-queue QUEUE (repeatable)")
 	f.DurationVar(&o.TemporalHeartbeat, "temporal-heartbeat", temporal.DefaultHeartbeat, "how long a silent worker keeps an iteration before another worker runs it again")
@@ -214,6 +218,13 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// Flushed after the daemon closed, when its loops' runs have ended.
+	tr, stopTraces, err := startTraces(ctx, o.OtelEndpoint, ios.Err)
+	if err != nil {
+		return err
+	}
+	defer stopTraces()
+	opts.Tracer = tr
 	d, err := serve.Open(opts)
 	if err != nil {
 		return err

@@ -41,6 +41,8 @@ type workerOptions struct {
 	// Takeover is where this worker keeps the trees it takes over from
 	// hosts that stopped answering ("": it takes none over).
 	Takeover string
+	// OtelEndpoint is where traces go ("": the environment's, else off).
+	OtelEndpoint string
 }
 
 // newWorkerCmd builds `ralph worker`; runF replaces runWorker in flag tests.
@@ -67,6 +69,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 	f.StringVar(&o.HostQueue, "host-queue", "", "this machine's own queue: the agent calls of sessions pinned to it (ralph serve --temporal-pin)")
 	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
 	f.IntVar(&o.MaxCalls, "max-calls", 4, "agent calls this worker runs at once")
+	f.StringVar(&o.OtelEndpoint, "otel-endpoint", "", "URL: export OpenTelemetry traces over OTLP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: off)")
 	f.StringVar(&o.Takeover, "takeover", "", "DIR: take over pinned sessions whose host stopped answering, into working trees under DIR (ralph serve --temporal-handover)")
 	return cmd
 }
@@ -97,6 +100,11 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		}
 	}
 	log := &syncLog{w: o.IO.Err}
+	tr, stopTraces, err := startTraces(ctx, o.OtelEndpoint, o.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer stopTraces()
 	// Requests' agents run in the sandbox on the worker, as they would in
 	// the daemon: the daemon says which sessions are requests.
 	on, err := requests.SandboxFromEnv(os.Getenv)
@@ -111,7 +119,7 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
 		Identity: id, MaxCalls: o.MaxCalls, Log: log,
 		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
-			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched, BuildConfined: confine}})
+			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched, BuildConfined: confine, Tracer: tr}})
 	if err == nil {
 		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
 	}

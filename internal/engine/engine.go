@@ -90,6 +90,10 @@ type Deps struct {
 	// Verify runs the project's verify command (VERIFY_CMD) on a claimed
 	// completion; it is required when Policy.Verify is on.
 	Verify func(ctx context.Context) loop.VerifyRun
+	// CallEnv adds to each agent call's environment, asked right after
+	// the call's iteration_start event (nil: nothing): the trace context
+	// of the call's span.
+	CallEnv func() []string
 }
 
 // Engine runs one loop.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	}
 	e.status("running", "executing", "", nil, session)
 	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
+	if e.deps.CallEnv != nil {
+		inv.Env = append(slices.Clip(inv.Env), e.deps.CallEnv()...)
+	}
 
 	res, runErr := ad.Run(ctx, inv)
 	if scarce.Of(runErr) != "" {

@@ -22,6 +22,7 @@ import (
 	"ralph/internal/reason"
 	"ralph/internal/redact"
 	"ralph/internal/store"
+	"ralph/internal/tracing"
 )
 
 // DefaultMaxLoops is `ralph task loop SESSION` without MAX.
@@ -60,6 +61,8 @@ type Options struct {
 	Watch WatchOptions
 	// Runner runs the loops elsewhere (the Temporal backend); nil: here.
 	Runner Runner
+	// Tracer exports the loops' traces (nil: off).
+	Tracer *tracing.Tracer
 	// Prompt, when set, may replace the prompt of a session's task (ok
 	// true): requests from GitHub and Slack tell their agent more than a
 	// title. It is asked each time the task's loop starts.
@@ -148,6 +151,9 @@ func Open(opts Options) (*Daemon, error) {
 	d.bus = events.Of(lostEvents)
 	d.bus.Subscribe(d.logEvent, 0)
 	d.bus.Subscribe(d.stream, 0)
+	if opts.Tracer != nil {
+		d.bus.Subscribe(d.traceTask, 0)
+	}
 
 	d.sweepTemps(opts.Now())
 	for _, s := range opts.Sessions {
@@ -314,8 +320,10 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if d.opts.Runner != nil {
 		return d.runElsewhere(ctx, t, w, ws, spec, st, text)
 	}
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
-		Control: w.ctl, Emit: func(ev loop.Event) { d.emit(t, ev) }, SharedLimits: d.sharedLimits,
+	run := d.traceRun(t, spec, "local")
+	defer run.End()
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv,
+		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.emit(t, ev) }, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {
 				if err := d.db.SetAgentGroup(t.Session, pgid, start); err != nil {

@@ -102,9 +102,13 @@ type RunIn struct {
 func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State, text string) (engine.Result, []string, error) {
 	spec.Policy.Agents = spec.AgentNames()
 	sight, _ := engine.Look(ws, engine.PlanOptions(spec))
+	// The run's spans are made here from the events the workers send
+	// back; the agent's call on a worker is traced by the worker.
+	run := d.traceRun(t, spec, "temporal")
+	defer run.End()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
-		Emit: func(ev loop.Event) { d.emit(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
+		Emit: func(ev loop.Event) { run.Observe(ev); d.emit(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {

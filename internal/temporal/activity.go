@@ -19,6 +19,7 @@ import (
 	"ralph/internal/redact"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	"ralph/internal/tracing"
 	"ralph/internal/trust"
 )
 
@@ -51,6 +52,8 @@ type Activities struct {
 	// BuildVouched is Build for a tree taken over: its .ralphrc runs if
 	// its SHA-256 is rc, the one the session's host trusted.
 	BuildVouched func(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
+	// Tracer exports each call's spans (nil: off).
+	Tracer *tracing.Tracer
 }
 
 // Iterate runs one agent call and returns what it measured. A call that
@@ -100,8 +103,11 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		}
 	}
 	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws,
+	run := a.Tracer.StartCall(tracing.RunInfo{TaskID: in.TaskID, Session: in.Session, Agents: spec.Agents}, int(info.Attempt))
+	defer run.End()
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv,
 		Emit: func(ev loop.Event) {
+			run.Observe(ev)
 			if ev.Type == loop.EventWarning || ev.Type == loop.EventError {
 				fmt.Fprintf(log, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), in.Session, store.Redact(ev.Message))
 			}
@@ -112,6 +118,9 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
 	it, ok, err := eng.Measure(ctx, loop.AdoptSession(in.State, in.AgentSession, time.Now().UTC().Round(0)), in.Agent)
 	stopBeat()
+	if ok {
+		run.Measured(it)
+	}
 	out := IterateOutput{Iteration: it}
 	switch {
 	case err != nil:

@@ -142,7 +142,7 @@ func nextCall(path string) (int, error) {
 		name, _, _ := strings.Cut(kv, "=")
 		names = append(names, name)
 	}
-	rec, _ := json.Marshal(script.Call{Call: n, Args: os.Args[1:], Dir: cwd, EnvNames: names})
+	rec, _ := json.Marshal(script.Call{Call: n, Args: os.Args[1:], Dir: cwd, EnvNames: names, TraceParent: os.Getenv("TRACEPARENT")})
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return 0, err

@@ -99,6 +99,9 @@ type Call struct {
 	Dir  string   `json:"dir"`
 	// EnvNames are the names (never the values) of its environment.
 	EnvNames []string `json:"env_names"`
+	// TraceParent is its $TRACEPARENT, the W3C trace context of the call
+	// (ids only, no secret).
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // Duration reads from JSON as a Go duration string ("1.5s") or a number of
