@@ -162,7 +162,7 @@ func (d *Daemon) Handler(token string) http.Handler {
 	// is under the API's cap.
 	api := httpcap.Body(httpcap.APIBody, auth(token, mux))
 	if len(d.opts.Routes) == 0 && d.web == nil {
-		return d.metrics.Routes(api)
+		return d.timed(api)
 	}
 	// Webhooks authenticate by their own signatures; the dashboard by its
 	// cookie or the token; the API by the token alone.
@@ -180,7 +180,7 @@ func (d *Daemon) Handler(token string) http.Handler {
 		top.Handle("/", api)
 	}
 	// Each request is timed under the route it matched.
-	return d.metrics.Routes(top)
+	return d.timed(top)
 }
 
 func validOrigin(o string) bool {

@@ -26,7 +26,20 @@ func (d *Daemon) openMetrics() {
 // Metrics serves the daemon's metrics in the Prometheus text format, with
 // no token of its own: the API puts its token in front, a listener of its
 // own (--metrics-listen) does not.
-func (d *Daemon) Metrics() http.Handler { return d.metrics.Handler(metricsLog{d}) }
+func (d *Daemon) Metrics() http.Handler {
+	if d.metrics == nil { // a daemon not made by Open (tests)
+		return http.NotFoundHandler()
+	}
+	return d.metrics.Handler(metricsLog{d})
+}
+
+// timed times every request h serves, by its route pattern.
+func (d *Daemon) timed(h http.Handler) http.Handler {
+	if d.metrics == nil {
+		return h
+	}
+	return d.metrics.Routes(h)
+}
 
 // metricsLog logs what a scrape could not read.
 type metricsLog struct{ d *Daemon }
