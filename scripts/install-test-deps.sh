@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 # the sandbox of SANDBOX_PROVIDER=bwrap, chromium is the headless browser of
 # the web dashboard's test (internal/dashboard; never a browser download),
 # socat is what Claude Code's own sandbox needs beside bubblewrap on Linux
-# (SANDBOX_PROVIDER=agent).
+# (SANDBOX_PROVIDER=agent), prometheus is the real server that scrapes the
+# daemon's /metrics in the metrics test.
 missing=()
-for want in tmux:tmux git:git bwrap:bubblewrap chromium:chromium socat:socat; do
+for want in tmux:tmux git:git bwrap:bubblewrap chromium:chromium socat:socat prometheus:prometheus; do
 	command -v "${want%%:*}" >/dev/null 2>&1 || missing+=("${want#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then

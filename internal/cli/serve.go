@@ -42,7 +42,7 @@ dashboard is at / on the same address: open /?token=TOKEN once.
 
 The config file (--config, else RALPH_HOME/serve.conf when it exists) holds
 KEY=VALUE lines, read and never run: LISTEN, MAX_PARALLEL, MAX_CONNECTIONS,
-SESSION (repeatable);
+METRICS_LISTEN, SESSION (repeatable);
 any other KEY is a default for that environment variable (TELEGRAM_BOT_TOKEN,
 RALPH_MAX_CALLS_PER_HOUR, …). Flags win over the file, the environment over
 its defaults. A file holding a credential must be mode 0600.
@@ -59,6 +59,10 @@ shows what it reads.
 --backend temporal runs each task's loop as a Temporal workflow on
 ` + "`ralph worker`" + ` processes instead of in this process (--temporal-address
 HOST:PORT, docs/temporal.md); everything else works the same.
+
+Prometheus metrics (docs/operating.md) are at GET /metrics behind the
+token, and with --metrics-listen ADDR also on a listener of their own that
+takes no token.
 
 A restart resumes the tasks that were running from their last finished
 iteration. Exit codes: 0 stopped by a signal, 1 start-up error.
@@ -78,7 +82,9 @@ type serveOptions struct {
 	MaxParallel int
 	// MaxConns is the HTTP server's connection limit (0: the default,
 	// httpcap.DefaultMaxConns or half the open-file limit).
-	MaxConns      int
+	MaxConns int
+	// MetricsListen is a listener of the metrics' own ("": none).
+	MetricsListen string
 	TmuxTarget    string
 	TmuxSocket    string
 	WatchInterval time.Duration
@@ -159,6 +165,7 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringArrayVar(&sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
 	f.IntVar(&o.MaxConns, "max-connections", 0, "HTTP connections kept open; over it the oldest idle or silent one is closed (0: 1024, or half the open-file limit if that is lower)")
+	f.StringVar(&o.MetricsListen, "metrics-listen", "", "ADDR: also serve GET /metrics here, without the token (bind it where only the scraper reaches)")
 	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
 	f.StringVar(&o.TmuxSocket, "tmux-socket", "", "the tmux server's socket (tmux -S PATH); default: tmux's own")
 	f.DurationVar(&o.WatchInterval, "watch-interval", serve.DefaultWatchInterval, "time between two looks of the watchdog; 0 turns it off")
@@ -272,6 +279,13 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		fmt.Fprintf(ios.Err, "ralph serve: warning: %v\n", err)
 	}
 	fmt.Fprint(ios.Err, dashboardNote(base, serve.Home(home), token, isTerminal(ios.Err)))
+	metricsDone := closedErr()
+	if o.MetricsListen != "" {
+		if metricsDone, err = listenMetrics(ctx, o.MetricsListen, d.Metrics(), ios.Err, "ralph serve"); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- d.Serve(ctx, ln, token) }()
 	chat := make(chan struct{})
@@ -291,7 +305,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	d.Run(ctx)
 	<-chat
 	<-reqs
-	if err := <-errc; err != nil {
+	if err := errors.Join(<-errc, <-metricsDone); err != nil {
 		return err
 	}
 	fmt.Fprintln(ios.Err, "ralph serve: stopped; running tasks resume at the next start")

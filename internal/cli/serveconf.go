@@ -48,6 +48,9 @@ func applyServeConf(o *serveOptions, home serve.Home) error {
 	if c.MaxConns > 0 && !slices.Contains(o.Given, "max-connections") {
 		o.MaxConns = c.MaxConns
 	}
+	if c.MetricsListen != "" && !slices.Contains(o.Given, "metrics-listen") {
+		o.MetricsListen = c.MetricsListen
+	}
 	o.confSessions = c.Sessions
 	for _, e := range c.Env {
 		redactIfSecret(e.Key, e.Value)

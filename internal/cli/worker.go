@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"ralph/internal/agent"
+	"ralph/internal/metrics"
 	"ralph/internal/requests"
 	"ralph/internal/serve"
 	"ralph/internal/temporal"
@@ -38,6 +39,8 @@ type workerOptions struct {
 	HostQueue string
 	Home      string
 	MaxCalls  int
+	// MetricsListen is where the worker serves its metrics ("": nowhere).
+	MetricsListen string
 	// Takeover is where this worker keeps the trees it takes over from
 	// hosts that stopped answering ("": it takes none over).
 	Takeover string
@@ -70,6 +73,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
 	f.IntVar(&o.MaxCalls, "max-calls", 4, "agent calls this worker runs at once")
 	f.StringVar(&o.OtelEndpoint, "otel-endpoint", "", "URL: export OpenTelemetry traces over OTLP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: off)")
+	f.StringVar(&o.MetricsListen, "metrics-listen", "", "ADDR: serve this worker's metrics (agent calls, tokens, cost, verify runs) as GET /metrics here, without a token")
 	f.StringVar(&o.Takeover, "takeover", "", "DIR: take over pinned sessions whose host stopped answering, into working trees under DIR (ralph serve --temporal-handover)")
 	return cmd
 }
@@ -115,11 +119,23 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	if requestSandbox(log, "ralph worker", on) {
 		confine = buildConfined
 	}
+	var count temporal.Counter
+	if o.MetricsListen != "" {
+		m := metrics.New()
+		count = m
+		mctx, stop := context.WithCancel(ctx)
+		done, err := listenMetrics(mctx, o.MetricsListen, m.Handler(nil), o.IO.Err, "ralph worker")
+		if err != nil {
+			stop()
+			return err
+		}
+		defer func() { stop(); <-done }()
+	}
 	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Conn.Address, o.Queue, home, o.MaxCalls)
 	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
 		Identity: id, MaxCalls: o.MaxCalls, Log: log,
 		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
-			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched, BuildConfined: confine, Tracer: tr}})
+			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched, BuildConfined: confine, Tracer: tr, Count: count}})
 	if err == nil {
 		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
 	}

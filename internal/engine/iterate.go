@@ -149,7 +149,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	}
 	caps := ad.Capabilities()
 	it = loop.Iteration{
-		Loop: n, Agent: spec.Name, Started: start, Ended: end, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		Loop: n, Agent: spec.Name, Model: spec.Model, Started: start, Ended: end, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 		InRepo: snap.InRepo, Changed: prog.Changed, Files: len(prog.FilesChanged),
 		LinesAdded: prog.LinesAdded, LinesRemoved: prog.LinesRemoved, Commit: prog.Head,
 		PlanGain: change.Checked + change.AddedDone, Plan: stopPlan(afterPlan),

@@ -84,6 +84,8 @@ type Metrics struct {
 	Decision             string `json:"decision"`
 	Breaker              string `json:"circuit_breaker"`
 	Agent                string `json:"agent,omitempty"`
+	// Model is the model the call asked for ("": the agent's default).
+	Model string `json:"model,omitempty"`
 	// StatusBlock is the fields of the agent's status block (RALPH_STATUS
 	// and the like): the fleet's task file and history show them.
 	StatusBlock map[string]string `json:"status_block,omitempty"`

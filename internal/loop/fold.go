@@ -16,8 +16,10 @@ import (
 // Iteration is what one agent call produced, as measured at the edge: small
 // plain data (never the transcript), so a workflow activity can return it.
 type Iteration struct {
-	Loop     int       `json:"loop"`
-	Agent    string    `json:"agent,omitempty"`
+	Loop  int    `json:"loop"`
+	Agent string `json:"agent,omitempty"`
+	// Model is the model the call asked for ("": the agent's default).
+	Model    string    `json:"model,omitempty"`
 	Started  time.Time `json:"started,omitzero"`
 	Ended    time.Time `json:"ended"`
 	ExitCode int       `json:"exit_code"`
@@ -311,7 +313,7 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		Status: o.Status, ExitSignal: o.ExitSignal, CompletionIndicators: o.CompletionIndicators, ConfidenceScore: o.ConfidenceScore,
 		TestOnly: o.IsTestOnly, Errors: len(o.Errors), Denials: len(o.PermissionDenials),
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
-		Breaker: string(st.Breaker.Status), Agent: it.Agent, StatusBlock: maps.Clone(o.StatusBlock),
+		Breaker: string(st.Breaker.Status), Agent: it.Agent, Model: it.Model, StatusBlock: maps.Clone(o.StatusBlock),
 		Verified: st.Verify.Verified,
 		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus),
 	}

@@ -160,12 +160,13 @@ func (d *Daemon) Handler(token string) http.Handler {
 		reply(w, d.Watchdog(), nil)
 	})
 	mux.HandleFunc("GET /api/events", d.events)
+	mux.Handle("GET /metrics", d.Metrics())
 	// Every body is capped before anything reads it; the webhooks cap
 	// their own (a GitHub delivery may be 25 MiB), and every other route
 	// is under the API's cap.
 	api := httpcap.Body(httpcap.APIBody, auth(token, mux))
 	if len(d.opts.Routes) == 0 && d.web == nil {
-		return api
+		return d.timed(api)
 	}
 	// Webhooks authenticate by their own signatures; the dashboard by its
 	// cookie or the token; the API by the token alone.
@@ -176,12 +177,14 @@ func (d *Daemon) Handler(token string) http.Handler {
 		top.Handle(pattern, httpcap.Body(httpcap.GitHubBody, h))
 	}
 	top.Handle("/api/", api)
+	top.Handle("/metrics", api)
 	if d.web != nil {
 		top.Handle("/", httpcap.Body(httpcap.FormBody, d.web))
 	} else {
 		top.Handle("/", api)
 	}
-	return top
+	// Each request is timed under the route it matched.
+	return d.timed(top)
 }
 
 func validOrigin(o string) bool {

@@ -18,6 +18,7 @@ import (
 //	LISTEN=127.0.0.1:7777
 //	MAX_PARALLEL=4
 //	MAX_CONNECTIONS=1024             # the HTTP server's connection limit
+//	METRICS_LISTEN=10.0.0.5:9477     # GET /metrics without the token, here only
 //	SESSION=api=/srv/src/api
 //	SESSION=web=/srv/src/web
 //	TELEGRAM_BOT_TOKEN=123:abc       # any other KEY is a default for the environment
@@ -27,7 +28,9 @@ type Conf struct {
 	MaxParallel int
 	// MaxConns is MAX_CONNECTIONS, the HTTP server's connection limit.
 	MaxConns int
-	Sessions []Session
+	// MetricsListen is METRICS_LISTEN, a listener of the metrics' own.
+	MetricsListen string
+	Sessions      []Session
 	// Env holds the other settings, in file order: each is the default of
 	// the environment variable of that name (the environment wins).
 	Env []EnvSetting
@@ -81,6 +84,11 @@ func ParseConf(name string, data []byte) (Conf, error) {
 				return fail("LISTEN: want an address like 127.0.0.1:7777")
 			}
 			c.Listen = value
+		case "METRICS_LISTEN":
+			if value == "" {
+				return fail("METRICS_LISTEN: want an address like 127.0.0.1:9477")
+			}
+			c.MetricsListen = value
 		case "MAX_PARALLEL":
 			v, err := strconv.Atoi(value)
 			if err != nil || v < 1 {

@@ -38,6 +38,8 @@ func TestParseConf(t *testing.T) {
 		{name: "unterminated quote", in: "A=\"x\n", err: "serve.conf:1: A: unterminated \" quote"},
 		{name: "text after quote", in: "A='x' y\n", err: "text after the closing quote"},
 		{name: "empty listen", in: "LISTEN=\n", err: "LISTEN: want an address"},
+		{name: "metrics listener", in: "METRICS_LISTEN=10.0.0.5:9477\n", want: Conf{MetricsListen: "10.0.0.5:9477"}},
+		{name: "empty metrics listener", in: "\nMETRICS_LISTEN=\n", err: "serve.conf:2: METRICS_LISTEN: want an address"},
 		{name: "NUL", in: "A=1\nB=\x00\n", err: "serve.conf:2: NUL byte"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

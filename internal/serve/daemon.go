@@ -19,6 +19,7 @@ import (
 	"ralph/internal/engine"
 	"ralph/internal/events"
 	"ralph/internal/loop"
+	"ralph/internal/metrics"
 	"ralph/internal/reason"
 	"ralph/internal/redact"
 	"ralph/internal/store"
@@ -85,6 +86,8 @@ type Daemon struct {
 	logw *syncWriter
 	// outbox delivers the notices to each channel (outbox.go).
 	outbox *outbox
+	// metrics are what GET /metrics serves (metrics.go).
+	metrics *metrics.Metrics
 
 	// mu covers the scheduler's bookkeeping, in memory only: never held
 	// across a write, a file's rename, a notice or an RPC (taskrunner.go).
@@ -154,6 +157,7 @@ func Open(opts Options) (*Daemon, error) {
 	if opts.Tracer != nil {
 		d.bus.Subscribe(d.traceTask, 0)
 	}
+	d.openMetrics()
 
 	d.sweepTemps(opts.Now())
 	for _, s := range opts.Sessions {

@@ -54,6 +54,17 @@ type Activities struct {
 	BuildVouched func(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
 	// Tracer exports each call's spans (nil: off).
 	Tracer *tracing.Tracer
+
+	// Count hears of each agent call and verify run made here: the
+	// worker's metrics (nil: none).
+	Count Counter
+}
+
+// Counter counts a worker's agent calls, from the record the workflow
+// will make of each, and its verify runs (internal/metrics).
+type Counter interface {
+	Call(rec loop.Metrics)
+	Verify(run loop.VerifyRun)
 }
 
 // Iterate runs one agent call and returns what it measured. A call that
@@ -116,10 +127,18 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	// handover below has run its git too.
 	defer eng.Release()
 	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
-	it, ok, err := eng.Measure(ctx, loop.AdoptSession(in.State, in.AgentSession, time.Now().UTC().Round(0)), in.Agent)
+	from := loop.AdoptSession(in.State, in.AgentSession, time.Now().UTC().Round(0))
+	it, ok, err := eng.Measure(ctx, from, in.Agent)
 	stopBeat()
 	if ok {
 		run.Measured(it)
+	}
+	if ok && err == nil && a.Count != nil {
+		// Folded here only to count the call as its record will read
+		// (this call's share of a running total, its outcome): the
+		// workflow decides.
+		st, d := loop.Fold(from, it, spec.Policy)
+		a.Count.Call(loop.Record(it, d, st))
 	}
 	out := IterateOutput{Iteration: it}
 	switch {
@@ -291,6 +310,9 @@ func (a *Activities) Verify(ctx context.Context, in VerifyInput) (loop.VerifyRun
 		return loop.VerifyRun{ExitCode: -1, StartErr: "this worker's settings for the tree have no VERIFY_CMD"}, nil
 	}
 	run := spec.Verifier(ctx)
+	if a.Count != nil && ctx.Err() == nil {
+		a.Count.Verify(run)
+	}
 	fmt.Fprintf(log, "%s [%s] task %s: verify `%s` %s\n", time.Now().UTC().Format(time.RFC3339), in.Session, in.TaskID, run.Command, run.Outcome())
 	return run, nil
 }

@@ -160,5 +160,5 @@ func (s *summary) close() {
 	for _, r := range rs {
 		fmt.Fprintf(s.w, "  %4d  %s\n", r.n, r.text)
 	}
-	fmt.Fprintln(s.w, "`bash scripts/install-test-deps.sh` installs what they need (tmux, bubblewrap, chromium, the agent CLIs from npm, the Temporal CLI); under CI=true no test skips.")
+	fmt.Fprintln(s.w, "`bash scripts/install-test-deps.sh` installs what they need (tmux, bubblewrap, chromium, prometheus, the agent CLIs from npm, the Temporal CLI); under CI=true no test skips.")
 }
