@@ -90,6 +90,23 @@ type Deps struct {
 	// Verify runs the project's verify command (VERIFY_CMD) on a claimed
 	// completion; it is required when Policy.Verify is on.
 	Verify func(ctx context.Context) loop.VerifyRun
+	// Admit is asked right before each agent call starts, after every
+	// decision of the loop's own: the host's budgets (a fleet's daily
+	// ones) may hold the call. nil: every call is admitted.
+	Admit func() Admission
+}
+
+// Admission is a host's answer to Admit.
+type Admission struct {
+	Allow bool
+	// Held: the wait's end (zero: ask again soon) and why, for people.
+	Until   time.Time
+	Message string
+	// MaxCostUSD is what the call may spend at most (0: no bound), passed
+	// to an agent that takes a spending cap.
+	MaxCostUSD float64
+	// Done is called once the admitted call is over and recorded.
+	Done func()
 }
 
 // Engine runs one loop.
@@ -111,6 +128,8 @@ type Engine struct {
 	// shortWhy is the reason last announced (scarce.go).
 	short    int
 	shortWhy string
+	// callCap is what the next call may spend at most (0: no bound).
+	callCap float64
 }
 
 // New builds an engine; Run starts it.
@@ -246,7 +265,18 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 				e.applySessionReset()
 			}
 		}
+		admitted, held := e.admit()
+		if held != nil {
+			if err := e.waitStep(ctx, *held); err != nil {
+				return e.finish(reason.Interrupted, "interrupted")
+			}
+			continue
+		}
+		e.callCap = e.costCap(admitted.MaxCostUSD)
 		d, err := e.iterate(ctx, step.Agent, pl)
+		if admitted.Done != nil {
+			admitted.Done()
+		}
 		if scarce.Of(err) != "" && ctx.Err() == nil {
 			// The call could not start or log its output: nothing was
 			// folded, the next pass looks at the world (a stop, a pause)
@@ -267,6 +297,32 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			return e.finish(d.Reason, d.Message)
 		}
 	}
+}
+
+// admit asks the host whether the call may start: held is the wait
+// when it may not.
+func (e *Engine) admit() (Admission, *loop.Step) {
+	if e.deps.Admit == nil {
+		return Admission{Allow: true}, nil
+	}
+	a := e.deps.Admit()
+	if a.Allow {
+		return a, nil
+	}
+	return a, &loop.Step{Kind: loop.Wait, WaitKind: loop.WaitBudget, Until: a.Until, Message: a.Message}
+}
+
+// costCap is the least of what the host's budgets leave a call (host) and
+// what the run's own --max-cost leaves (0: no bound).
+func (e *Engine) costCap(host float64) float64 {
+	c := host
+	if b := e.spec.Policy.Budget.MaxCost; b > 0 {
+		left := max(b-(e.st.CostUSD-e.st.Run.FirstCost), 0)
+		if c == 0 || left < c {
+			c = left
+		}
+	}
+	return c
 }
 
 // protect pins the project's git before the first sandboxed call, when

@@ -84,6 +84,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
 		Share:      outside(dir, st.FixPlanFile()),
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
+		MaxBudgetUSD: e.callCap,
 	}
 	if e.spec.Live {
 		inv.OnEvent = func(le agent.LiveEvent) {

@@ -21,6 +21,9 @@ const (
 	// WaitResources: the machine ran out of disk space or file
 	// descriptors; the host retries what failed until they come back.
 	WaitResources = "resources"
+	// WaitBudget: a daily budget of the fleet is spent (or the calls
+	// running may spend it); the host's admission holds the call.
+	WaitBudget = "budget"
 )
 
 // Observation is the world as the host saw it just before a decision.
