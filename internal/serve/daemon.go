@@ -323,7 +323,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 		return d.runElsewhere(ctx, t, w, ws, spec, st, text)
 	}
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, Now: d.opts.Now,
-		Admit: func() engine.Admission { return d.admit(t.Session) },
+		Admit:   func() engine.Admission { return d.admit(t.Session) },
 		Control: w.ctl, Emit: func(ev loop.Event) { d.emit(t, ev) }, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {

@@ -28,7 +28,7 @@ func TestSpendLedger(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	save("api", "t1", 1, day.Add(-time.Minute), 5, 100, 10, 9999) // yesterday: ended before midnight
+	save("api", "t1", 1, day.Add(-time.Minute), 5, 100, 10, 9999)   // yesterday: ended before midnight
 	save("api", "t1", 2, day.Add(time.Minute), 1.25, 100, 10, 9999) // began yesterday, ended today
 	save("api", "t1", 2, day.Add(time.Minute), 1.25, 100, 10, 9999) // saved again
 	save("api", "t3", 3, day.Add(time.Hour), 0.5, 200, 20, 0)
