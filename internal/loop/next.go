@@ -39,6 +39,17 @@ type Observation struct {
 	// the agents this loop uses (one account): a loop adopts them instead
 	// of discovering each with a failed call.
 	SharedLimits map[string]AgentLimit
+	// Hold is the host's hold on new calls (a fleet's spent daily budget),
+	// nil: none. It comes after every decision of the loop's own.
+	Hold *Hold
+}
+
+// Hold keeps a loop from calling until Until (zero: until the host lifts
+// it), for the reason Message; Kind is the wait's kind (WaitBudget).
+type Hold struct {
+	Kind    string    `json:"kind"`
+	Until   time.Time `json:"until,omitzero"`
+	Message string    `json:"message"`
 }
 
 // Control is what people have asked of the loop.
@@ -203,6 +214,9 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 			return stopNow(reason.UsageLimit, l.Message)
 		}
 		return wait(WaitUsageLimit, l.Until, l.Message)
+	}
+	if h := obs.Hold; h != nil && (h.Until.IsZero() || now.Before(h.Until)) {
+		return wait(h.Kind, h.Until, h.Message)
 	}
 	step := Step{Kind: Call, Agent: idx, Notes: notes}
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"ralph/internal/budget"
 	"ralph/internal/engine"
+	"ralph/internal/loop"
 )
 
 // The fleet's daily budgets (docs/budgets.md). Every agent call a loop of
@@ -62,6 +63,43 @@ func (d *Daemon) admit(session string) engine.Admission {
 			}
 		}
 	}}
+}
+
+// budgetHold is the hold on the next call of a loop running elsewhere (a
+// Temporal workflow): admit's decision, with the calls running as the
+// loops report them, since a workflow decides its calls itself and none
+// is admitted here. The hold reaches the workflow at the runner's next
+// look, so a call it starts before that is overshoot, at most one a task.
+func (d *Daemon) budgetHold(session string) *loop.Hold {
+	cfg := d.opts.Budget
+	if !cfg.Limits.Any() {
+		return nil
+	}
+	total, own := 0, 0
+	d.actMu.Lock()
+	for s, a := range d.activity {
+		if a.LastAction == "executing" {
+			total++
+			if s == session {
+				own = 1
+			}
+		}
+	}
+	d.actMu.Unlock()
+	d.budMu.Lock()
+	defer d.budMu.Unlock()
+	now := d.opts.Now()
+	spent, err := d.db.Spent(budget.Day(now, cfg.Zone))
+	if err != nil {
+		return &loop.Hold{Kind: loop.WaitBudget, Until: now.Add(30 * time.Second), Message: "waiting for budget: today's spend could not be read: " + err.Error()}
+	}
+	v := budget.Decide(budget.Input{Now: now, Zone: cfg.Zone, Session: session, Limits: cfg.Limits,
+		Fleet: spent.Fleet, Own: spent.Sessions[session], Running: total, OwnRunning: own})
+	d.warnBudgets(v.Warnings, now)
+	if v.Allow {
+		return nil
+	}
+	return &loop.Hold{Kind: loop.WaitBudget, Until: v.Until, Message: v.Message}
 }
 
 // warnBudgets gives each warning once a day: to every chat (the outbox)

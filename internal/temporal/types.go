@@ -54,6 +54,9 @@ type Input struct {
 	// written, for a worker of that time.
 	AgentSession string    `json:"agent_session,omitempty"`
 	Plan         stop.Plan `json:"plan,omitzero"`
+	// Hold is the daemon's hold on new calls as it hands the loop over
+	// (a spent daily budget; nil: none); SignalHold changes it.
+	Hold *loop.Hold `json:"hold,omitempty"`
 	Snapshot     *Snapshot `json:"snapshot,omitempty"`
 	Adrift       bool      `json:"adrift,omitempty"`
 	// Sight is what the last look at the files saw: the daemon's when it

@@ -650,3 +650,32 @@ func TestWorkflowVerifiesAClaim(t *testing.T) {
 		})
 	}
 }
+
+// The daemon's hold (a spent daily budget) keeps the workflow from calling
+// until the day it names; one without an end holds until the daemon lifts
+// it, and the workflow then calls at once.
+func TestWorkflowWaitsOutTheDaemonsHold(t *testing.T) {
+	t.Run("until the next day", func(t *testing.T) {
+		s := &script{steps: []step{working, done}}
+		env := newEnv(t, s)
+		nextDay := env.Now().UTC().Round(0).Add(5 * time.Hour)
+		env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t9", Session: "a", Policy: policy(),
+			Hold: &loop.Hold{Kind: loop.WaitBudget, Until: nextDay, Message: "waiting for budget: fleet cost 5.00/5.00 USD today"}})
+		result(t, env)
+		if len(s.at) != 2 || s.at[0].Before(nextDay) {
+			t.Fatalf("calls at %v, want two after %v", s.at, nextDay)
+		}
+	})
+	t.Run("until lifted", func(t *testing.T) {
+		s := &script{steps: []step{working, done}}
+		env := newEnv(t, s)
+		lifted := env.Now().UTC().Round(0).Add(time.Hour)
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalHold, (*loop.Hold)(nil)) }, time.Hour)
+		env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t10", Session: "a", Policy: policy(),
+			Hold: &loop.Hold{Kind: loop.WaitBudget, Message: "waiting for budget: 1 call(s) running may spend the rest"}})
+		result(t, env)
+		if len(s.at) != 2 || s.at[0].Before(lifted) {
+			t.Fatalf("calls at %v, want two after %v", s.at, lifted)
+		}
+	})
+}
