@@ -110,7 +110,7 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
 		Emit: func(ev loop.Event) { d.emit(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
-		Hold: func() *loop.Hold { return d.budgetHold(t.Session) },
+		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) },
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {

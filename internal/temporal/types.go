@@ -56,9 +56,9 @@ type Input struct {
 	Plan         stop.Plan `json:"plan,omitzero"`
 	// Hold is the daemon's hold on new calls as it hands the loop over
 	// (a spent daily budget; nil: none); SignalHold changes it.
-	Hold *loop.Hold `json:"hold,omitempty"`
-	Snapshot     *Snapshot `json:"snapshot,omitempty"`
-	Adrift       bool      `json:"adrift,omitempty"`
+	Hold     *loop.Hold `json:"hold,omitempty"`
+	Snapshot *Snapshot  `json:"snapshot,omitempty"`
+	Adrift   bool       `json:"adrift,omitempty"`
 	// Sight is what the last look at the files saw: the daemon's when it
 	// starts the workflow (nil: none yet, the first call looks).
 	Sight *engine.Sight `json:"sight,omitempty"`
