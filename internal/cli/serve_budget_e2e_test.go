@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"os/exec"
 	"strings"
@@ -37,6 +38,11 @@ func TestFleetDailyBudget(t *testing.T) {
 	}})
 	r.Session("b", script.Script{RepeatLast: true, Iterations: []script.Iteration{costly("sess-b")}})
 	r.Start(2)
+	tok0, err := serve.Token(serve.Home(r.Home), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := r.Events(tok0)
 	r.OK("start", "a", "One")
 	r.OK("loop", "a", "5")
 	r.OK("start", "b", "Two")
@@ -73,6 +79,15 @@ func TestFleetDailyBudget(t *testing.T) {
 	}
 	if rep.Fleet.CostUSD != 5 {
 		t.Errorf("the fleet spent $%.2f: more than the calls in flight would explain", rep.Fleet.CostUSD)
+	}
+	// The dashboard shows the day's spend and the waits; its event stream
+	// had the warning.
+	if code, page := r.API("GET", "/", tok0, ""); code != 200 || !strings.Contains(page, "fleet $5.00 of $5.00") ||
+		!strings.Contains(page, html.EscapeString(why)) {
+		t.Errorf("dashboard overview (%d) without the spend or the wait:\n%s", code, page)
+	}
+	if !events.WaitFor(`"type":"budget_warning"`, 5*time.Second) {
+		t.Errorf("no budget warning on the event stream")
 	}
 	said(t, api, 0, "a · "+va.ID+" "+why)
 	said(t, api, 0, "b · "+vb.ID+" "+why)
