@@ -23,7 +23,8 @@ var fleetEnv = []string{
 }
 
 // harnessPrefixes are variables of ralph's own test suite and benchmarks,
-// read by its test programs, never by ralph.
+// read by its test programs — and RALPH_TEST_CLOCK_OFFSET by `ralph serve`,
+// a clock moved for the tests of its daily budgets, never set otherwise.
 var harnessPrefixes = []string{"RALPH_FAKE_", "RALPH_TEST_", "RALPH_BENCH_"}
 
 // UnknownEnv warns about each RALPH_ variable in environ that ralph does

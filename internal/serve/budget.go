@@ -24,7 +24,19 @@ type budgets struct {
 	// recorded. mu also makes each admission's read of the ledger and
 	// its count one step, so two loops never both take the last room.
 	running map[string]int
+	// warned are the warnings given, so that an admission past 80% writes
+	// nothing; the store remembers them across restarts.
+	warned map[string]bool
+	// snap is the day's spend as last read for a loop elsewhere's hold,
+	// read again after holdFresh: each running workflow's hold is looked
+	// at every half second, which should not be a query each.
+	snap     Spend
+	snapDay  time.Time
+	snapRead time.Time
 }
+
+// holdFresh is how long budgetHold reuses a reading of the day's spend.
+const holdFresh = time.Second
 
 // admit is engine.Deps.Admit for a loop of session: whether its next call
 // may start under the daily budgets.
@@ -89,7 +101,13 @@ func (d *Daemon) budgetHold(session string) *loop.Hold {
 	d.budMu.Lock()
 	defer d.budMu.Unlock()
 	now := d.opts.Now()
-	spent, err := d.db.Spent(budget.Day(now, cfg.Zone))
+	day := budget.Day(now, cfg.Zone)
+	spent, err := d.bud.snap, error(nil)
+	if !day.Equal(d.bud.snapDay) || now.Sub(d.bud.snapRead) >= holdFresh || now.Before(d.bud.snapRead) {
+		if spent, err = d.db.Spent(day); err == nil {
+			d.bud.snap, d.bud.snapDay, d.bud.snapRead = spent, day, now
+		}
+	}
 	if err != nil {
 		return &loop.Hold{Kind: loop.WaitBudget, Until: now.Add(30 * time.Second), Message: "waiting for budget: today's spend could not be read: " + err.Error()}
 	}
@@ -102,16 +120,23 @@ func (d *Daemon) budgetHold(session string) *loop.Hold {
 	return &loop.Hold{Kind: loop.WaitBudget, Until: v.Until, Message: v.Message}
 }
 
-// warnBudgets gives each warning once a day: to every chat (the outbox)
+// warnBudgets (under budMu) gives each warning once a day: to every chat (the outbox)
 // and on the event stream, which the dashboard shows.
 func (d *Daemon) warnBudgets(ws []budget.Warning, now time.Time) {
 	for _, w := range ws {
+		if d.bud.warned[w.Key] {
+			continue
+		}
 		n := &Notice{Kind: NoticeBudget, Message: w.Message}
 		sent, err := d.db.warnOnce(w.Key, n, d.outbox.names, now)
 		if err != nil {
 			d.logf("budget warning %q: %v", w.Key, err)
 			continue
 		}
+		if len(d.bud.warned) > 1000 {
+			clear(d.bud.warned) // yesterday's keys; the store still knows them
+		}
+		d.bud.warned[w.Key] = true
 		if sent {
 			d.outbox.wakeAll()
 			d.bus.Publish(Event{Type: EventBudgetWarning, At: now, Message: w.Message})
