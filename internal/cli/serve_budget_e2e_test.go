@@ -5,6 +5,7 @@ import (
 	"html"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestFleetDailyBudget(t *testing.T) {
 			Text: "All done." + servetest.CompleteStatus}.Line()}},
 		costly("sess-a"),
 	}})
-	r.Session("b", script.Script{RepeatLast: true, Iterations: []script.Iteration{costly("sess-b")}})
+	_, scriptB := r.Session("b", script.Script{RepeatLast: true, Iterations: []script.Iteration{costly("sess-b")}})
 	r.Start(2)
 	tok0, err := serve.Token(serve.Home(r.Home), false)
 	if err != nil {
@@ -102,10 +103,27 @@ func TestFleetDailyBudget(t *testing.T) {
 			t.Errorf("chat %d heard the budget's warning %d times, want once", chat, n)
 		}
 	}
-	// The agent was told what was left of the budget.
-	argv, err := os.ReadFile(scriptA + ".argv.jsonl")
-	if err != nil || !strings.Contains(string(argv), `"--max-budget-usd","4.00"`) && !strings.Contains(string(argv), `"--max-budget-usd","3.00"`) {
-		t.Errorf("no call was capped by the budget left: %v\n%s", err, argv)
+	// The agent was told what was left of the budget at each call.
+	var caps []string
+	for _, sp := range []string{scriptA, scriptB} {
+		data, err := os.ReadFile(sp + ".argv.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var c struct{ Args []string }
+			if err := json.Unmarshal([]byte(line), &c); err != nil {
+				t.Fatal(err)
+			}
+			i := slices.Index(c.Args, "--max-budget-usd")
+			if i < 0 || i+1 >= len(c.Args) {
+				t.Fatalf("a call without the budget's cap: %q", c.Args)
+			}
+			caps = append(caps, c.Args[i+1])
+		}
+	}
+	if !slices.Contains(caps, "5.00") || !slices.ContainsFunc(caps, func(c string) bool { return c < "5.00" }) {
+		t.Errorf("caps passed down %q: want the whole budget first, then what was left", caps)
 	}
 
 	// A restart keeps the day's spend: nothing starts.
@@ -120,24 +138,40 @@ func TestFleetDailyBudget(t *testing.T) {
 		t.Fatalf("after the restart: %+v", rep)
 	}
 	sent := len(api.Sent())
+	before := map[string]int{"a": r.Status("a").LoopCount, "b": r.Status("b").LoopCount}
 
-	// The next day they go on by themselves, and the warning is the new
-	// day's to give.
+	// The next day they go on by themselves.
 	if err := r.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	r.Env = append(r.Env, "RALPH_TEST_CLOCK_OFFSET=24h")
 	r.Start(2)
 	for _, s := range []string{"a", "b"} {
-		before := r.Status(s).LoopCount
-		r.WaitFor(s, "resumed the next day", func(v serve.TaskView) bool { return v.LoopCount > before })
+		r.WaitFor(s, "resumed the next day", func(v serve.TaskView) bool { return v.LoopCount > before[s] })
 	}
 	if next := spend(); next.Fleet.Calls == 0 || next.Day == rep.Day {
 		t.Fatalf("the next day: %+v (the day before: %s)", next, rep.Day)
 	}
-	for _, m := range api.Sent()[sent:] {
-		if strings.Contains(m.Text, "waiting for budget") {
-			t.Errorf("the chat heard of a wait the next day: %q", m.Text)
+	for _, m := range api.Sent()[:sent] {
+		if strings.Contains(m.Text, "waiting for budget") && !strings.Contains(m.Text, "·") {
+			t.Errorf("a wait's notice names no task: %q", m.Text)
 		}
+	}
+	// Up to the next day: a restart said nothing it had said.
+	day1 := api.Sent()[:sent]
+	count := func(sub string) int {
+		n := 0
+		for _, m := range day1 {
+			if strings.Contains(m.Text, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count("💰 budget: fleet cost"); n != 2 {
+		t.Errorf("the chats heard the day's warning %d times, want once each (2)", n)
+	}
+	if n := count("t3 waiting for budget"); n != 1 {
+		t.Errorf("the chat heard %d times that t3 waits, want once (a restart says nothing new)", n)
 	}
 }

@@ -258,6 +258,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		if e.wait != nil && e.wait.WaitKind == loop.WaitPaused {
 			e.emit(loop.Event{Type: loop.EventResumed, Message: "resumed"})
 		}
+		waited := e.wait
 		e.wait = nil
 		if step.ResetSession != "" {
 			e.sessionReset(sessionBefore, step.ResetSession)
@@ -267,6 +268,9 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		admitted, held := e.admit()
 		if held != nil {
+			if waited != nil && waited.WaitKind == loop.WaitBudget {
+				e.wait = waited // the same wait goes on: announced once
+			}
 			if err := e.waitStep(ctx, *held); err != nil {
 				return e.finish(reason.Interrupted, "interrupted")
 			}
