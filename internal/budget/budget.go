@@ -64,6 +64,9 @@ type Verdict struct {
 	// MaxCostUSD is what is left of the tightest cost budget, for an agent
 	// that takes a spending cap (0: no cost budget applies).
 	MaxCostUSD float64
+	// MaxTokens is what is left of the tightest token budget (0: none
+	// applies).
+	MaxTokens int64
 	// Warnings are the budgets at WarnAt or over today (the caller says
 	// each once a day).
 	Warnings []Warning
@@ -131,11 +134,12 @@ func Decide(in Input) Verdict {
 			v.Warnings = append(v.Warnings, Warning{Key: g.name + " " + day.Format(time.DateOnly),
 				Message: fmt.Sprintf("budget: %s today (%.0f%%)", g.figure(), 100*g.used/g.limit)})
 		}
-		if g.cost {
-			left := max(g.limit-g.used, 0)
-			if v.MaxCostUSD == 0 || left < v.MaxCostUSD {
-				v.MaxCostUSD = left
-			}
+		left := max(g.limit-g.used, 0)
+		switch {
+		case g.cost && (v.MaxCostUSD == 0 || left < v.MaxCostUSD):
+			v.MaxCostUSD = left
+		case !g.cost && (v.MaxTokens == 0 || int64(left) < v.MaxTokens):
+			v.MaxTokens = int64(left)
 		}
 		if !v.Allow {
 			continue
@@ -151,7 +155,7 @@ func Decide(in Input) Verdict {
 		}
 	}
 	if !v.Allow {
-		v.MaxCostUSD = 0
+		v.MaxCostUSD, v.MaxTokens = 0, 0
 	}
 	return v
 }

@@ -62,6 +62,7 @@ func TestDecide(t *testing.T) {
 		until      time.Time
 		message    string // a part of it
 		maxCost    float64
+		maxTokens  int64
 		warnings   []string // keys
 		noWarnings bool
 	}{
@@ -90,8 +91,10 @@ func TestDecide(t *testing.T) {
 			until: midnight, message: "waiting for budget: fleet tokens 1000001/1000000 tokens today, until 00:00 Europe/Berlin", warnings: []string{"fleet tokens 2026-11-27"}},
 		{name: "the session's token budget", in: Input{Session: "api", Limits: Limits{SessionTokens: 500}, Own: Spend{Tokens: 450, Calls: 3, MaxCallTokens: 100}, OwnRunning: 1},
 			message: "session api tokens 450/500 tokens today, 1 call(s) running", warnings: []string{"session api tokens 2026-11-27"}},
+		{name: "the tightest token budget is told too", in: Input{Session: "api", Limits: Limits{FleetTokens: 1000, SessionTokens: 300}, Fleet: Spend{Tokens: 500}, Own: Spend{Tokens: 100}},
+			allow: true, maxTokens: 200, noWarnings: true},
 		{name: "two budgets at 80%: two warnings", in: Input{Session: "api", Limits: Limits{FleetCost: 10, SessionTokens: 100}, Fleet: Spend{CostUSD: 9}, Own: Spend{Tokens: 85}},
-			allow: true, maxCost: 1, warnings: []string{"fleet cost 2026-11-27", "session api tokens 2026-11-27"}},
+			allow: true, maxCost: 1, maxTokens: 15, warnings: []string{"fleet cost 2026-11-27", "session api tokens 2026-11-27"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -108,6 +111,9 @@ func TestDecide(t *testing.T) {
 			}
 			if d := v.MaxCostUSD - c.maxCost; d > 1e-9 || d < -1e-9 {
 				t.Errorf("MaxCostUSD = %v, want %v", v.MaxCostUSD, c.maxCost)
+			}
+			if v.MaxTokens != c.maxTokens {
+				t.Errorf("MaxTokens = %d, want %d", v.MaxTokens, c.maxTokens)
 			}
 			var keys []string
 			for _, w := range v.Warnings {

@@ -175,3 +175,35 @@ func TestFleetDailyBudget(t *testing.T) {
 		t.Errorf("the chat heard %d times that t3 waits, want once (a restart says nothing new)", n)
 	}
 }
+
+// On Temporal a workflow decides its own calls: the daemon's hold reaches
+// it as a signal, and it waits with the daemon's reason, having spent at
+// most one call past the budget.
+func TestTemporalDailyBudget(t *testing.T) {
+	r := newTemporalRig(t)
+	r.Env = append(r.Env, "RALPH_FLEET_MAX_COST_PER_DAY=3", "BUDGET_TIMEZONE=UTC")
+	r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{costly("sess-a")}})
+	r.worker("w")
+	r.Start(1)
+	r.OK("start", "a", "Spend")
+	r.OK("loop", "a", "20")
+	v := r.WaitFor("a", "waiting for the budget", func(v serve.TaskView) bool {
+		return string(v.State) == "waiting" && strings.HasPrefix(v.Message, "waiting for budget: fleet cost ") &&
+			strings.HasSuffix(v.Message, "/3.00 USD today, until 00:00 UTC")
+	})
+	time.Sleep(2 * time.Second) // a call made past the hold would be recorded by now
+	cmd := exec.Command(r.Ralph, "stats", "--fleet", "--json")
+	cmd.Env = r.Env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep serve.BudgetReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Fleet.CostUSD < 3 || rep.Fleet.CostUSD > 4 || r.Status("a").LoopCount != v.LoopCount {
+		t.Fatalf("spent $%.2f in %d calls (the task at %d, then %d): want $3–4 and no call after the hold",
+			rep.Fleet.CostUSD, rep.Fleet.Calls, v.LoopCount, r.Status("a").LoopCount)
+	}
+}

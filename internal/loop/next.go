@@ -50,6 +50,33 @@ type Hold struct {
 	Kind    string    `json:"kind"`
 	Until   time.Time `json:"until,omitzero"`
 	Message string    `json:"message"`
+	// Allowance, when set, makes the hold conditional: the loop calls
+	// while what it spent since the host counted is under it. A host whose
+	// loop runs elsewhere learns of its calls late; the loop knows its own
+	// at once.
+	Allowance *Allowance `json:"allowance,omitempty"`
+}
+
+// Allowance is what a loop may still spend: CostUSD and Tokens (input +
+// output; 0: no bound) past its totals FromCostUSD and FromTokens.
+type Allowance struct {
+	CostUSD     float64 `json:"cost_usd,omitempty"`
+	Tokens      int64   `json:"tokens,omitempty"`
+	FromCostUSD float64 `json:"from_cost_usd"`
+	FromTokens  int64   `json:"from_tokens"`
+}
+
+// holds says whether h keeps a loop in st from calling at now.
+func (h *Hold) holds(st State, now time.Time) bool {
+	switch {
+	case h == nil:
+		return false
+	case h.Allowance != nil:
+		a := h.Allowance
+		spent, used := st.CostUSD-a.FromCostUSD, st.Usage.InputTokens+st.Usage.OutputTokens-a.FromTokens
+		return (a.CostUSD > 0 && spent >= a.CostUSD) || (a.Tokens > 0 && used >= a.Tokens)
+	}
+	return h.Until.IsZero() || now.Before(h.Until)
 }
 
 // Control is what people have asked of the loop.
@@ -215,7 +242,7 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 		}
 		return wait(WaitUsageLimit, l.Until, l.Message)
 	}
-	if h := obs.Hold; h != nil && (h.Until.IsZero() || now.Before(h.Until)) {
+	if h := obs.Hold; h.holds(st, now) {
 		return wait(h.Kind, h.Until, h.Message)
 	}
 	step := Step{Kind: Call, Agent: idx, Notes: notes}

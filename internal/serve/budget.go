@@ -33,6 +33,10 @@ type budgets struct {
 	snap     Spend
 	snapDay  time.Time
 	snapRead time.Time
+	// snapCost is each session's cost total when snap was read: a session
+	// whose total moved since reads the spend again, for its base and its
+	// spend to agree.
+	snapCost map[string]float64
 }
 
 // holdFresh is how long budgetHold reuses a reading of the day's spend.
@@ -77,47 +81,52 @@ func (d *Daemon) admit(session string) engine.Admission {
 	}}
 }
 
-// budgetHold is the hold on the next call of a loop running elsewhere (a
-// Temporal workflow): admit's decision, with the calls running as the
-// loops report them, since a workflow decides its calls itself and none
-// is admitted here. The hold reaches the workflow at the runner's next
-// look, so a call it starts before that is overshoot, at most one a task.
+// budgetHold is the hold on the calls of a loop running elsewhere (a
+// Temporal workflow), which decides its calls itself: none is admitted
+// here. While the budgets have room it is an allowance — what is left of
+// them, counted from the session's totals as the daemon knows them — so
+// that the loop stops by itself once its own calls, which it knows before
+// the daemon does, have spent it; a spent budget (or one the other loops'
+// running calls may spend) holds it outright. So the overshoot is at most
+// one call per loop, the one running when the others spent the rest.
 func (d *Daemon) budgetHold(session string) *loop.Hold {
 	cfg := d.opts.Budget
 	if !cfg.Limits.Any() {
 		return nil
 	}
-	total, own := 0, 0
+	others := 0
 	d.actMu.Lock()
 	for s, a := range d.activity {
-		if a.LastAction == "executing" {
-			total++
-			if s == session {
-				own = 1
-			}
+		if a.LastAction == "executing" && s != session {
+			others++
 		}
 	}
 	d.actMu.Unlock()
+	// The totals first: a call saved between the two reads is then in the
+	// spend but not in the base, and counts twice — early, never late.
+	p, err := d.db.progress(session)
 	d.budMu.Lock()
 	defer d.budMu.Unlock()
 	now := d.opts.Now()
 	day := budget.Day(now, cfg.Zone)
-	spent, err := d.bud.snap, error(nil)
-	if !day.Equal(d.bud.snapDay) || now.Sub(d.bud.snapRead) >= holdFresh || now.Before(d.bud.snapRead) {
+	spent := d.bud.snap
+	if err == nil && (!day.Equal(d.bud.snapDay) || now.Sub(d.bud.snapRead) >= holdFresh || now.Before(d.bud.snapRead) || p.cost != d.bud.snapCost[session]) {
 		if spent, err = d.db.Spent(day); err == nil {
 			d.bud.snap, d.bud.snapDay, d.bud.snapRead = spent, day, now
+			d.bud.snapCost[session] = p.cost
 		}
 	}
 	if err != nil {
 		return &loop.Hold{Kind: loop.WaitBudget, Until: now.Add(30 * time.Second), Message: "waiting for budget: today's spend could not be read: " + err.Error()}
 	}
 	v := budget.Decide(budget.Input{Now: now, Zone: cfg.Zone, Session: session, Limits: cfg.Limits,
-		Fleet: spent.Fleet, Own: spent.Sessions[session], Running: total, OwnRunning: own})
+		Fleet: spent.Fleet, Own: spent.Sessions[session], Running: others})
 	d.warnBudgets(v.Warnings, now)
-	if v.Allow {
-		return nil
+	if !v.Allow {
+		return &loop.Hold{Kind: loop.WaitBudget, Until: v.Until, Message: v.Message}
 	}
-	return &loop.Hold{Kind: loop.WaitBudget, Until: v.Until, Message: v.Message}
+	return &loop.Hold{Kind: loop.WaitBudget, Message: "waiting for budget: this task's last calls spent what was left of it, until they are counted",
+		Allowance: &loop.Allowance{CostUSD: v.MaxCostUSD, Tokens: v.MaxTokens, FromCostUSD: p.cost, FromTokens: p.tokens}}
 }
 
 // warnBudgets (under budMu) gives each warning once a day: to every chat (the outbox)

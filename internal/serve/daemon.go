@@ -146,7 +146,7 @@ func Open(opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{opts: opts, lock: lock, hub: newHub(), runners: map[string]*taskRunner{}, workers: map[string]*worker{},
 		quit: make(chan struct{}), activity: map[string]store.Status{},
-		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}, bud: budgets{running: map[string]int{}, warned: map[string]bool{}}}
+		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}, bud: budgets{running: map[string]int{}, warned: map[string]bool{}, snapCost: map[string]float64{}}}
 	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
 		lock.Release()
 		return nil, err

@@ -273,7 +273,10 @@ func sameHold(a, b *loop.Hold) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Kind == b.Kind && a.Until.Equal(b.Until) && a.Message == b.Message
+	if a.Kind != b.Kind || !a.Until.Equal(b.Until) || a.Message != b.Message || (a.Allowance == nil) != (b.Allowance == nil) {
+		return false
+	}
+	return a.Allowance == nil || *a.Allowance == *b.Allowance
 }
 
 func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }
