@@ -59,6 +59,9 @@ func TestFleetDailyBudget(t *testing.T) {
 	if va.Title != "Three" {
 		t.Fatalf("session a shows %q", va.Title)
 	}
+	if out := r.OK("status", "b"); !strings.Contains(out, "now: "+why) {
+		t.Errorf("ralph task status b:\n%s", out)
+	}
 	spend := func() serve.BudgetReport {
 		t.Helper()
 		cmd := exec.Command(r.Ralph, "stats", "--fleet", "--json")
