@@ -19,9 +19,8 @@ import (
 
 // budgets is the admission's bookkeeping, in memory only.
 type budgets struct {
-	cfg budget.Config
 	// running counts, by session, the calls admitted and not yet
-	// recorded. mu also makes each admission's read of the ledger and
+	// recorded. budMu also makes each admission's read of the ledger and
 	// its count one step, so two loops never both take the last room.
 	running map[string]int
 	// warned are the warnings given, so that an admission past 80% writes
@@ -129,8 +128,8 @@ func (d *Daemon) budgetHold(session string) *loop.Hold {
 		Allowance: &loop.Allowance{CostUSD: v.MaxCostUSD, Tokens: v.MaxTokens, FromCostUSD: p.cost, FromTokens: p.tokens}}
 }
 
-// warnBudgets (under budMu) gives each warning once a day: to every chat (the outbox)
-// and on the event stream, which the dashboard shows.
+// warnBudgets (under budMu) gives each warning once a day: to every chat
+// (the outbox) and on the event stream, which the dashboard shows.
 func (d *Daemon) warnBudgets(ws []budget.Warning, now time.Time) {
 	for _, w := range ws {
 		if d.bud.warned[w.Key] {
