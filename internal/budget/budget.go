@@ -86,7 +86,6 @@ type gauge struct {
 	limit, used float64
 	running     int
 	perCall     float64
-	unit        string // "USD" or "tokens"
 	cost        bool
 }
 
