@@ -185,7 +185,7 @@ func TestFleetDailyBudget(t *testing.T) {
 func TestTemporalDailyBudget(t *testing.T) {
 	r := newTemporalRig(t)
 	r.Env = append(r.Env, "RALPH_FLEET_MAX_COST_PER_DAY=3", "BUDGET_TIMEZONE=UTC")
-	r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{costly("sess-a")}})
+	_, scriptA := r.Session("a", script.Script{RepeatLast: true, Iterations: []script.Iteration{costly("sess-a")}})
 	r.worker("w")
 	r.Start(1)
 	r.OK("start", "a", "Spend")
@@ -208,5 +208,10 @@ func TestTemporalDailyBudget(t *testing.T) {
 	if rep.Fleet.CostUSD < 3 || rep.Fleet.CostUSD > 4 || r.Status("a").LoopCount != v.LoopCount {
 		t.Fatalf("spent $%.2f in %d calls (the task at %d, then %d): want $3–4 and no call after the hold",
 			rep.Fleet.CostUSD, rep.Fleet.Calls, v.LoopCount, r.Status("a").LoopCount)
+	}
+	// The worker told each call what was left.
+	argv, err := os.ReadFile(scriptA + ".argv.jsonl")
+	if err != nil || !strings.Contains(string(argv), `"--max-budget-usd","3.00"`) || !strings.Contains(string(argv), `"--max-budget-usd","1.00"`) {
+		t.Errorf("the calls' caps: %v\n%s", err, argv)
 	}
 }

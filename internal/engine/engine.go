@@ -128,9 +128,15 @@ type Engine struct {
 	// shortWhy is the reason last announced (scarce.go).
 	short    int
 	shortWhy string
-	// callCap is what the next call may spend at most (0: no bound).
-	callCap float64
+	// callCap is what the next call may spend at most (0: no bound);
+	// hostCap what the host allows each call Measure makes (CapCalls).
+	callCap, hostCap float64
 }
+
+// CapCalls caps what the calls Measure makes may spend at usd, on top of
+// the run's own --max-cost (0: no cap from the host): a worker passes the
+// fleet's allowance on to the agent.
+func (e *Engine) CapCalls(usd float64) { e.hostCap = usd }
 
 // New builds an engine; Run starts it.
 func New(spec loop.Spec, deps Deps) *Engine {

@@ -250,6 +250,7 @@ func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.I
 		return it, false, err
 	}
 	e.st = st
+	e.callCap = e.costCap(e.hostCap)
 	if err := e.protect(ctx); err != nil {
 		return it, false, err
 	}

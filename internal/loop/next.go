@@ -66,6 +66,17 @@ type Allowance struct {
 	FromTokens  int64   `json:"from_tokens"`
 }
 
+// LeftUSD is what an allowance leaves a loop in st to spend (0: no cost
+// bound, or no allowance).
+func (h *Hold) LeftUSD(st State) float64 {
+	if h == nil || h.Allowance == nil || h.Allowance.CostUSD <= 0 {
+		return 0
+	}
+	a := h.Allowance
+	// A cent at least: an allowance spent holds the loop before any call.
+	return max(a.CostUSD-(st.CostUSD-a.FromCostUSD), 0.01)
+}
+
 // holds says whether h keeps a loop in st from calling at now.
 func (h *Hold) holds(st State, now time.Time) bool {
 	switch {

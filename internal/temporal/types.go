@@ -172,6 +172,9 @@ type IterateInput struct {
 	// unspent. A workflow from before the look-first version sets neither.
 	Look bool          `json:"look,omitempty"`
 	Seen *engine.Sight `json:"seen,omitempty"`
+	// MaxBudgetUSD caps what the call may spend (the daemon's allowance
+	// left; 0: no cap), for an agent that takes a cap.
+	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`
 }
 
 // IterateOutput is what a call returns: the iteration's measurement and

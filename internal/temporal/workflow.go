@@ -137,7 +137,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 	limits := workflow.GetSignalChannel(ctx, SignalLimits)
 	holds := workflow.GetSignalChannel(ctx, SignalHold)
 	var shared map[string]loop.AgentLimit
-	hold := in.Hold
+	w.hold = in.Hold
 	drain := func() {
 		var c loop.Control
 		for signals.ReceiveAsync(&c) {
@@ -149,7 +149,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 		}
 		var h *loop.Hold
 		for holds.ReceiveAsync(&h) {
-			hold = h
+			w.hold = h
 		}
 	}
 	limit := in.ContinueAfter
@@ -169,7 +169,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			obs = seen.Observation(now(), w.ctl, shared)
 		}
 		// No history before the daemon's holds carries one: replays see nil.
-		obs.Hold = hold
+		obs.Hold = w.hold
 		var step loop.Step
 		w.st, step = loop.Next(w.st, obs, w.policy)
 		switch step.Kind {
@@ -203,7 +203,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 				c.Receive(ctx, &shared)
 			})
 			sel.AddReceive(holds, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, &hold)
+				c.Receive(ctx, &w.hold)
 			})
 			if !step.Until.IsZero() {
 				tctx, cancel := workflow.WithCancel(ctx)
@@ -222,7 +222,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			next := in
 			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.st.Session.ID, w.plan
 			next.Policy, next.HostQueue, next.Dir, next.Snapshot, next.Adrift = w.policy, w.host, w.dir, w.snap, w.adrift
-			next.Sight, next.Seq, next.Hold = w.sight, w.seq, hold
+			next.Sight, next.Seq, next.Hold = w.sight, w.seq, w.hold
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
@@ -322,6 +322,8 @@ func (w *run) awaitAnswer(ctx workflow.Context, signals, limits workflow.Receive
 // run is one workflow run's variables.
 type run struct {
 	in Input
+	// hold is the daemon's hold on new calls (SignalHold; nil: none).
+	hold *loop.Hold
 	// policy is in.Policy, with the budget an answer grants.
 	policy   loop.Policy
 	st       loop.State
@@ -437,7 +439,8 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			NonRetryableErrorTypes: []string{ErrConfig}},
 	}
 	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined, Look: w.look, Seen: w.sight}
+		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined, Look: w.look, Seen: w.sight,
+		MaxBudgetUSD: w.hold.LeftUSD(w.st)}
 	if h := in.Handover; h != nil {
 		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
 		if w.snap != nil {

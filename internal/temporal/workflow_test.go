@@ -679,3 +679,30 @@ func TestWorkflowWaitsOutTheDaemonsHold(t *testing.T) {
 		}
 	})
 }
+
+// An allowance lets the workflow call while its own calls have not spent
+// it, tells each call what is left, and holds the next once they have —
+// before the daemon hears of them — until the daemon says more.
+func TestWorkflowSpendsItsAllowance(t *testing.T) {
+	costly := func(in IterateInput, now time.Time) (loop.Iteration, error) {
+		it, err := working(in, now)
+		it.Observed.Usage.CostUSD = 1.5
+		return it, err
+	}
+	s := &script{steps: []step{costly, costly, done}}
+	env := newEnv(t, s)
+	lifted := env.Now().UTC().Round(0).Add(time.Hour)
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalHold, (*loop.Hold)(nil)) }, time.Hour)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t11", Session: "a", Policy: policy(),
+		Hold: &loop.Hold{Kind: loop.WaitBudget, Message: "waiting for budget: spent", Allowance: &loop.Allowance{CostUSD: 2}}})
+	result(t, env)
+	if len(s.calls) != 3 {
+		t.Fatalf("%d calls", len(s.calls))
+	}
+	if caps := []float64{s.calls[0].MaxBudgetUSD, s.calls[1].MaxBudgetUSD, s.calls[2].MaxBudgetUSD}; caps[0] != 2 || caps[1] != 0.5 || caps[2] != 0 {
+		t.Errorf("caps %v, want [2 0.5 0]", caps)
+	}
+	if s.at[1].After(lifted) || s.at[2].Before(lifted) {
+		t.Errorf("calls at %v: the third must wait for the daemon (%v)", s.at, lifted)
+	}
+}
