@@ -61,3 +61,21 @@ func TestEngineAdmission(t *testing.T) {
 		t.Errorf("caps %v, want [2 1.75]", got)
 	}
 }
+
+// Without a host's budget (ralph run), the run's own --max-cost is what a
+// call is capped at; without either, nothing is.
+func TestEngineCapsCallsAtMaxCost(t *testing.T) {
+	for _, tc := range []struct {
+		maxCost float64
+		want    []float64
+	}{{2, []float64{2, 1.75}}, {0, []float64{0, 0}}} {
+		h := newHarness(t, openPlanMD, []call{
+			{out: result("Added login."+block("IN_PROGRESS", false, "PASSING"), ""), files: map[string]string{"login.go": "package x\n"}},
+			{out: result("All tasks are done."+block("COMPLETE", true, "PASSING"), ""), files: map[string]string{"logout.go": "package x\n"}, plan: donePlanMD},
+		}, func(s *Spec) { s.Policy.Budget.MaxCost = tc.maxCost })
+		h.run(t)
+		if got := []float64{h.agent.invs[0].MaxBudgetUSD, h.agent.invs[1].MaxBudgetUSD}; got[0] != tc.want[0] || got[1] != tc.want[1] {
+			t.Errorf("--max-cost %v: caps %v, want %v", tc.maxCost, got, tc.want)
+		}
+	}
+}
