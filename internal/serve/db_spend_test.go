@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -98,5 +99,36 @@ func TestBudgetWarningOnce(t *testing.T) {
 	owed, err := db.pendingNotices("log", 10)
 	if err != nil || len(owed) != 2 {
 		t.Fatalf("outbox: %v %d", err, len(owed))
+	}
+}
+
+// BenchmarkSpent is an admission's read of the ledger on a busy day: 5,000
+// calls of 50 sessions.
+func BenchmarkSpent(b *testing.B) {
+	dir := b.TempDir()
+	db, err := OpenDB(dir + "/ralph.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	tx, err := db.db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 5000 {
+		rec := &loop.Metrics{Loop: i, StartedAt: day.Add(time.Duration(i) * time.Second), CostUSD: 0.1, InputTokens: 1000, OutputTokens: 100}
+		if err := recordSpend(tx, fmt.Sprintf("s%d", i%50), "t", rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if s, err := db.Spent(day); err != nil || s.Fleet.Calls != 5000 {
+			b.Fatal(s.Fleet, err)
+		}
 	}
 }
