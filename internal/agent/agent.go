@@ -56,6 +56,10 @@ type Invocation struct {
 	Timeout time.Duration
 	// Env holds extra KEY=value entries on top of ralph's own environment.
 	Env []string
+	// MaxBudgetUSD caps what the call may spend, for an agent that takes
+	// a cap (Claude Code's --max-budget-usd); 0: no cap. ralph enforces
+	// its budgets between calls whatever the agent does with it.
+	MaxBudgetUSD float64
 	// Share are files outside Dir the agent works on (a daemon's task
 	// file): a sandbox binds them writable, and nothing else beside them.
 	Share []string

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"ralph/internal/agent"
+	"ralph/internal/budget"
 	"ralph/internal/config"
 	"ralph/internal/dashboard"
 	"ralph/internal/loop"
@@ -210,6 +211,15 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	}
 	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel, MaxConns: o.MaxConns,
 		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch, LockFile: projectLockFile}
+	if opts.Budget, err = budget.FromEnv(os.Getenv); err != nil {
+		return err
+	}
+	if opts.Now, err = testClock(os.Getenv, ios.Err); err != nil {
+		return err
+	}
+	if note := budgetNote(opts.Budget); note != "" {
+		fmt.Fprintln(ios.Err, "ralph serve: "+note)
+	}
 	if tg != nil {
 		opts.Notifier, opts.Routes = tg, tg.Routes()
 	}

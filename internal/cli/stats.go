@@ -22,6 +22,10 @@ type statsOptions struct {
 	Project projectFlags
 	Since   time.Time // zero: count every iteration
 	Loc     *time.Location
+	// Fleet asks the daemon for today's spend against its daily budgets
+	// instead (Server, Home as for `ralph task`).
+	Fleet        bool
+	Server, Home string
 }
 
 // newStatsCmd builds `ralph stats`; runF replaces runStats in flag tests.
@@ -51,6 +55,9 @@ contract for scripts (see the README).`,
 		},
 	}
 	opts.Project.add(cmd, true)
+	cmd.Flags().BoolVar(&opts.Fleet, "fleet", false, "today's spend of the fleet and each session of `ralph serve`, against its daily budgets")
+	cmd.Flags().StringVar(&opts.Server, "server", "", "with --fleet: the daemon's URL (default as for `ralph task`)")
+	cmd.Flags().StringVar(&opts.Home, "home", "", "with --fleet: RALPH_HOME, to read the daemon's token")
 	cmd.Flags().StringVar(&since, "since", "", "count only iterations from this day (YYYY-MM-DD, local time) or instant (RFC3339) on")
 	return cmd
 }
@@ -69,7 +76,10 @@ func parseSince(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, usageError{fmt.Errorf("--since %q: want a day such as 2026-11-20 or an RFC3339 time", s)}
 }
 
-func runStats(_ context.Context, opts *statsOptions) error {
+func runStats(ctx context.Context, opts *statsOptions) error {
+	if opts.Fleet {
+		return fleetStats(ctx, opts)
+	}
 	since := opts.Since
 	st, _, err := opts.Project.open(opts.IO)
 	if err != nil {

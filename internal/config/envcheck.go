@@ -18,11 +18,13 @@ var fleetEnv = []string{
 	"RALPH_SLACK_REPO", "RALPH_SLACK_CHANNELS", "RALPH_SLACK_USERS",
 	"RALPH_REQUEST_MAX_LOOPS", "RALPH_REQUEST_REMIND", "RALPH_REQUEST_SANDBOX", "RALPH_PR_FOLLOWUP_ROUNDS",
 	"RALPH_TEMPORAL_API_KEY", "RALPH_TEMPORAL_CLI",
+	"RALPH_FLEET_MAX_COST_PER_DAY", "RALPH_SESSION_MAX_COST_PER_DAY", "RALPH_FLEET_MAX_TOKENS_PER_DAY", "RALPH_SESSION_MAX_TOKENS_PER_DAY",
 	"RALPH_AGENT_GROUP", "RALPH_CALL_DIR", // set by ralph on each agent it starts
 }
 
 // harnessPrefixes are variables of ralph's own test suite and benchmarks,
-// read by its test programs, never by ralph.
+// read by its test programs — and RALPH_TEST_CLOCK_OFFSET by `ralph serve`,
+// a clock moved for the tests of its daily budgets, never set otherwise.
 var harnessPrefixes = []string{"RALPH_FAKE_", "RALPH_TEST_", "RALPH_BENCH_"}
 
 // UnknownEnv warns about each RALPH_ variable in environ that ralph does

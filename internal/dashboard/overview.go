@@ -27,6 +27,14 @@ type overviewData struct {
 	Error string
 	// StartProblem is what was wrong with the new-task form.
 	StartProblem string
+	// Spend is today's spend against the daily budgets (nil: the source
+	// does not tell).
+	Spend *serve.BudgetReport
+}
+
+// budgeted is a Source that tells today's spend (the daemon does).
+type budgeted interface {
+	Budget() (serve.BudgetReport, error)
 }
 
 type stateCount struct {
@@ -96,6 +104,11 @@ func (d *Dashboard) overviewData(filter string) overviewData {
 		}
 	}
 	data.Total = len(views)
+	if b, ok := d.src.(budgeted); ok {
+		if r, err := b.Budget(); err == nil {
+			data.Spend = &r
+		}
+	}
 	for _, s := range states {
 		data.Counts = append(data.Counts, stateCount{State: s, N: n[s], Active: string(s) == filter})
 	}

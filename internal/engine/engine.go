@@ -94,6 +94,23 @@ type Deps struct {
 	// the call's iteration_start event (nil: nothing): the trace context
 	// of the call's span.
 	CallEnv func() []string
+	// Admit is asked right before each agent call starts, after every
+	// decision of the loop's own: the host's budgets (a fleet's daily
+	// ones) may hold the call. nil: every call is admitted.
+	Admit func() Admission
+}
+
+// Admission is a host's answer to Admit.
+type Admission struct {
+	Allow bool
+	// Held: the wait's end (zero: ask again soon) and why, for people.
+	Until   time.Time
+	Message string
+	// MaxCostUSD is what the call may spend at most (0: no bound), passed
+	// to an agent that takes a spending cap.
+	MaxCostUSD float64
+	// Done is called once the admitted call is over and recorded.
+	Done func()
 }
 
 // Engine runs one loop.
@@ -119,7 +136,15 @@ type Engine struct {
 	// progress, for the iteration's record (loop.Replay); nil for a call
 	// no Next chose (Measure).
 	called *loop.Replay
+	// callCap is what the next call may spend at most (0: no bound);
+	// hostCap what the host allows each call Measure makes (CapCalls).
+	callCap, hostCap float64
 }
+
+// CapCalls caps what the calls Measure makes may spend at usd, on top of
+// the run's own --max-cost (0: no cap from the host): a worker passes the
+// fleet's allowance on to the agent.
+func (e *Engine) CapCalls(usd float64) { e.hostCap = usd }
 
 // New builds an engine; Run starts it.
 func New(spec loop.Spec, deps Deps) *Engine {
@@ -247,6 +272,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		if e.wait != nil && e.wait.WaitKind == loop.WaitPaused {
 			e.emit(loop.Event{Type: loop.EventResumed, Message: "resumed"})
 		}
+		waited := e.wait
 		e.wait = nil
 		if step.ResetSession != "" {
 			e.sessionReset(sessionBefore, step.ResetSession)
@@ -254,9 +280,23 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 				e.applySessionReset()
 			}
 		}
+		admitted, held := e.admit()
+		if held != nil {
+			if waited != nil && waited.WaitKind == loop.WaitBudget {
+				e.wait = waited // the same wait goes on: announced once
+			}
+			if err := e.waitStep(ctx, *held); err != nil {
+				return e.finish(reason.Interrupted, "interrupted")
+			}
+			continue
+		}
+		e.callCap = e.costCap(admitted.MaxCostUSD)
 		e.called = &loop.Replay{V: loop.ReplayVersion, Policy: e.spec.Policy, Before: before, Observation: obs,
 			Next: loop.StepLabel(step, e.spec.Policy)}
 		d, err := e.iterate(ctx, step.Agent, pl)
+		if admitted.Done != nil {
+			admitted.Done()
+		}
 		if scarce.Of(err) != "" && ctx.Err() == nil {
 			// The call could not start or log its output: nothing was
 			// folded, the next pass looks at the world (a stop, a pause)
@@ -277,6 +317,32 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			return e.finish(d.Reason, d.Message)
 		}
 	}
+}
+
+// admit asks the host whether the call may start: held is the wait
+// when it may not.
+func (e *Engine) admit() (Admission, *loop.Step) {
+	if e.deps.Admit == nil {
+		return Admission{Allow: true}, nil
+	}
+	a := e.deps.Admit()
+	if a.Allow {
+		return a, nil
+	}
+	return a, &loop.Step{Kind: loop.Wait, WaitKind: loop.WaitBudget, Until: a.Until, Message: a.Message}
+}
+
+// costCap is the least of what the host's budgets leave a call (host) and
+// what the run's own --max-cost leaves (0: no bound).
+func (e *Engine) costCap(host float64) float64 {
+	c := host
+	if b := e.spec.Policy.Budget.MaxCost; b > 0 {
+		left := max(b-(e.st.CostUSD-e.st.Run.FirstCost), 0)
+		if c == 0 || left < c {
+			c = left
+		}
+	}
+	return c
 }
 
 // protect pins the project's git before the first sandboxed call, when

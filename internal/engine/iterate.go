@@ -85,6 +85,7 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		OutputFormat: e.spec.OutputFormat, Live: e.spec.Live, Timeout: e.spec.Timeout, Env: e.spec.Env,
 		Share:      outside(dir, st.FixPlanFile()),
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
+		MaxBudgetUSD: e.callCap,
 	}
 	if e.spec.Live {
 		inv.OnEvent = func(le agent.LiveEvent) {
@@ -258,6 +259,7 @@ func (e *Engine) Measure(ctx context.Context, st loop.State, idx int) (it loop.I
 		return it, false, err
 	}
 	e.st = st
+	e.callCap = e.costCap(e.hostCap)
 	if err := e.protect(ctx); err != nil {
 		return it, false, err
 	}

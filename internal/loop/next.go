@@ -21,6 +21,9 @@ const (
 	// WaitResources: the machine ran out of disk space or file
 	// descriptors; the host retries what failed until they come back.
 	WaitResources = "resources"
+	// WaitBudget: a daily budget of the fleet is spent (or the calls
+	// running may spend it); the host's admission holds the call.
+	WaitBudget = "budget"
 )
 
 // Observation is the world as the host saw it just before a decision.
@@ -36,6 +39,55 @@ type Observation struct {
 	// the agents this loop uses (one account): a loop adopts them instead
 	// of discovering each with a failed call.
 	SharedLimits map[string]AgentLimit
+	// Hold is the host's hold on new calls (a fleet's spent daily budget),
+	// nil: none. It comes after every decision of the loop's own.
+	Hold *Hold
+}
+
+// Hold keeps a loop from calling until Until (zero: until the host lifts
+// it), for the reason Message; Kind is the wait's kind (WaitBudget).
+type Hold struct {
+	Kind    string    `json:"kind"`
+	Until   time.Time `json:"until,omitzero"`
+	Message string    `json:"message"`
+	// Allowance, when set, makes the hold conditional: the loop calls
+	// while what it spent since the host counted is under it. A host whose
+	// loop runs elsewhere learns of its calls late; the loop knows its own
+	// at once.
+	Allowance *Allowance `json:"allowance,omitempty"`
+}
+
+// Allowance is what a loop may still spend: CostUSD and Tokens (input +
+// output; 0: no bound) past its totals FromCostUSD and FromTokens.
+type Allowance struct {
+	CostUSD     float64 `json:"cost_usd,omitempty"`
+	Tokens      int64   `json:"tokens,omitempty"`
+	FromCostUSD float64 `json:"from_cost_usd"`
+	FromTokens  int64   `json:"from_tokens"`
+}
+
+// LeftUSD is what an allowance leaves a loop in st to spend (0: no cost
+// bound, or no allowance).
+func (h *Hold) LeftUSD(st State) float64 {
+	if h == nil || h.Allowance == nil || h.Allowance.CostUSD <= 0 {
+		return 0
+	}
+	a := h.Allowance
+	// A cent at least: an allowance spent holds the loop before any call.
+	return max(a.CostUSD-(st.CostUSD-a.FromCostUSD), 0.01)
+}
+
+// holds says whether h keeps a loop in st from calling at now.
+func (h *Hold) holds(st State, now time.Time) bool {
+	switch {
+	case h == nil:
+		return false
+	case h.Allowance != nil:
+		a := h.Allowance
+		spent, used := st.CostUSD-a.FromCostUSD, st.Usage.InputTokens+st.Usage.OutputTokens-a.FromTokens
+		return (a.CostUSD > 0 && spent >= a.CostUSD) || (a.Tokens > 0 && used >= a.Tokens)
+	}
+	return h.Until.IsZero() || now.Before(h.Until)
 }
 
 // Control is what people have asked of the loop.
@@ -200,6 +252,9 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 			return stopNow(reason.UsageLimit, l.Message)
 		}
 		return wait(WaitUsageLimit, l.Until, l.Message)
+	}
+	if h := obs.Hold; h.holds(st, now) {
+		return wait(h.Kind, h.Until, h.Message)
 	}
 	step := Step{Kind: Call, Agent: idx, Notes: notes}
 	switch {

@@ -108,6 +108,28 @@ func TestNext(t *testing.T) {
 			Observation{Plan: openPlan, SharedLimits: shared("claude", -time.Minute)}, Call, "", "", time.Time{}, 0},
 		{"a shared limit on an agent the loop does not use is ignored", nil, nil,
 			Observation{Plan: openPlan, SharedLimits: shared("gemini", time.Hour)}, Call, "", "", time.Time{}, 0},
+		// The host's hold (a spent daily budget of the fleet).
+		{"a host's hold waits until it ends", nil, nil,
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Until: t0.Add(5 * time.Hour), Message: "waiting for budget: …"}}, Wait, "", WaitBudget, t0.Add(5 * time.Hour), 0},
+		{"a host's hold without an end waits until it is lifted", nil, nil,
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Message: "calls running may spend the rest"}}, Wait, "", WaitBudget, time.Time{}, 0},
+		{"a host's hold that has ended holds nothing", nil, nil,
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Until: t0}}, Call, "", "", time.Time{}, 0},
+		{"a host's hold is cut at the runtime budget", func(p *Policy) { p.Budget.MaxRuntime = time.Hour }, nil,
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Until: t0.Add(5 * time.Hour)}}, Wait, "", WaitBudget, t0.Add(time.Hour), 0},
+		{"an allowance not spent: call", nil, func(st State) State { st.CostUSD = 10.5; return st },
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Allowance: &Allowance{CostUSD: 1, FromCostUSD: 10}}}, Call, "", "", time.Time{}, 0},
+		{"an allowance spent: wait until the host counts", nil, func(st State) State { st.CostUSD = 11; return st },
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Allowance: &Allowance{CostUSD: 1, FromCostUSD: 10}}}, Wait, "", WaitBudget, time.Time{}, 0},
+		{"an allowance of tokens spent", nil, func(st State) State {
+			st.Usage.InputTokens, st.Usage.OutputTokens, st.Usage.CacheReadInputTokens = 900, 100, 50000
+			return st
+		},
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Allowance: &Allowance{Tokens: 500, FromTokens: 500}}}, Wait, "", WaitBudget, time.Time{}, 0},
+		{"the cache's tokens are not the allowance's", nil, func(st State) State { st.Usage.InputTokens, st.Usage.CacheReadInputTokens = 900, 50000; return st },
+			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Allowance: &Allowance{Tokens: 500, FromTokens: 500}}}, Call, "", "", time.Time{}, 0},
+		{"a finished plan stops under a hold", nil, nil,
+			Observation{Plan: donePlan, Hold: &Hold{Kind: WaitBudget, Until: t0.Add(5 * time.Hour)}}, Stop, reason.PlanComplete, "", time.Time{}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,6 +88,10 @@ func (d *Daemon) Handler(token string) http.Handler {
 		v, err := d.List()
 		reply(w, v, err)
 	})
+	mux.HandleFunc("GET /api/budget", func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.Budget()
+		reply(w, v, err)
+	})
 	mux.HandleFunc("GET /api/sessions", func(w http.ResponseWriter, r *http.Request) {
 		v, err := d.Sessions()
 		if v == nil {

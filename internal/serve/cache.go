@@ -27,6 +27,7 @@ type progress struct {
 	found   bool
 	loop    int
 	cost    float64 // the session's, all tasks'
+	tokens  int64   // input + output, as cost
 	breaker BreakerView
 }
 
@@ -42,6 +43,7 @@ func progressOf(st loop.State, found bool) progress {
 	if found {
 		b := st.Breaker
 		p.loop, p.cost = st.Loop, st.CostUSD
+		p.tokens = st.Usage.InputTokens + st.Usage.OutputTokens
 		p.breaker = BreakerView{State: string(b.Status), ConsecutiveNoProgress: b.NoProgress, ConsecutiveSameError: b.SameError,
 			LastProgressLoop: b.LastProgressLoop, TotalOpens: b.TotalOpens, Reason: b.Message, CurrentLoop: b.CurrentLoop,
 			LastChangeAt: b.LastChange, ErrorHistory: append([]string{}, b.ErrorHistory...)}

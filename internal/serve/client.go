@@ -144,6 +144,13 @@ func (c *Client) Watchdog(ctx context.Context) (json.RawMessage, error) {
 	return raw, err
 }
 
+// Budget returns today's spend against the daily budgets (GET /api/budget).
+func (c *Client) Budget(ctx context.Context) (BudgetReport, error) {
+	var r BudgetReport
+	err := c.do(ctx, http.MethodGet, "/api/budget", nil, &r)
+	return r, err
+}
+
 // AddressFile is where a running daemon records the URL it listens on.
 func (h Home) AddressFile() string { return filepath.Join(string(h), "address") }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ralph/internal/budget"
 	"ralph/internal/redact"
 )
 
@@ -23,6 +24,8 @@ import (
 //	SESSION=web=/srv/src/web
 //	TELEGRAM_BOT_TOKEN=123:abc       # any other KEY is a default for the environment
 //	RALPH_MAX_CALLS_PER_HOUR=60
+//	RALPH_FLEET_MAX_COST_PER_DAY=12  # daily budgets, docs/budgets.md
+//	BUDGET_TIMEZONE=Europe/Berlin
 type Conf struct {
 	Listen      string
 	MaxParallel int
@@ -113,6 +116,9 @@ func ParseConf(name string, data []byte) (Conf, error) {
 			}
 			c.Sessions = append(c.Sessions, s)
 		default:
+			if err := budget.Check(key, value); err != nil {
+				return fail("%s=%q: %v", key, value, err)
+			}
 			if redact.IsSecretName(key) {
 				c.Secret = true
 			}

@@ -40,6 +40,10 @@ func TestParseConf(t *testing.T) {
 		{name: "empty listen", in: "LISTEN=\n", err: "LISTEN: want an address"},
 		{name: "metrics listener", in: "METRICS_LISTEN=10.0.0.5:9477\n", want: Conf{MetricsListen: "10.0.0.5:9477"}},
 		{name: "empty metrics listener", in: "\nMETRICS_LISTEN=\n", err: "serve.conf:2: METRICS_LISTEN: want an address"},
+		{name: "daily budgets are settings like any other", in: "RALPH_FLEET_MAX_COST_PER_DAY=12\nBUDGET_TIMEZONE=Europe/Berlin\n",
+			want: Conf{Env: []EnvSetting{{Key: "RALPH_FLEET_MAX_COST_PER_DAY", Value: "12", Line: 1}, {Key: "BUDGET_TIMEZONE", Value: "Europe/Berlin", Line: 2}}}},
+		{name: "a bad budget names its line", in: "\nRALPH_SESSION_MAX_COST_PER_DAY=ten dollars\n", err: `serve.conf:2: RALPH_SESSION_MAX_COST_PER_DAY="ten dollars": want US dollars`},
+		{name: "a bad zone names its line", in: "BUDGET_TIMEZONE=Berlin\n", err: `serve.conf:1: BUDGET_TIMEZONE="Berlin": want an IANA time zone`},
 		{name: "NUL", in: "A=1\nB=\x00\n", err: "serve.conf:2: NUL byte"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

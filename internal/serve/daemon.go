@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/budget"
 	"ralph/internal/engine"
 	"ralph/internal/events"
 	"ralph/internal/loop"
@@ -68,6 +69,9 @@ type Options struct {
 	// true): requests from GitHub and Slack tell their agent more than a
 	// title. It is asked each time the task's loop starts.
 	Prompt func(session, title, taskFile string) (string, bool)
+	// Budget is the fleet's daily budgets and their zone (budget.go);
+	// none set: every call is admitted.
+	Budget budget.Config
 	// LockFile is the run lock `ralph run` takes in a session's directory
 	// (its .ralphrc may move the state directory); nil: DIR/.ralph/ralph.lock.
 	// A loop of the local backend holds it while it runs.
@@ -104,6 +108,10 @@ type Daemon struct {
 	// same agent (one account) holds until the reset or moves to its
 	// fallback, instead of each finding out with a failed call.
 	limits map[string]loop.AgentLimit
+
+	// budMu covers bud, the admission's count of calls (budget.go).
+	budMu sync.Mutex
+	bud   budgets
 
 	watch watchBoard
 	web   http.Handler // the dashboard, mounted at / (SetWeb)
@@ -144,7 +152,7 @@ func Open(opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{opts: opts, lock: lock, hub: newHub(), runners: map[string]*taskRunner{}, workers: map[string]*worker{},
 		quit: make(chan struct{}), activity: map[string]store.Status{},
-		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}}
+		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}, bud: budgets{running: map[string]int{}, warned: map[string]bool{}, snapCost: map[string]float64{}}}
 	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
 		lock.Release()
 		return nil, err
@@ -326,7 +334,8 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	run := d.traceRun(t, spec, "local")
 	defer run.End()
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv,
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, Now: d.opts.Now,
+		Admit:   func() engine.Admission { return d.admit(t.Session) },
 		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.emit(t, ev) }, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {
@@ -377,6 +386,15 @@ func (d *Daemon) logEvent(e Event) {
 		n := d.notice(t)
 		n.Kind, n.Message, n.Until = NoticeUsageLimit, ev.Message, ev.Until
 		d.opts.Notifier.Notify(n)
+	}
+	if ev.Type == loop.EventWait && ev.WaitKind == loop.WaitBudget && !ev.Until.IsZero() {
+		// A spent budget, not a moment's wait for the calls running.
+		t, err := d.db.Task(e.TaskID)
+		if err != nil {
+			d.logf("[%s] budget notice: %v", e.Session, err)
+			return
+		}
+		d.noticeBudgetWait(t, ev.Message, ev.Until)
 	}
 }
 

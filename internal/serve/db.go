@@ -221,6 +221,9 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 		if _, err := tx.Exec(`DELETE FROM iterations WHERE session = ? AND task_id = ? AND loop <= ?`, session, taskID, rec.Loop-historyKeep); err != nil {
 			return err
 		}
+		if err := recordSpend(tx, session, taskID, rec); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return err

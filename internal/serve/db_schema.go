@@ -65,13 +65,45 @@ CREATE TABLE IF NOT EXISTS outbox_deliveries (
 	last_error   TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (channel, notice_id)
 );
+CREATE TABLE IF NOT EXISTS spend (
+	session TEXT NOT NULL,
+	task_id TEXT NOT NULL,
+	loop    INTEGER NOT NULL,
+	at      INTEGER NOT NULL,
+	cost    REAL NOT NULL,
+	tokens  INTEGER NOT NULL,
+	PRIMARY KEY (session, task_id, loop)
+);
+CREATE INDEX IF NOT EXISTS spend_at ON spend(at);
+CREATE TABLE IF NOT EXISTS budget_warnings (
+	key TEXT PRIMARY KEY,
+	at  INTEGER NOT NULL
+);
 `
+
+// backfillSpend fills a new spend ledger from the iteration records.
+const backfillSpend = `INSERT OR IGNORE INTO spend(session, task_id, loop, at, cost, tokens)
+	SELECT session, task_id, loop,
+		CAST((julianday(json_extract(record, '$.started_at')) - 2440587.5) * 86400000 AS INTEGER) + COALESCE(json_extract(record, '$.duration_ms'), 0),
+		COALESCE(json_extract(record, '$.cost_usd'), 0),
+		COALESCE(json_extract(record, '$.input_tokens'), 0) + COALESCE(json_extract(record, '$.output_tokens'), 0)
+	FROM iterations WHERE json_extract(record, '$.started_at') IS NOT NULL`
 
 // addColumns brings an older store up to the schema: its later tables,
 // then its later columns.
 func addColumns(db *sql.DB) error {
+	var hadSpend int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'spend'`).Scan(&hadSpend); err != nil {
+		return err
+	}
 	if _, err := db.Exec(laterTables); err != nil {
 		return err
+	}
+	if hadSpend == 0 {
+		// The day's spend so far is in the records an older ralph kept.
+		if _, err := db.Exec(backfillSpend); err != nil {
+			return err
+		}
 	}
 	for _, c := range laterColumns {
 		var n int

@@ -117,13 +117,18 @@ func (d *Daemon) hold(session, why, kind string, until time.Time) {
 		Wait: &store.Wait{Kind: kind, Until: until, Reason: why}}
 }
 
-// heldBy is what a running task's loop waits for outside it, "" if
-// nothing: such a task is shown `waiting`.
+// heldBy is what a running task's loop waits for outside it, as people
+// read it ("" if nothing): such a task is shown `waiting`.
 func heldBy(a store.Status) string {
-	if a.Wait == nil || (a.Wait.Kind != waitTree && a.Wait.Kind != loop.WaitResources) {
+	switch {
+	case a.Wait == nil:
 		return ""
+	case a.Wait.Kind == loop.WaitBudget:
+		return a.Wait.Reason // "waiting for budget: …" already
+	case a.Wait.Kind == waitTree, a.Wait.Kind == loop.WaitResources:
+		return "waiting: " + a.Wait.Reason
 	}
-	return a.Wait.Reason
+	return ""
 }
 
 // lockTree takes the lock `ralph run` takes in the session's directory,

@@ -25,6 +25,11 @@ const (
 	// NoticeStopped: the loop ended and the task waits for a new `loop`
 	// (its budget spent, stopped by hand).
 	NoticeStopped = "stopped"
+	// NoticeBudget: a daily budget reached 80% (the fleet's, or a
+	// session's); it concerns no one task, and goes to every chat.
+	NoticeBudget = "budget"
+	// NoticeBudgetWait: a task waits for a spent daily budget (Until).
+	NoticeBudgetWait = "budget_wait"
 )
 
 // Notice is one notification.
@@ -38,7 +43,7 @@ type Notice struct {
 	Title     string
 	Message   string
 	Questions []string
-	Until     time.Time // of a usage-limit wait
+	Until     time.Time // of a usage-limit or budget wait
 
 	// Origin and ReplyTo say who started the task and where it hears of
 	// it (a chat id; "" when nowhere in particular).
@@ -87,6 +92,9 @@ func (ns Notifiers) Notify(n Notice) {
 
 // Text is the notice as one human line.
 func (n Notice) Text() string {
+	if n.Kind == NoticeBudget {
+		return "💰 " + n.Message
+	}
 	head := fmt.Sprintf("session %s, task %s (%s)", n.Session, n.TaskID, n.Title)
 	switch n.Kind {
 	case NoticeDone:
@@ -99,6 +107,8 @@ func (n Notice) Text() string {
 		return fmt.Sprintf("⏳ %s waits for a usage limit until %s: %s", head, n.Until.UTC().Format(time.RFC3339), n.Message)
 	case NoticeStopped:
 		return fmt.Sprintf("⏸ %s stopped: %s", head, n.Message)
+	case NoticeBudgetWait:
+		return fmt.Sprintf("⏳ %s %s", head, n.Message)
 	}
 	return head + ": " + n.Message
 }

@@ -90,6 +90,11 @@ type RunIn struct {
 	// SharedLimits are the usage limits any loop of the daemon saw, by
 	// agent (one account): the runner hands them to its loop.
 	SharedLimits func() map[string]loop.AgentLimit
+	// Hold is the daemon's hold on the loop's next call (a spent daily
+	// budget; nil: none), which the runner passes on as it changes: the
+	// loop's calls are decided where it runs, so the daemon cannot admit
+	// each one itself as it does a local loop's.
+	Hold func() *loop.Hold
 	// Confined says the agents must run in the sandbox (Options.Confined).
 	Confined bool
 	// Shutdown ends when the daemon stops: a loop whose ctx ends while
@@ -109,6 +114,7 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
 		Emit: func(ev loop.Event) { run.Observe(ev); d.emit(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
+		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) },
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	var questions []string
 	if res.Reason == reason.NeedsClarification {

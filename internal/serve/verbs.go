@@ -127,7 +127,10 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 		if why := heldBy(a); why != "" {
 			// Its loop waits for the machine or its tree, not for a
 			// person: it goes on by itself (hold.go).
-			v.State, v.Message = fleet.Waiting, "waiting: "+why
+			v.State, v.Message = fleet.Waiting, why
+			if a.Wait.Kind == loop.WaitBudget {
+				v.Activity = why // the fleet's, not this loop's: said in full
+			}
 		}
 	}
 	if w, ok := d.watch.get(t.Session); ok && t.State == fleet.Waiting && w.Active && w.TaskID == t.ID {

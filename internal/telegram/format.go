@@ -203,6 +203,9 @@ func watchdogText(ws []serve.WatchStatus, now time.Time) string {
 
 // noticeText is a notice as the chat reads it.
 func noticeText(n serve.Notice, now time.Time) string {
+	if n.Kind == serve.NoticeBudget {
+		return "💰 " + n.Message
+	}
 	var b strings.Builder
 	head := fmt.Sprintf("%s · %s", n.Session, n.TaskID)
 	stats := fmt.Sprintf("%d loops", n.Loops)
@@ -227,6 +230,8 @@ func noticeText(n serve.Notice, now time.Time) string {
 		fmt.Fprintf(&b, "⏳ %s waits for a usage limit %s\n", head, until(n.Until, now))
 	case serve.NoticeStopped:
 		fmt.Fprintf(&b, "⏸ %s stopped — %s (%s)\n", head, clip(n.Message, summaryShown), stats)
+	case serve.NoticeBudgetWait:
+		fmt.Fprintf(&b, "⏳ %s %s\n", head, clip(n.Message, summaryShown))
 	default:
 		fmt.Fprintf(&b, "%s: %s\n", head, clip(n.Message, summaryShown))
 	}

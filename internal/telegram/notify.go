@@ -65,6 +65,9 @@ func (b *Bot) deliver(ctx context.Context, n serve.Notice) error {
 	if n.Kind == serve.NoticeUsageLimit && !b.newLimit(n) {
 		return nil // the same wait, seen again
 	}
+	if n.Kind == serve.NoticeBudget {
+		return b.deliverEverywhere(ctx, n)
+	}
 	var markup models.ReplyMarkup = keyboard(noticeButtons(n))
 	if n.Kind == serve.NoticeQuestion {
 		markup = &models.ForceReply{ForceReply: true, InputFieldPlaceholder: "your answer to " + n.TaskID}
@@ -94,6 +97,25 @@ func (b *Bot) deliver(ctx context.Context, n serve.Notice) error {
 		}
 	}
 	b.noteAsked()
+	return nil
+}
+
+// deliverEverywhere sends a notice of the whole fleet (a budget's
+// warning) to every allowed chat.
+func (b *Bot) deliverEverywhere(ctx context.Context, n serve.Notice) error {
+	for _, chat := range b.cfg.AllowedChats {
+		if _, err := b.sendAll(ctx, target{chat: chat}, noticeText(n, b.opts.Now()), nil); err != nil {
+			if !permanent(err) {
+				return fmt.Errorf("chat %d: %s", chat, describe(err))
+			}
+			b.logf("a message to chat %d was not delivered: %s", chat, describe(err))
+		}
+	}
+	if n.ID != "" {
+		if err := b.store.markNotice(n.ID, b.opts.Now()); err != nil {
+			b.logf("the %s notice %s is not remembered as sent (%v)", n.Kind, n.ID, err)
+		}
+	}
 	return nil
 }
 

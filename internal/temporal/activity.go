@@ -127,6 +127,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	// handover below has run its git too.
 	defer eng.Release()
 	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
+	eng.CapCalls(in.MaxBudgetUSD)
 	from := loop.AdoptSession(in.State, in.AgentSession, time.Now().UTC().Round(0))
 	it, ok, err := eng.Measure(ctx, from, in.Agent)
 	stopBeat()

@@ -74,7 +74,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
 		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined,
-		Sight: &in.Sight})
+		Sight: &in.Sight, Hold: hold(in)})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
@@ -98,6 +98,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	var sent loop.Control
 	sentOnce := false
 	var sentLimits map[string]loop.AgentLimit
+	sentHold, holdSent := hold(in), false
 	for {
 		select {
 		case <-done:
@@ -140,6 +141,13 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			if ctl != sent || !sentOnce {
 				if err := r.Client.SignalWorkflow(ctx, id, "", SignalControl, ctl); err == nil {
 					sent, sentOnce = ctl, true
+				}
+			}
+			// The first time whatever the hold: a workflow a restarted
+			// daemon joins may hold an older one.
+			if h := hold(in); !holdSent || !sameHold(h, sentHold) {
+				if err := r.Client.SignalWorkflow(ctx, id, "", SignalHold, h); err == nil {
+					sentHold, holdSent = h, true
 				}
 			}
 			if in.SharedLimits != nil {
@@ -253,6 +261,24 @@ func (r *Runner) handover(session string) *Handover {
 	return &h
 }
 
+// hold is the daemon's hold on the task's next call (nil: none).
+func hold(in serve.RunIn) *loop.Hold {
+	if in.Hold == nil {
+		return nil
+	}
+	return in.Hold()
+}
+
+func sameHold(a, b *loop.Hold) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || !a.Until.Equal(b.Until) || a.Message != b.Message || (a.Allowance == nil) != (b.Allowance == nil) {
+		return false
+	}
+	return a.Allowance == nil || *a.Allowance == *b.Allowance
+}
+
 func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }
 
 // control is the request as loop.Control (what engine.request reads).
@@ -288,17 +314,30 @@ func (m *mirror) emit(ev loop.Event) {
 func (m *mirror) update(s Status) {
 	m.records(s.State, s.Records)
 	m.moved(s.Host, s.Dir, s.State.Loop)
-	if kind, ok := strings.CutPrefix(s.Activity, "waiting: "); ok {
+	kind, waiting := strings.CutPrefix(s.Activity, "waiting: ")
+	// A budget's wait is the daemon's own hold: its reason is the
+	// daemon's to tell, on every surface as on the local backend.
+	var held *loop.Hold
+	if waiting && kind == loop.WaitBudget {
+		held = hold(m.in)
+	}
+	if waiting {
 		if kind != m.waiting || !s.WaitUntil.Equal(m.until) {
-			m.emit(loop.Event{Type: loop.EventWait, Loop: s.State.Loop, WaitKind: kind, Until: s.WaitUntil,
-				Message: fmt.Sprintf("waiting (%s) until %s", kind, s.WaitUntil.UTC().Format(time.RFC3339))})
+			msg := fmt.Sprintf("waiting (%s) until %s", kind, s.WaitUntil.UTC().Format(time.RFC3339))
+			if held != nil {
+				msg = held.Message
+			}
+			m.emit(loop.Event{Type: loop.EventWait, Loop: s.State.Loop, WaitKind: kind, Until: s.WaitUntil, Message: msg})
 		}
 		m.waiting, m.until = kind, s.WaitUntil
 	} else {
 		m.waiting, m.until = "", time.Time{}
 	}
 	st := store.Status{LastAction: s.Activity, LoopCount: s.State.Loop, Agent: s.State.Agent}
-	if !s.WaitUntil.IsZero() {
+	switch {
+	case held != nil:
+		st.Wait = &store.Wait{Kind: loop.WaitBudget, Until: s.WaitUntil, Reason: held.Message}
+	case !s.WaitUntil.IsZero():
 		st.Wait = &store.Wait{Kind: s.Activity, Until: s.WaitUntil}
 	}
 	if m.in.Status != nil {

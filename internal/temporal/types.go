@@ -54,8 +54,11 @@ type Input struct {
 	// written, for a worker of that time.
 	AgentSession string    `json:"agent_session,omitempty"`
 	Plan         stop.Plan `json:"plan,omitzero"`
-	Snapshot     *Snapshot `json:"snapshot,omitempty"`
-	Adrift       bool      `json:"adrift,omitempty"`
+	// Hold is the daemon's hold on new calls as it hands the loop over
+	// (a spent daily budget; nil: none); SignalHold changes it.
+	Hold     *loop.Hold `json:"hold,omitempty"`
+	Snapshot *Snapshot  `json:"snapshot,omitempty"`
+	Adrift   bool       `json:"adrift,omitempty"`
 	// Sight is what the last look at the files saw: the daemon's when it
 	// starts the workflow (nil: none yet, the first call looks).
 	Sight *engine.Sight `json:"sight,omitempty"`
@@ -169,6 +172,9 @@ type IterateInput struct {
 	// unspent. A workflow from before the look-first version sets neither.
 	Look bool          `json:"look,omitempty"`
 	Seen *engine.Sight `json:"seen,omitempty"`
+	// MaxBudgetUSD caps what the call may spend (the daemon's allowance
+	// left; 0: no cap), for an agent that takes a cap.
+	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`
 }
 
 // IterateOutput is what a call returns: the iteration's measurement and

@@ -40,6 +40,9 @@ const (
 	// SignalLimits carries the usage limits other tasks of the fleet saw
 	// (map[agent]loop.AgentLimit): one account's limit holds them all.
 	SignalLimits = "limits"
+	// SignalHold carries the daemon's hold on new calls (*loop.Hold, nil:
+	// none): a spent daily budget of the fleet.
+	SignalHold = "hold"
 	// SignalResume ends a wait for a person (Resume).
 	SignalResume = "resume"
 	QueryStatus  = "status"
@@ -132,7 +135,9 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 	}
 	signals := workflow.GetSignalChannel(ctx, SignalControl)
 	limits := workflow.GetSignalChannel(ctx, SignalLimits)
+	holds := workflow.GetSignalChannel(ctx, SignalHold)
 	var shared map[string]loop.AgentLimit
+	w.hold = in.Hold
 	drain := func() {
 		var c loop.Control
 		for signals.ReceiveAsync(&c) {
@@ -141,6 +146,10 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 		var l map[string]loop.AgentLimit
 		for limits.ReceiveAsync(&l) {
 			shared = l
+		}
+		var h *loop.Hold
+		for holds.ReceiveAsync(&h) {
+			w.hold = h
 		}
 	}
 	limit := in.ContinueAfter
@@ -159,6 +168,8 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			}
 			obs = seen.Observation(now(), w.ctl, shared)
 		}
+		// No history before the daemon's holds carries one: replays see nil.
+		obs.Hold = w.hold
 		var step loop.Step
 		before := w.st
 		w.st, step = loop.Next(w.st, obs, w.policy)
@@ -192,6 +203,9 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			sel.AddReceive(limits, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, &shared)
 			})
+			sel.AddReceive(holds, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, &w.hold)
+			})
 			if !step.Until.IsZero() {
 				tctx, cancel := workflow.WithCancel(ctx)
 				sel.AddFuture(workflow.NewTimer(tctx, step.Until.Sub(now())), func(workflow.Future) {})
@@ -209,7 +223,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			next := in
 			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.st.Session.ID, w.plan
 			next.Policy, next.HostQueue, next.Dir, next.Snapshot, next.Adrift = w.policy, w.host, w.dir, w.snap, w.adrift
-			next.Sight, next.Seq = w.sight, w.seq
+			next.Sight, next.Seq, next.Hold = w.sight, w.seq, w.hold
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
@@ -313,6 +327,8 @@ func (w *run) awaitAnswer(ctx workflow.Context, signals, limits workflow.Receive
 // run is one workflow run's variables.
 type run struct {
 	in Input
+	// hold is the daemon's hold on new calls (SignalHold; nil: none).
+	hold *loop.Hold
 	// policy is in.Policy, with the budget an answer grants.
 	policy   loop.Policy
 	st       loop.State
@@ -428,7 +444,8 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			NonRetryableErrorTypes: []string{ErrConfig}},
 	}
 	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
-		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined, Look: w.look, Seen: w.sight}
+		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined, Look: w.look, Seen: w.sight,
+		MaxBudgetUSD: w.hold.LeftUSD(w.st)}
 	if h := in.Handover; h != nil {
 		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
 		if w.snap != nil {

@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"ralph/internal/agent"
@@ -85,6 +87,11 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		argv = append(argv, f.flag, f.value)
 	}
 	argv = append(argv, "--output-format", format)
+	if inv.MaxBudgetUSD > 0 {
+		// Claude Code ends the call with error_max_budget_usd once it has
+		// spent this; a budget's last cent is still a cent.
+		argv = append(argv, "--max-budget-usd", strconv.FormatFloat(max(math.Floor(inv.MaxBudgetUSD*100)/100, 0.01), 'f', 2, 64))
+	}
 	if format == agent.FormatStreamJSON {
 		argv = append(argv, "--verbose")
 	}

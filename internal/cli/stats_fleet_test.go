@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"ralph/internal/serve"
+)
+
+func TestPrintFleetSpend(t *testing.T) {
+	var b bytes.Buffer
+	printFleetSpend(&b, serve.BudgetReport{Day: "2026-11-27", Zone: "Europe/Berlin",
+		Limits: serve.BudgetLimits{FleetCostUSD: 12, SessionCostUSD: 5},
+		Fleet:  serve.SpendFigures{Calls: 12, Running: 1, CostUSD: 9.6, Tokens: 98400},
+		Sessions: []serve.SpendFigures{{Session: "api", Calls: 7, Running: 1, CostUSD: 5, Tokens: 61200},
+			{Session: "web", Calls: 5, CostUSD: 4.6, Tokens: 37200}}})
+	out := b.String()
+	t.Log("\n" + out)
+	for _, want := range []string{"spend today (2026-11-27, Europe/Berlin):", "fleet     12        1  $9.60  $12.00  98,400       -", "session api      7        1  $5.00   $5.00  61,200       -"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
