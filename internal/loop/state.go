@@ -68,13 +68,34 @@ type State struct {
 	ResetID string `json:"reset_id,omitempty"`
 	// Verify is where the verify gate stands (Policy.Verify).
 	Verify VerifyState `json:"verify,omitzero"`
+	// Ask is the question the last call put to a person, from when it was
+	// asked until its answer has gone to the next call: a loop restarted
+	// meanwhile (a daemon's restart) waits for the same answer again.
+	Ask Ask `json:"ask,omitzero"`
 }
+
+// Ask is a question the agent asked a person, and the answer once given.
+type Ask struct {
+	// Loop is the call that asked: an answer names it, so an answer meant
+	// for an earlier question never answers a later one.
+	Loop      int      `json:"loop"`
+	Questions []string `json:"questions,omitempty"`
+	// Answer goes into the next call's prompt; By says who gave it.
+	Answer string `json:"answer,omitempty"`
+	By     string `json:"by,omitempty"`
+}
+
+// Waiting reports a question that has no answer yet.
+func (a Ask) Waiting() bool { return a.Loop > 0 && a.Answer == "" }
 
 // Run is the current run's baselines.
 type Run struct {
 	StartedAt time.Time `json:"started_at,omitzero"`
 	FirstLoop int       `json:"first_loop"`
 	FirstCost float64   `json:"first_cost_usd"`
+	// Granted are loops a person added to the run's budget while it ran
+	// (an answer to a question asked with the budget spent).
+	Granted int `json:"granted_loops,omitempty"`
 }
 
 // Pause is a wait before the next call.
@@ -141,6 +162,10 @@ func (s State) clone() State {
 	s.Calls.Calls = append([]ratelimit.Call(nil), s.Calls.Calls...)
 	if len(s.Calls.Calls) == 0 {
 		s.Calls.Calls = nil
+	}
+	s.Ask.Questions = append([]string(nil), s.Ask.Questions...)
+	if len(s.Ask.Questions) == 0 {
+		s.Ask.Questions = nil
 	}
 	return s
 }
