@@ -177,10 +177,10 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if st.Ask.Waiting() {
 		// Before the budgets: a question asked by the run's last allowed
 		// call still waits for its answer, which may grant more loops.
-		if c.Answer == "" || c.AnswerTo != st.Ask.Loop {
+		var answered bool
+		if st, answered = Answer(st, c.AnswerTo, c.Answer, c.AnswerBy); !answered {
 			return wait(WaitAnswer, time.Time{}, fmt.Sprintf("the agent asks (loop %d): %s", st.Ask.Loop, strings.Join(st.Ask.Questions, " / ")))
 		}
-		st.Ask.Answer, st.Ask.By = c.Answer, c.AnswerBy
 		if left := budget.MaxLoops + st.Run.Granted - loops; budget.MaxLoops > 0 && c.AnswerLoops > left {
 			st.Run.Granted += c.AnswerLoops - left
 		}

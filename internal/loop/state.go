@@ -74,20 +74,6 @@ type State struct {
 	Ask Ask `json:"ask,omitzero"`
 }
 
-// Ask is a question the agent asked a person, and the answer once given.
-type Ask struct {
-	// Loop is the call that asked: an answer names it, so an answer meant
-	// for an earlier question never answers a later one.
-	Loop      int      `json:"loop"`
-	Questions []string `json:"questions,omitempty"`
-	// Answer goes into the next call's prompt; By says who gave it.
-	Answer string `json:"answer,omitempty"`
-	By     string `json:"by,omitempty"`
-}
-
-// Waiting reports a question that has no answer yet.
-func (a Ask) Waiting() bool { return a.Loop > 0 && a.Answer == "" }
-
 // Run is the current run's baselines.
 type Run struct {
 	StartedAt time.Time `json:"started_at,omitzero"`
