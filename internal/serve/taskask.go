@@ -31,8 +31,8 @@ func (r *taskRunner) waitForAnswer() {
 		d.logf("[%s] question: %v", r.session, err)
 		return
 	}
-	if !st.Ask.Waiting() {
-		return // answered meanwhile
+	if !st.Ask.Waiting() || r.w.ctl.answers(st.Ask.Loop) {
+		return // answered meanwhile: the loop takes it at its next look
 	}
 	t := *r.t
 	qs := asked(st.Ask)
@@ -45,6 +45,8 @@ func (r *taskRunner) waitForAnswer() {
 		return
 	}
 	r.load()
+	// Its slot is free while a person thinks: the next in the queue starts.
+	d.schedule()
 }
 
 // answer gives a waiting task the answer to its questions: in its task

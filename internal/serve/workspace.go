@@ -273,6 +273,13 @@ func (c *controller) answer(text, by string, to, loops int) {
 	c.req.Answer, c.req.AnswerBy, c.req.AnswerTo, c.req.AnswerLoops = text, by, to, loops
 }
 
+// answers reports an answer to the question of call to, not yet taken.
+func (c *controller) answers(to int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.req.Answer != "" && c.req.AnswerTo == to
+}
+
 // ClearAnswer forgets the answer to the question of call to once the loop
 // has taken it (its state holds it now).
 func (c *controller) ClearAnswer(to int) error {
