@@ -33,3 +33,18 @@ func TestAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A new run keeps the question where a person answers it (a restarted
+// daemon waits for the same answer) and drops it where nobody does: ralph
+// run asked, the person answered in the files and ran it again.
+func TestBeginKeepsTheQuestionOnlyWhereAPersonAnswers(t *testing.T) {
+	st := State{Loop: 3, Ask: Ask{Loop: 3, Questions: []string{"Which DB?"}}}
+	p := policy()
+	if got, _ := Begin(st, t0, p); got.Ask.Loop != 0 {
+		t.Errorf("ralph run's next run: ask %+v, want none", got.Ask)
+	}
+	p.Answerable = true
+	if got, _ := Begin(st, t0, p); !got.Ask.Waiting() || got.Ask.Questions[0] != "Which DB?" {
+		t.Errorf("a restarted daemon's run: ask %+v, want the question", got.Ask)
+	}
+}

@@ -167,6 +167,11 @@ func Begin(st State, now time.Time, p Policy) (State, []string) {
 	st.Pause, st.Backoff = Pause{}, 0
 	// Each run proves its own completion.
 	st.Verify = VerifyState{}
+	if !p.Answerable {
+		// Where nobody answers (ralph run), a person answers in the files
+		// and runs again: the question asked last time is no wait.
+		st.Ask = Ask{}
+	}
 	if st.Breaker.Status == "" {
 		st.Breaker = breaker.New(now)
 	}
