@@ -142,3 +142,21 @@ func waitLog(t *testing.T, r *servetest.Daemon, line string) {
 	}
 	t.Fatalf("no %q in the daemon's log:\n%s", line, r.Log.String())
 }
+
+// A cancel ends the wait at once: the task is given up, its file archived,
+// the session free.
+func TestServeCancelWhileAQuestionWaits(t *testing.T) {
+	r, _ := questionRig(t)
+	asked(t, r)
+	began := time.Now()
+	if v := r.View("cancel", "q"); v.State != "cancelled" {
+		t.Fatalf("cancel: %+v", v)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("cancel took %s", d)
+	}
+	r.OK("start", "q", "Something else")
+	if v := r.Status("q"); v.State != "waiting" || v.Title != "Something else" {
+		t.Errorf("the session after the cancel: %+v", v)
+	}
+}
