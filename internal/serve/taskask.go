@@ -13,9 +13,10 @@ import (
 // A question is a wait inside the task's loop (loop.WaitAnswer): the loop
 // keeps running, its goroutine waiting, while the task shows waiting with
 // the questions, and the answer goes to that loop through its controller —
-// the same on the local engine and on a Temporal workflow. A loop that no
-// longer waits (the daemon restarted, a stop ended the wait) is started
-// again by the answer and finds the question in its saved state.
+// the same on the local engine and on a Temporal workflow. The loop's saved
+// state holds the question: a restarted daemon starts the wait again
+// (rewait); after a stop ended it, the answer goes into that state and the
+// task is queued, and its next run gives the answer to its first call.
 
 // waitForAnswer shows the task waiting with the questions its loop asks,
 // and gives the question's notice in the same transaction. A loop that
@@ -129,7 +130,7 @@ func (r *taskRunner) rewait() {
 	if ctx == nil || ctx.Err() != nil {
 		return
 	}
-	if err := r.launch(ctx, *r.t, &controller{}); err != nil {
+	if err := r.launch(ctx, *r.t); err != nil {
 		d.logf("[%s] the wait for an answer: %v", r.session, err)
 	}
 }

@@ -286,7 +286,7 @@ func (r *taskRunner) startLoop() {
 		d.schedule()
 		return
 	}
-	if err := r.launch(ctx, *r.t, &controller{}); err != nil {
+	if err := r.launch(ctx, *r.t); err != nil {
 		unchoose()
 		if scarce.Of(err) != "" {
 			// Nothing else may come to schedule again once space is
@@ -296,10 +296,10 @@ func (r *taskRunner) startLoop() {
 	}
 }
 
-// launch starts the task's loop with ctl: the scheduler's choice, marked
-// running, or a loop that waits for an answer again (rewait), its task
-// still waiting.
-func (r *taskRunner) launch(ctx context.Context, t Task, ctl *controller) error {
+// launch starts the task's loop: the scheduler's choice, marked running,
+// or a loop that waits for an answer again (rewait), its task still
+// waiting.
+func (r *taskRunner) launch(ctx context.Context, t Task) error {
 	d := r.d
 	if t.State != fleet.Waiting {
 		t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
@@ -310,7 +310,7 @@ func (r *taskRunner) launch(ctx context.Context, t Task, ctl *controller) error 
 	}
 	r.t = &t
 	wctx, cancel := context.WithCancel(ctx)
-	w := &worker{taskID: t.ID, ctl: ctl, cancel: cancel, gone: make(chan struct{}), asked: func() {
+	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{}), asked: func() {
 		select {
 		case r.asked <- struct{}{}:
 		default: // told already: the runner reads the latest state
