@@ -147,6 +147,9 @@ func describe(ev loop.Event) string {
 		return s
 	case loop.EventWait:
 		s := fmt.Sprintf("waiting (%s) until %s", ev.WaitKind, ev.Until.Local().Format("15:04:05"))
+		if ev.Until.IsZero() { // a person's answer: no end but theirs
+			s = fmt.Sprintf("waiting (%s)", ev.WaitKind)
+		}
 		if ev.Message != "" {
 			s += ": " + ev.Message
 		}

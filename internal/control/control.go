@@ -43,10 +43,19 @@ type Request struct {
 	// agent session (`ralph session reset`): the session lives in the
 	// loop's state, which it keeps in memory.
 	ResetSession bool `json:"reset_session,omitempty"`
+	// Answer answers the question the loop's call AnswerTo asked, while
+	// the loop waits for it (a fleet host: loop.Policy.Answerable);
+	// AnswerLoops is the loops it leaves the run (0: as they are).
+	Answer      string `json:"answer,omitempty"`
+	AnswerBy    string `json:"answer_by,omitempty"`
+	AnswerTo    int    `json:"answer_to,omitempty"`
+	AnswerLoops int    `json:"answer_loops,omitempty"`
 }
 
 // empty reports a request that asks nothing.
-func (r Request) empty() bool { return !r.Pause && !r.Stop && r.ResetID == "" && !r.ResetSession }
+func (r Request) empty() bool {
+	return !r.Pause && !r.Stop && r.ResetID == "" && !r.ResetSession && r.Answer == ""
+}
 
 // File is the request file of one project.
 type File struct{ path string }

@@ -29,8 +29,31 @@ func (e *Engine) request() loop.Control {
 	if err != nil {
 		e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
 	}
+	return Control(r)
+}
+
+// Control is a person's request as the core reads it.
+func Control(r control.Request) loop.Control {
 	return loop.Control{Pause: r.Pause, PauseBy: r.PauseBy, Stop: r.Stop, StopBy: r.StopBy,
-		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy, ResetSession: r.ResetSession}
+		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy, ResetSession: r.ResetSession,
+		Answer: r.Answer, AnswerBy: r.AnswerBy, AnswerTo: r.AnswerTo, AnswerLoops: r.AnswerLoops}
+}
+
+// applyAnswer saves an answer Next took before the controller forgets it,
+// as applyReset does: a kill in between finds the answer in the state.
+// Only controllers that carry answers (the daemon's) are asked to forget.
+func (e *Engine) applyAnswer(to int) {
+	c, ok := e.deps.Control.(interface{ ClearAnswer(to int) error })
+	if !ok {
+		return
+	}
+	if err := e.save(nil); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "save state: " + err.Error()})
+		return
+	}
+	if err := c.ClearAnswer(to); err != nil {
+		e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
+	}
 }
 
 // applySessionReset saves a session reset Next applied before forgetting

@@ -239,7 +239,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		obs, pl := e.observe()
 		var step loop.Step
-		sessionBefore, before := e.st.Session, e.st
+		sessionBefore, before, askedBefore := e.st.Session, e.st, e.st.Ask
 		e.st, step = loop.Next(e.st, obs, e.spec.Policy)
 		e.trace(loop.Trace{Next: &loop.TraceNext{Observation: obs, Step: step}})
 		for _, n := range step.Notes {
@@ -247,6 +247,9 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		}
 		if obs.Control.ResetID != "" && e.st.ResetID == obs.Control.ResetID {
 			e.applyReset(obs.Control.ResetID)
+		}
+		if askedBefore.Waiting() && !e.st.Ask.Waiting() {
+			e.applyAnswer(askedBefore.Loop)
 		}
 		switch step.Kind {
 		case loop.Stop:
@@ -471,9 +474,13 @@ func (e *Engine) finish(r reason.Reason, msg string) (Result, error) {
 				e.emit(loop.Event{Type: loop.EventWarning, Message: "control request: " + err.Error()})
 			}
 		}
-		before := e.st.Session
-		e.st = loop.ForgetSession(e.st)
-		e.sessionReset(before, loop.SessionInterrupted)
+		if !e.st.Ask.Waiting() {
+			// No call was cut short while the loop waited for an answer:
+			// the session that asked stays, for the answer to resume it.
+			before := e.st.Session
+			e.st = loop.ForgetSession(e.st)
+			e.sessionReset(before, loop.SessionInterrupted)
+		}
 	}
 	res := Result{Reason: r, Message: msg, ExitCode: r.ExitCode(), Loops: e.st.Loop}
 	err := e.save(nil)

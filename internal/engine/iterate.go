@@ -69,6 +69,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	if err != nil {
 		return it, false, fmt.Errorf("read prompt: %w", err)
 	}
+	// A person's answer to the last call's question goes to this call,
+	// whichever host it runs on (the state carries it).
+	prompt = append(prompt, loop.AnswerSection(e.st.Ask)...)
 	stdoutPath, stderrPath := st.IterationLogs(n, start)
 	session := loop.Resume(e.st, e.spec.Policy)
 	sp := stopPlan(before)

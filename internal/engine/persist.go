@@ -43,8 +43,11 @@ func (e *Engine) status(status, action string, exitReason reason.Reason, wait *s
 	if ok, _ := lim.Allow(now); !ok {
 		s.NextReset = lim.NextFree(now).UTC().Format(time.RFC3339)
 	}
-	if exitReason == reason.NeedsClarification {
+	switch {
+	case exitReason == reason.NeedsClarification:
 		s.ClarificationQuestions = e.st.Last.Questions
+	case wait != nil && wait.Kind == loop.WaitAnswer:
+		s.ClarificationQuestions = e.st.Ask.Questions
 	}
 	if err := e.deps.Store.WriteStatus(s); err != nil && scarce.Of(err) == "" {
 		// A full disk is shown by the wait it causes, not by a warning at

@@ -202,7 +202,8 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 			return refuse(Conflict, "task %s on session %s is waiting for an answer: ralph task answer %s TEXT…", cur.ID, session, session)
 		}
 	case Stop:
-		if cur.State != Running && cur.State != Queued {
+		// A loop waiting for an answer stops waiting (the questions stay).
+		if cur.State != Running && cur.State != Queued && (cur.State != Waiting || len(cur.Questions) == 0) {
 			return refuse(Conflict, "task %s on session %s is not looping (%s)", cur.ID, session, cur.State)
 		}
 	case Pause, Resume:

@@ -78,6 +78,7 @@ func TestCheck(t *testing.T) {
 		{Stop, "5", task(Running), 0, ""},
 		{Stop, "5", task(Queued), 0, ""},
 		{Stop, "5", task(Waiting), Conflict, "not looping"},
+		{Stop, "5", task(Waiting, "Which database?"), 0, ""}, // ends the wait for the answer
 		{Cancel, "5", task(Running), 0, ""},
 		{Cancel, "5", task(Halted), 0, ""},
 		{Cancel, "5", nil, NotFound, "has no task"},

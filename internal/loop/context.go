@@ -68,6 +68,23 @@ func BuildContext(in ContextInput) string {
 	return b.String()
 }
 
+// AnswerSection is what the prompt of the call after a question adds: the
+// questions and the person's answer ("" when none was given). It is not
+// part of the loop context, which MaxContext keeps far smaller than an
+// answer may be.
+func AnswerSection(a Ask) string {
+	if a.Answer == "" {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\n## Answers to your questions\n\nYou asked a person (loop %d); they answered:\n\n", a.Loop)
+	for _, q := range a.Questions {
+		fmt.Fprintf(&b, "Q: %s\n", strings.TrimSpace(q))
+	}
+	fmt.Fprintf(&b, "A: %s\n", strings.TrimSpace(a.Answer))
+	return b.String()
+}
+
 // cut shortens s to at most n bytes without splitting a character.
 func cut(s string, n int) string {
 	if len(s) <= n {

@@ -44,7 +44,7 @@ type Iteration struct {
 
 // Decision is Fold's verdict on one iteration.
 type Decision struct {
-	Kind    StepKind // Call (go on), Stop, or Check (a success to verify first)
+	Kind    StepKind // Call (go on), Stop, Check (a success to verify first), or Wait (for a person's answer)
 	Reason  reason.Reason
 	Message string
 	// Usage is this call's own usage (see callUsage).
@@ -60,14 +60,16 @@ type Decision struct {
 	ResetSession string
 }
 
-// Label is the metrics' decision field: "continue", "wait:usage_limit" or
-// "stop:<reason>".
+// Label is the metrics' decision field: "continue", "wait:usage_limit",
+// "wait:needs_clarification" or "stop:<reason>".
 func (d Decision) Label() string {
 	switch {
 	case d.Kind == Stop:
 		return "stop:" + string(d.Reason)
 	case d.Kind == Check:
 		return "verify:" + string(d.Reason)
+	case d.Kind == Wait:
+		return "wait:" + string(d.Reason)
 	case d.UsageLimit:
 		return "wait:usage_limit"
 	}
@@ -132,6 +134,8 @@ func fold(st State, it Iteration, p Policy) (State, Decision) {
 	score := o.ConfidenceScore
 	st.Last.Confidence = &score
 	st.Last.Questions = nil
+	// The call had the answer (if any): the question is settled.
+	st.Ask = Ask{}
 	st.Corrections = nil
 	st.Pause = Pause{}
 	// A call changed the tree: an earlier check no longer speaks for it.
@@ -205,7 +209,11 @@ func fold(st State, it Iteration, p Policy) (State, Decision) {
 			d.ResetSession = "completion"
 		}
 		if sd.Reason == reason.NeedsClarification {
+			// A wait for a person, not an end: Next decides whether one
+			// can answer here (Policy.Answerable) or the run stops.
 			st.Last.Questions = append([]string(nil), o.ClarificationQuestions...)
+			st.Ask = Ask{Loop: it.Loop, Questions: append([]string(nil), o.ClarificationQuestions...)}
+			d.Kind = Wait
 		}
 		return st, d
 	}

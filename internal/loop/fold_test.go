@@ -37,12 +37,16 @@ const (
 	Continue verdict = iota
 	Wait_
 	Stop_
+	// Ask_: a question for a person; Next waits for the answer or stops.
+	Ask_
 )
 
 func verdictOf(d Decision) verdict {
 	switch {
 	case d.Kind == Stop:
 		return Stop_
+	case d.Kind == Wait:
+		return Ask_
 	case d.UsageLimit:
 		return Wait_
 	}
@@ -105,7 +109,8 @@ func TestFold(t *testing.T) {
 		{"usage limits do not count as failures", nil, []foldStep{{limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {working, Continue, "", ""}}},
 		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop_, reason.BreakerOpen, ""}}},
 		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop_, "test_saturation", ""}}},
-		{"clarification stops with exit 6", nil, []foldStep{{clarify, Stop_, "needs_clarification", ""}}},
+		{"clarification asks a person", nil, []foldStep{{clarify, Ask_, "needs_clarification", ""}}},
+		{"the call after a question settles it", nil, []foldStep{{clarify, Ask_, "needs_clarification", ""}, {working, Continue, "", ""}}},
 		{"BLOCKED with EXIT_SIGNAL: true is a halt at once, never done", nil, []foldStep{{blockedStop, Stop_, reason.BreakerOpen, ""}}},
 		{"BLOCKED alone strikes as no progress", nil, []foldStep{{blocked, Continue, "", ""}, {blocked, Continue, "", ""}, {blocked, Stop_, reason.BreakerOpen, ""}}},
 		{"a setup failure stops at once", nil, []foldStep{{notLoggedIn, Stop_, reason.AgentSetup, ""}}},
@@ -263,5 +268,15 @@ func TestConfidenceScoreIsRecorded(t *testing.T) {
 	_, d2 := Fold(State{}, it, policy())
 	if d2.Label() != d.Label() {
 		t.Fatalf("the score changed the decision: %s vs %s", d2.Label(), d.Label())
+	}
+}
+
+func TestAnswerSection(t *testing.T) {
+	if got := AnswerSection(Ask{Loop: 2, Questions: []string{"Which DB?"}}); got != "" {
+		t.Errorf("no answer yet: %q", got)
+	}
+	got := AnswerSection(Ask{Loop: 2, Questions: []string{"Which DB?"}, Answer: " SQLite. "})
+	if want := "\n\n## Answers to your questions\n\nYou asked a person (loop 2); they answered:\n\nQ: Which DB?\nA: SQLite.\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

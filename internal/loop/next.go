@@ -24,6 +24,9 @@ const (
 	// WaitBudget: a daily budget of the fleet is spent (or the calls
 	// running may spend it); the host's admission holds the call.
 	WaitBudget = "budget"
+	// WaitAnswer: the agent asked a person (needs_clarification) and the
+	// host can reach one (Policy.Answerable); Control.Answer ends it.
+	WaitAnswer = "answer"
 )
 
 // Observation is the world as the host saw it just before a decision.
@@ -104,6 +107,14 @@ type Control struct {
 	// ResetSession asks that the next call start a new agent session
 	// (`ralph session reset` while a loop runs).
 	ResetSession bool
+	// Answer answers the question the call AnswerTo asked (State.Ask),
+	// given by AnswerBy; AnswerLoops, when above 0, is how many loops the
+	// run has left after it (a budget spent by the asking call is
+	// extended, never shortened).
+	Answer      string
+	AnswerBy    string
+	AnswerTo    int
+	AnswerLoops int
 }
 
 // StepKind is what the loop does next.
@@ -175,6 +186,11 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 		return st, Step{Kind: Stop, Reason: r, Message: msg, Notes: notes}
 	}
 	c := obs.Control
+	if st.Ask.Waiting() && !p.Answerable {
+		// Nobody here answers: the run ends with the question, whatever
+		// else was asked meanwhile.
+		return stopNow(reason.NeedsClarification, fmt.Sprintf("the agent needs clarification: %d question(s)", len(st.Ask.Questions)))
+	}
 	if c.Stop {
 		return stopNow(reason.Interrupted, "stopped on request by "+orSomebody(c.StopBy))
 	}
@@ -198,17 +214,6 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 	if len(obs.Missing) > 0 {
 		return stopNow(reason.IntegrityFailure, fmt.Sprintf("required files are missing: %s", strings.Join(obs.Missing, ", ")))
 	}
-	used := stop.Usage{Loops: Budget{FirstLoop: st.Run.FirstLoop}.Used(st.Loop), Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
-	if d := stop.BeforeCall(obs.Plan, used, p.Budget); d.Stop {
-		switch {
-		case !gate(d.Reason, p):
-			return stopNow(d.Reason, d.Message)
-		case !st.Verify.Retry:
-			// A plan complete before the call is a claim like any other.
-			return st, Step{Kind: Check, Reason: d.Reason, Message: d.Message, Notes: notes}
-		}
-		// The check failed on this tree: the agent is called to fix it.
-	}
 	deadline := time.Time{}
 	if p.Budget.MaxRuntime > 0 {
 		deadline = st.Run.StartedAt.Add(p.Budget.MaxRuntime)
@@ -218,6 +223,34 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 			until = deadline
 		}
 		return st, Step{Kind: Wait, WaitKind: kind, Until: until, Message: msg, Notes: notes}
+	}
+	loops := Budget{FirstLoop: st.Run.FirstLoop}.Used(st.Loop)
+	budget := p.Budget
+	if st.Ask.Waiting() {
+		// Before the budgets: a question asked by the run's last allowed
+		// call still waits for its answer, which may grant more loops.
+		var answered bool
+		if st, answered = Answer(st, c.AnswerTo, c.Answer, c.AnswerBy); !answered {
+			return wait(WaitAnswer, time.Time{}, fmt.Sprintf("the agent asks (loop %d): %s", st.Ask.Loop, strings.Join(st.Ask.Questions, " / ")))
+		}
+		if left := budget.MaxLoops + st.Run.Granted - loops; budget.MaxLoops > 0 && c.AnswerLoops > left {
+			st.Run.Granted += c.AnswerLoops - left
+		}
+		notes = append(notes, Note{Type: EventResumed, Message: "answered by " + orSomebody(c.AnswerBy)})
+	}
+	if budget.MaxLoops > 0 {
+		budget.MaxLoops += st.Run.Granted
+	}
+	used := stop.Usage{Loops: loops, Elapsed: now.Sub(st.Run.StartedAt), CostUSD: st.CostUSD - st.Run.FirstCost}
+	if d := stop.BeforeCall(obs.Plan, used, budget); d.Stop {
+		switch {
+		case !gate(d.Reason, p):
+			return stopNow(d.Reason, d.Message)
+		case !st.Verify.Retry:
+			// A plan complete before the call is a claim like any other.
+			return st, Step{Kind: Check, Reason: d.Reason, Message: d.Message, Notes: notes}
+		}
+		// The check failed on this tree: the agent is called to fix it.
 	}
 	if c.Pause {
 		return wait(WaitPaused, time.Time{}, "paused by "+orSomebody(c.PauseBy)+"; `ralph resume` (or p in the monitor) continues")

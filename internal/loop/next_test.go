@@ -27,6 +27,15 @@ func shared(kv ...any) map[string]AgentLimit {
 	return m
 }
 
+// asked is a state whose third call asked a question.
+func asked(st State) State {
+	st.Loop = 3
+	st.Ask = Ask{Loop: 3, Questions: []string{"PostgreSQL or SQLite?"}}
+	return st
+}
+
+func answerable(p *Policy) { p.Answerable = true }
+
 func TestNext(t *testing.T) {
 	donePlan := stop.Plan{Known: true, Total: 3}
 	full := func() ratelimit.State { // 100 calls in the last hour, the oldest at t0-50m
@@ -130,6 +139,29 @@ func TestNext(t *testing.T) {
 			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Allowance: &Allowance{Tokens: 500, FromTokens: 500}}}, Call, "", "", time.Time{}, 0},
 		{"a finished plan stops under a hold", nil, nil,
 			Observation{Plan: donePlan, Hold: &Hold{Kind: WaitBudget, Until: t0.Add(5 * time.Hour)}}, Stop, reason.PlanComplete, "", time.Time{}, 0},
+		// A question (State.Ask): a wait where a person can answer, else
+		// the end of the run with needs_clarification, as ralph run's
+		// exit code 6 says.
+		{"a question where nobody answers ends the run", nil, asked, Observation{Plan: openPlan}, Stop, reason.NeedsClarification, "", time.Time{}, 0},
+		{"a question where nobody answers wins over a stop request", nil, asked,
+			Observation{Plan: openPlan, Control: Control{Stop: true}}, Stop, reason.NeedsClarification, "", time.Time{}, 0},
+		{"a question where a person answers waits for the answer", answerable, asked, Observation{Plan: openPlan}, Wait, "", WaitAnswer, time.Time{}, 0},
+		{"the wait for an answer ends at the runtime budget", func(p *Policy) { p.Answerable, p.Budget.MaxRuntime = true, time.Hour }, asked,
+			Observation{Plan: openPlan}, Wait, "", WaitAnswer, t0.Add(time.Hour), 0},
+		{"a stop request ends the wait for an answer", answerable, asked,
+			Observation{Plan: openPlan, Control: Control{Stop: true, StopBy: "telegram"}}, Stop, reason.Interrupted, "", time.Time{}, 0},
+		{"an answer to the question: the next call", answerable, asked,
+			Observation{Plan: openPlan, Control: Control{Answer: "SQLite", AnswerTo: 3}}, Call, "", "", time.Time{}, 0},
+		{"an answer to an earlier question answers nothing", answerable, asked,
+			Observation{Plan: openPlan, Control: Control{Answer: "SQLite", AnswerTo: 1}}, Wait, "", WaitAnswer, time.Time{}, 0},
+		{"a question on the run's last loop still waits", func(p *Policy) { p.Answerable, p.Budget.MaxLoops = true, 3 }, asked,
+			Observation{Plan: openPlan}, Wait, "", WaitAnswer, time.Time{}, 0},
+		{"an answer that grants loops to a spent budget: the next call", func(p *Policy) { p.Answerable, p.Budget.MaxLoops = true, 3 }, asked,
+			Observation{Plan: openPlan, Control: Control{Answer: "SQLite", AnswerTo: 3, AnswerLoops: 2}}, Call, "", "", time.Time{}, 0},
+		{"an answer that grants nothing to a spent budget: max loops", func(p *Policy) { p.Answerable, p.Budget.MaxLoops = true, 3 }, asked,
+			Observation{Plan: openPlan, Control: Control{Answer: "SQLite", AnswerTo: 3}}, Stop, reason.MaxLoops, "", time.Time{}, 0},
+		{"an answered question is no wait", nil, func(st State) State { st = asked(st); st.Ask.Answer = "SQLite"; return st },
+			Observation{Plan: openPlan}, Call, "", "", time.Time{}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -277,4 +309,53 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A question on a host where a person answers: the run waits, the answer
+// goes to the next call (State.Ask), and that call's fold settles it; the
+// budget an answer grants counts from the run's loops.
+func TestQuestionWaitsForItsAnswer(t *testing.T) {
+	p := policy()
+	p.Answerable, p.Budget.MaxLoops = true, 1
+	st := begun(p)
+	clarify := Iteration{Loop: 1, Ended: t0, InRepo: true, Plan: openPlan, Observed: an(func(a *analyze.Analysis) {
+		a.Status, a.ClarificationNeeded, a.ClarificationQuestions = analyze.StatusNeedsClarification, true, []string{"Which DB?"}
+	})}
+	st, d := Fold(st, clarify, p)
+	if d.Kind != Wait || d.Reason != reason.NeedsClarification || d.Label() != "wait:needs_clarification" {
+		t.Fatalf("fold of a question: %s %q %q", d.Kind, d.Reason, d.Label())
+	}
+	if !st.Ask.Waiting() || st.Ask.Loop != 1 || st.Ask.Questions[0] != "Which DB?" {
+		t.Fatalf("ask: %+v", st.Ask)
+	}
+	// The state a restarted host loads waits the same.
+	var back State
+	if err := json.Unmarshal([]byte(mustJSON(t, st)), &back); err != nil {
+		t.Fatal(err)
+	}
+	back, _ = Begin(back, t0.Add(time.Hour), p)
+	if _, step := Next(back, Observation{Now: t0.Add(time.Hour), Plan: openPlan}, p); step.Kind != Wait || step.WaitKind != WaitAnswer ||
+		!strings.Contains(step.Message, "Which DB?") {
+		t.Fatalf("after a restart: %s %q %s", step.Kind, step.WaitKind, step.Message)
+	}
+	st, step := Next(st, Observation{Now: t0, Plan: openPlan, Control: Control{Answer: "SQLite", AnswerBy: "cli", AnswerTo: 1, AnswerLoops: 5}}, p)
+	if step.Kind != Call || st.Ask.Answer != "SQLite" || st.Ask.By != "cli" || st.Run.Granted != 5 {
+		t.Fatalf("answered: %s %+v granted %d", step.Kind, st.Ask, st.Run.Granted)
+	}
+	if len(step.Notes) != 1 || step.Notes[0].Type != EventResumed || step.Notes[0].Message != "answered by cli" {
+		t.Errorf("notes %+v", step.Notes)
+	}
+	st, d = Fold(st, Iteration{Loop: 2, Ended: t0.Add(time.Minute), InRepo: true, Changed: true, Plan: openPlan, Observed: an(nil)}, p)
+	if d.Kind != Call || st.Ask.Loop != 0 || st.Ask.Answer != "" {
+		t.Fatalf("after the answered call: %s %+v", d.Kind, st.Ask)
+	}
+	// Five more loops from loop 1: calls up to loop 6.
+	st.Loop = 6
+	if _, step := Next(st, Observation{Now: t0, Plan: openPlan}, p); step.Kind != Stop || step.Reason != reason.MaxLoops {
+		t.Errorf("the granted budget spent: %s %q", step.Kind, step.Reason)
+	}
+	st.Loop = 5
+	if _, step := Next(st, Observation{Now: t0, Plan: openPlan}, p); step.Kind != Call {
+		t.Errorf("within the granted budget: %s %q", step.Kind, step.Reason)
+	}
 }

@@ -80,6 +80,11 @@ type Policy struct {
 	// no limit, as for policies recorded before it existed).
 	NoContinuity  bool          `json:"no_continuity,omitempty"`
 	SessionExpiry time.Duration `json:"session_expiry,omitempty"`
+	// Answerable says a person can answer the agent's questions (a fleet
+	// host: ralph serve, a Temporal workflow): a question is a wait for
+	// the answer. Otherwise (ralph run) it ends the run with
+	// needs_clarification.
+	Answerable bool `json:"answerable,omitempty"`
 }
 
 // DefaultBackoffCap bounds the failure back-off when the policy sets none.

@@ -68,6 +68,10 @@ type State struct {
 	ResetID string `json:"reset_id,omitempty"`
 	// Verify is where the verify gate stands (Policy.Verify).
 	Verify VerifyState `json:"verify,omitzero"`
+	// Ask is the question the last call put to a person, from when it was
+	// asked until its answer has gone to the next call: a loop restarted
+	// meanwhile (a daemon's restart) waits for the same answer again.
+	Ask Ask `json:"ask,omitzero"`
 }
 
 // Run is the current run's baselines.
@@ -75,6 +79,9 @@ type Run struct {
 	StartedAt time.Time `json:"started_at,omitzero"`
 	FirstLoop int       `json:"first_loop"`
 	FirstCost float64   `json:"first_cost_usd"`
+	// Granted are loops a person added to the run's budget while it ran
+	// (an answer to a question asked with the budget spent).
+	Granted int `json:"granted_loops,omitempty"`
 }
 
 // Pause is a wait before the next call.
@@ -142,6 +149,10 @@ func (s State) clone() State {
 	if len(s.Calls.Calls) == 0 {
 		s.Calls.Calls = nil
 	}
+	s.Ask.Questions = append([]string(nil), s.Ask.Questions...)
+	if len(s.Ask.Questions) == 0 {
+		s.Ask.Questions = nil
+	}
 	return s
 }
 
@@ -156,6 +167,11 @@ func Begin(st State, now time.Time, p Policy) (State, []string) {
 	st.Pause, st.Backoff = Pause{}, 0
 	// Each run proves its own completion.
 	st.Verify = VerifyState{}
+	if !p.Answerable {
+		// Where nobody answers (ralph run), a person answers in the files
+		// and runs again: the question asked last time is no wait.
+		st.Ask = Ask{}
+	}
 	if st.Breaker.Status == "" {
 		st.Breaker = breaker.New(now)
 	}

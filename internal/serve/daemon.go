@@ -19,6 +19,7 @@ import (
 	"ralph/internal/budget"
 	"ralph/internal/engine"
 	"ralph/internal/events"
+	"ralph/internal/fleet"
 	"ralph/internal/loop"
 	"ralph/internal/metrics"
 	"ralph/internal/reason"
@@ -125,6 +126,17 @@ type worker struct {
 	// gone is closed when the worker leaves the session, so a cancel
 	// waits for it without polling.
 	gone chan struct{}
+	// asked tells the task's runner the loop waits for an answer.
+	asked func()
+}
+
+// loopEvent publishes a loop's event and tells the task's runner of a
+// wait for a person's answer, on either backend.
+func (d *Daemon) loopEvent(t Task, w *worker, ev loop.Event) {
+	d.emit(t, ev)
+	if ev.Type == loop.EventWait && ev.WaitKind == loop.WaitAnswer && w.asked != nil {
+		w.asked()
+	}
 }
 
 // Open prepares the daemon: RALPH_HOME, its lock, the store, the sessions;
@@ -283,6 +295,11 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	// The task's budget counts its own iterations, so a restarted daemon
 	// grants only what is left.
 	left := t.budget().Left(st.Loop)
+	if left <= 0 && st.Ask.Waiting() {
+		// Asked by the task's last loop: the wait for the answer runs,
+		// and the answer brings the loops it grants (loop.Control).
+		left = 1
+	}
 	if left <= 0 {
 		return engine.Result{Reason: reason.MaxLoops, Message: fmt.Sprintf("reached the task's %d loops", t.MaxLoops), ExitCode: reason.MaxLoops.ExitCode()}, nil, nil
 	}
@@ -291,6 +308,9 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	// The dashboard shows the agent's work as it streams, as the monitor
 	// does for `ralph run`: the engine then emits it as live events.
 	spec.Live = true
+	// A person can answer here: a question is a wait for the answer
+	// (`ralph task answer`), in the same run.
+	spec.Policy.Answerable = true
 	if d.opts.Runner == nil {
 		// One tree, one loop: while this loop runs, a `ralph run` there
 		// (or another daemon's loop) refuses, and one running there now
@@ -326,8 +346,10 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	if err := checkTaskFile(t, d.opts.Now()); err != nil {
 		return engine.Result{}, nil, err
 	}
-	if err := rewriteTaskFile(t.File, "IN_PROGRESS", nil); err != nil {
-		return engine.Result{}, nil, fmt.Errorf("task file: %w", err)
+	if t.State != fleet.Waiting { // a loop waiting for an answer again (rewait) leaves it WAITING
+		if err := rewriteTaskFile(t.File, "IN_PROGRESS", nil); err != nil {
+			return engine.Result{}, nil, fmt.Errorf("task file: %w", err)
+		}
 	}
 	if d.opts.Runner != nil {
 		return d.runElsewhere(ctx, t, w, ws, spec, st, text)
@@ -336,7 +358,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	defer run.End()
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, Now: d.opts.Now,
 		Admit:   func() engine.Admission { return d.admit(t.Session) },
-		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.emit(t, ev) }, SharedLimits: d.sharedLimits,
+		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: d.sharedLimits,
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {
 				if err := d.db.SetAgentGroup(t.Session, pgid, start); err != nil {
@@ -352,11 +374,28 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	// The loop's last events are logged before the task's end is.
 	d.bus.Flush(5 * time.Second)
-	var questions []string
-	if res.Reason == reason.NeedsClarification {
-		questions = eng.State().Last.Questions
+	return res, openQuestions(res, eng.State()), err
+}
+
+// openQuestions are the questions a loop that ended leaves open: those it
+// ended on, or those whose answer it was waiting for when it was stopped.
+func openQuestions(res engine.Result, st loop.State) []string {
+	switch {
+	case st.Ask.Waiting():
+		return asked(st.Ask)
+	case res.Reason == reason.NeedsClarification:
+		return st.Last.Questions
 	}
-	return res, questions, err
+	return nil
+}
+
+// asked are a question's lines as the task shows them: an agent that asked
+// without a question in words still gets an answer.
+func asked(a loop.Ask) []string {
+	if len(a.Questions) == 0 {
+		return []string{"(the agent asked for clarification without a question in words: say how it should go on)"}
+	}
+	return a.Questions
 }
 
 // emit puts a loop's event on the daemon's bus, with its task.

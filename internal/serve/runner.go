@@ -7,7 +7,6 @@ import (
 
 	"ralph/internal/engine"
 	"ralph/internal/loop"
-	"ralph/internal/reason"
 	"ralph/internal/store"
 )
 
@@ -113,14 +112,10 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	defer run.End()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
-		Emit: func(ev loop.Event) { run.Observe(ev); d.emit(t, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
+		Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
 		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) },
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
-	var questions []string
-	if res.Reason == reason.NeedsClarification {
-		questions = end.Last.Questions
-	}
-	return res, questions, err
+	return res, openQuestions(res, end), err
 }
 
 // saveRecord is SaveState without the task file.

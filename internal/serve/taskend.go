@@ -2,6 +2,7 @@ package serve
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,9 @@ func (d *Daemon) finishOnce(started Task, w *worker, res engine.Result, question
 		t.Questions = questions
 	}
 	kind, msg := endNotice(t)
+	if kind == NoticeQuestion && started.State == fleet.Waiting && slices.Equal(started.Questions, t.Questions) {
+		kind = "" // asked before this loop started again (rewait): noticed then
+	}
 	if err := d.settleWith(&t, kind, msg); scarce.Of(err) != "" {
 		return err
 	}
@@ -83,7 +87,10 @@ func endNotice(t Task) (kind, msg string) {
 		return NoticeDone, t.ExitReason
 	case t.State == fleet.Halted:
 		return NoticeHalted, why
-	case len(t.Questions) > 0:
+	case len(t.Questions) > 0 && t.ExitReason == string(reason.NeedsClarification):
+		// A loop that ended on its question (a Temporal workflow of
+		// before the wait in the core); one stopped while it waited for
+		// the answer was asked before (waitForAnswer).
 		return NoticeQuestion, ""
 	case t.State == fleet.Waiting:
 		return NoticeStopped, why

@@ -33,7 +33,10 @@ type taskRunner struct {
 	mail    chan message  // unbuffered: a sent message is a taken one
 	kick    chan struct{} // the scheduler's "start its loop now"
 	ended   chan loopEnd  // the loop's end, from its goroutine
-	done    chan struct{} // closed once the runner has left
+	// asked: the loop waits for a person's answer (its saved state says
+	// to what); the runner shows the task waiting with the questions.
+	asked chan struct{}
+	done  chan struct{} // closed once the runner has left
 
 	// Owned by the runner's goroutine.
 	t *Task   // the session's latest task; nil: none yet
@@ -94,7 +97,7 @@ func (d *Daemon) runnerFor(session string, t *Task) (*taskRunner, error) {
 	default:
 	}
 	r := &taskRunner{d: d, session: session, mail: make(chan message), kick: make(chan struct{}, 1),
-		ended: make(chan loopEnd, 1), done: make(chan struct{}), cmd: &worker{ctl: &controller{}}}
+		ended: make(chan loopEnd, 1), asked: make(chan struct{}, 1), done: make(chan struct{}), cmd: &worker{ctl: &controller{}}}
 	if t != nil {
 		tt := *t
 		r.t = &tt
@@ -160,6 +163,8 @@ func (r *taskRunner) run() {
 			r.startLoop()
 		case e := <-r.ended:
 			r.loopEnded(e)
+		case <-r.asked:
+			r.waitForAnswer()
 		case <-quit:
 			quit, stopping = nil, true
 		}
@@ -281,21 +286,36 @@ func (r *taskRunner) startLoop() {
 		d.schedule()
 		return
 	}
-	t := *r.t
-	t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
-	if err := d.db.UpdateTask(t); err != nil {
-		d.logf("task %s: %v", t.ID, err)
+	if err := r.launch(ctx, *r.t); err != nil {
 		unchoose()
 		if scarce.Of(err) != "" {
 			// Nothing else may come to schedule again once space is
 			// back: try by itself.
 			time.AfterFunc(scarce.MaxBackoff, d.schedule)
 		}
-		return
+	}
+}
+
+// launch starts the task's loop: the scheduler's choice, marked running,
+// or a loop that waits for an answer again (rewait), its task still
+// waiting.
+func (r *taskRunner) launch(ctx context.Context, t Task) error {
+	d := r.d
+	if t.State != fleet.Waiting {
+		t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
+		if err := d.db.UpdateTask(t); err != nil {
+			d.logf("task %s: %v", t.ID, err)
+			return err
+		}
 	}
 	r.t = &t
 	wctx, cancel := context.WithCancel(ctx)
-	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{})}
+	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{}), asked: func() {
+		select {
+		case r.asked <- struct{}{}:
+		default: // told already: the runner reads the latest state
+		}
+	}}
 	if by, paused := d.pausedBy(t.ID); paused {
 		// Paused before the daemon restarted: it holds again before its
 		// first call.
@@ -307,7 +327,9 @@ func (r *taskRunner) startLoop() {
 	r.snap, r.live = t.fleet(), true
 	d.workers[r.session] = w
 	d.mu.Unlock()
-	d.publish(t, "task_running", "")
+	if t.State == fleet.Running {
+		d.publish(t, "task_running", "")
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -315,6 +337,7 @@ func (r *taskRunner) startLoop() {
 		res, questions, err := d.runTask(wctx, t, w)
 		r.ended <- loopEnd{t: t, w: w, res: res, questions: questions, err: err}
 	}()
+	return nil
 }
 
 // loopEnded saves how the loop ended and frees its slot.
@@ -401,6 +424,13 @@ func (d *Daemon) restore() {
 		}
 		if _, err := d.runnerFor(t.Session, &t); err != nil {
 			return
+		}
+		if waitsForAnswer(t) {
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				_, _ = d.send(d.ctx, t.Session, func(r *taskRunner) outcome { r.rewait(); return outcome{} })
+			}()
 		}
 	}
 }

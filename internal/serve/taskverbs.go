@@ -8,7 +8,6 @@ import (
 
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
-	"ralph/internal/redact"
 	"ralph/internal/taskfile"
 )
 
@@ -103,9 +102,15 @@ func (r *taskRunner) stop(by string) (TaskView, error) {
 	if err != nil {
 		return TaskView{}, err
 	}
-	if r.w != nil {
+	switch {
+	case r.w != nil:
+		// A loop waiting for an answer stops waiting: the task keeps its
+		// questions.
 		r.w.ctl.stop(by)
-	} else {
+	case cur.State == fleet.Waiting:
+		// Waiting for an answer no loop waits for (the daemon
+		// restarted): nothing runs to stop.
+	default:
 		t := *cur
 		t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Waiting, "interrupted", "stopped before it started, by "+by, d.opts.Now()
 		d.settle(&t)
@@ -163,43 +168,6 @@ func (r *taskRunner) reset(by string) (TaskView, error) {
 		}
 	}
 	d.logf("[%s] circuit breaker reset by %s", session, by)
-	return d.Status(session)
-}
-
-// answer gives a waiting task the answer to its questions, in its task
-// file's "## Answers" section where the agent reads it, and resumes its
-// loop in the same agent session.
-func (r *taskRunner) answer(text, by string) (TaskView, error) {
-	d, session := r.d, r.session
-	cur, err := d.current(fleet.Answer, session)
-	if err != nil {
-		return TaskView{}, err
-	}
-	t := *cur
-	data, err := readTaskFile(t.File)
-	if err != nil {
-		return TaskView{}, err
-	}
-	if err := writeTaskFile(t.File, appendAnswer(data, maskStrings(t.Questions), redact.String(text), d.opts.Now())); err != nil {
-		return TaskView{}, err
-	}
-	v, err := d.view(t)
-	if err != nil {
-		return TaskView{}, err
-	}
-	b := t.budget().Topped(t.FirstLoop+v.LoopCount, DefaultMaxLoops)
-	t.MaxLoops = b.MaxLoops
-	if err := d.resume(t, b.Left(t.FirstLoop+v.LoopCount), by); err != nil {
-		return TaskView{}, fmt.Errorf("the answer is in the task file, but %w (ralph task loop tries again)", err)
-	}
-	t.Questions = nil
-	t.State, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, "", "", d.opts.Now()
-	if err := d.db.UpdateTask(t); err != nil {
-		return TaskView{}, err
-	}
-	r.load()
-	d.publish(t, "task_answered", "")
-	d.schedule()
 	return d.Status(session)
 }
 

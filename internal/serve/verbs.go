@@ -121,7 +121,12 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 		a := d.activity[t.Session]
 		d.actMu.Unlock()
 		v.Activity = a.LastAction
-		if a.Wait != nil {
+		switch {
+		case a.LastAction == "waiting: "+loop.WaitAnswer:
+			// Running again: the answer is given, the loop takes it at
+			// its next look (within a second).
+			v.Activity = "answered; the next call follows"
+		case a.Wait != nil:
 			v.WaitUntil = a.Wait.Until
 		}
 		if why := heldBy(a); why != "" {

@@ -265,6 +265,32 @@ func (c *controller) reset(id, by, why string) {
 	c.req.ResetID, c.req.ResetBy, c.req.ResetWhy = id, by, why
 }
 
+// answer hands a person's answer to the loop waiting for it (the engine,
+// or a Temporal workflow through its control signal).
+func (c *controller) answer(text, by string, to, loops int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.req.Answer, c.req.AnswerBy, c.req.AnswerTo, c.req.AnswerLoops = text, by, to, loops
+}
+
+// answers reports an answer to the question of call to, not yet taken.
+func (c *controller) answers(to int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.req.Answer != "" && c.req.AnswerTo == to
+}
+
+// ClearAnswer forgets the answer to the question of call to once the loop
+// has taken it (its state holds it now).
+func (c *controller) ClearAnswer(to int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.req.AnswerTo == to {
+		c.req.Answer, c.req.AnswerBy, c.req.AnswerTo, c.req.AnswerLoops = "", "", 0, 0
+	}
+	return nil
+}
+
 // prompt is what the agent is told on every call of a task's loop. The
 // project's own PROMPT.md comes along for its ways of working (build,
 // tests, style, commits), not its workflow: a task's work is its checklist,

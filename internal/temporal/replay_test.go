@@ -134,10 +134,18 @@ var recordings = []recording{
 			return nil
 		},
 	},
+	// history-question-answered.json and its -before-look twin are version
+	// 1 of question-wait: the question waited in code of its own for the
+	// resume signal, and the answer started a new run.
 	{
-		// A question waited on inside the workflow until the resume signal.
-		file:   "history-question-answered.json",
-		policy: policy,
+		// A question is loop.Next's wait; the answer comes with the control
+		// signal and goes to the next call in the same run.
+		file: "history-question-answered-in-run.json",
+		policy: func() loop.Policy {
+			p := policy()
+			p.Answerable = true
+			return p
+		},
 		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
 			switch n {
 			case 2:
@@ -163,15 +171,16 @@ var recordings = []recording{
 				if err := h.Get(ctx, &s); err != nil {
 					return err
 				}
-				if s.Activity == ActivityQuestion {
-					return c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalResume, Resume{Asked: s.Asked, MaxLoops: 5, By: "test"})
+				if s.Activity == "waiting: "+loop.WaitAnswer {
+					return c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalControl,
+						loop.Control{Answer: "SQLite.", AnswerBy: "test", AnswerTo: s.State.Ask.Loop, AnswerLoops: 5})
 				}
 				after = s.Seq
 			}
 		},
 		check: func(out Output) error {
-			if !out.Reason.Success() || out.State.Loop != 3 {
-				return fmt.Errorf("got %s after %d loops, want success after 3", out.Reason, out.State.Loop)
+			if !out.Reason.Success() || out.State.Loop != 3 || out.State.Run.FirstLoop != 0 {
+				return fmt.Errorf("got %s after %d loops (run from loop %d), want success after 3 in one run", out.Reason, out.State.Loop, out.State.Run.FirstLoop)
 			}
 			return nil
 		},

@@ -128,6 +128,12 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			if sent.ResetID != "" && s.State.ResetID == sent.ResetID {
 				_ = in.Control.ClearReset(sent.ResetID)
 			}
+			if a := s.State.Ask; sent.AnswerTo != 0 && (a.Loop != sent.AnswerTo || !a.Waiting()) {
+				// The workflow's state holds the answer now.
+				if c, ok := in.Control.(interface{ ClearAnswer(to int) error }); ok {
+					_ = c.ClearAnswer(sent.AnswerTo)
+				}
+			}
 			if s.Activity == ActivityQuestion && s.Asked > r.answered(in.TaskID) {
 				// The workflow waits for a person; the daemon's task
 				// does too, until Resume.
@@ -281,14 +287,16 @@ func sameHold(a, b *loop.Hold) bool {
 
 func sameLimit(a, b loop.AgentLimit) bool { return a.Until.Equal(b.Until) && a.Message == b.Message }
 
-// control is the request as loop.Control (what engine.request reads).
+// control is the request as loop.Control (what engine.request reads); a
+// session reset is the local engine's alone.
 func control(c engine.Controller) loop.Control {
 	if c == nil {
 		return loop.Control{}
 	}
 	r, _ := c.Read()
-	return loop.Control{Pause: r.Pause, PauseBy: r.PauseBy, Stop: r.Stop, StopBy: r.StopBy,
-		ResetID: r.ResetID, ResetBy: r.ResetBy, ResetWhy: r.ResetWhy}
+	ctl := engine.Control(r)
+	ctl.ResetSession = false
+	return ctl
 }
 
 // mirror copies the workflow's progress into the daemon's store: each new

@@ -56,7 +56,11 @@ const (
 // behaviour it started with when it is replayed.
 const (
 	// versionQuestionWait: a question is a wait for the answer inside the
-	// workflow; before it, a question ended the workflow.
+	// workflow; before it, a question ended the workflow. Version 1 waited
+	// in code of its own for the resume signal, and the answer started a
+	// new run; version 2 is loop.Next's wait (loop.WaitAnswer), the answer
+	// in the control signal (loop.Control.Answer) and the next call's
+	// prompt, in the same run, as on the local engine.
 	versionQuestionWait = "question-wait"
 	// versionLook: each call looks at the files first (the required
 	// files, the plan: engine.Look) and is made only if they are as the
@@ -206,6 +210,9 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			sel.AddReceive(holds, func(c workflow.ReceiveChannel, _ bool) {
 				c.Receive(ctx, &w.hold)
 			})
+			// A wait with no end (a pause, a question) ends on a cancel
+			// too; one with a timer ends with its timer.
+			sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
 			if !step.Until.IsZero() {
 				tctx, cancel := workflow.WithCancel(ctx)
 				sel.AddFuture(workflow.NewTimer(tctx, step.Until.Sub(now())), func(workflow.Future) {})
@@ -263,19 +270,29 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 		if len(w.records) > recordsKept {
 			w.records = w.records[len(w.records)-recordsKept:]
 		}
-		if d.Kind == loop.Stop && d.Reason == reason.NeedsClarification &&
-			workflow.GetVersion(ctx, versionQuestionWait, workflow.DefaultVersion, 1) == 1 {
-			w.message = d.Message
-			answered, err := w.awaitAnswer(ctx, signals, limits, &shared)
-			if err != nil {
-				return w.end(reason.Interrupted, "cancelled"), err
-			}
-			if answered {
-				// The answer starts a new run of the loop, as `ralph task
-				// answer` does on the local backend.
+		if d.Kind == loop.Wait && d.Reason == reason.NeedsClarification {
+			switch workflow.GetVersion(ctx, versionQuestionWait, workflow.DefaultVersion, 2) {
+			case workflow.DefaultVersion:
+				return w.end(d.Reason, d.Message), nil
+			case 1:
+				// The wait of its own, for the resume signal, that
+				// workflows started before version 2 are in.
+				w.message = d.Message
+				answered, err := w.awaitAnswer(ctx, signals, limits, &shared)
+				if err != nil {
+					return w.end(reason.Interrupted, "cancelled"), err
+				}
+				if !answered {
+					return w.end(d.Reason, d.Message), nil
+				}
+				// The answer reached the agent through the task file, and
+				// started a new run of the loop.
+				w.st.Ask = loop.Ask{}
 				w.st, _ = loop.Begin(w.st, now(), w.policy)
 				continue
 			}
+			// Version 2: Next decides, as on the local engine — a wait
+			// for the answer, which comes with the control signal.
 		}
 		if d.Kind == loop.Stop {
 			return w.end(d.Reason, d.Message), nil
