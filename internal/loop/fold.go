@@ -209,11 +209,14 @@ func fold(st State, it Iteration, p Policy) (State, Decision) {
 			d.ResetSession = "completion"
 		}
 		if sd.Reason == reason.NeedsClarification {
-			// A wait for a person, not an end: Next decides whether one
-			// can answer here (Policy.Answerable) or the run stops.
+			// A wait for a person where one can answer (Policy.Answerable);
+			// elsewhere (ralph run) the end it always was, so its records,
+			// exit code and stats read as before.
 			st.Last.Questions = append([]string(nil), o.ClarificationQuestions...)
 			st.Ask = Ask{Loop: it.Loop, Questions: append([]string(nil), o.ClarificationQuestions...)}
-			d.Kind = Wait
+			if p.Answerable {
+				d.Kind = Wait
+			}
 		}
 		return st, d
 	}

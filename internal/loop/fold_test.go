@@ -94,6 +94,7 @@ func TestFold(t *testing.T) {
 	timedOutWithChanges := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Changed: true, Plan: openPlan, Observed: an(nil)}
 	timedOutIdle := Iteration{InRepo: true, TimedOut: true, ExitCode: 124, Plan: openPlan, Observed: an(nil)}
 
+	answerable := func(p *Policy) { p.Answerable = true }
 	cases := []struct {
 		name  string
 		p     func(*Policy)
@@ -109,8 +110,9 @@ func TestFold(t *testing.T) {
 		{"usage limits do not count as failures", nil, []foldStep{{limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {limited, Wait_, "", ""}, {working, Continue, "", ""}}},
 		{"five failures open the breaker", nil, []foldStep{{failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Continue, "", ""}, {failing, Stop_, reason.BreakerOpen, ""}}},
 		{"test saturation wins over the no-progress breaker", nil, []foldStep{{testOnly, Continue, "", ""}, {testOnly, Continue, "", ""}, {testOnly, Stop_, "test_saturation", ""}}},
-		{"clarification asks a person", nil, []foldStep{{clarify, Ask_, "needs_clarification", ""}}},
-		{"the call after a question settles it", nil, []foldStep{{clarify, Ask_, "needs_clarification", ""}, {working, Continue, "", ""}}},
+		{"clarification asks a person where one answers", answerable, []foldStep{{clarify, Ask_, "needs_clarification", ""}}},
+		{"clarification ends the run where nobody answers", nil, []foldStep{{clarify, Stop_, "needs_clarification", ""}}},
+		{"the call after a question settles it", answerable, []foldStep{{clarify, Ask_, "needs_clarification", ""}, {working, Continue, "", ""}}},
 		{"BLOCKED with EXIT_SIGNAL: true is a halt at once, never done", nil, []foldStep{{blockedStop, Stop_, reason.BreakerOpen, ""}}},
 		{"BLOCKED alone strikes as no progress", nil, []foldStep{{blocked, Continue, "", ""}, {blocked, Continue, "", ""}, {blocked, Stop_, reason.BreakerOpen, ""}}},
 		{"a setup failure stops at once", nil, []foldStep{{notLoggedIn, Stop_, reason.AgentSetup, ""}}},
