@@ -48,6 +48,9 @@ func applyServeConf(o *serveOptions, home serve.Home) error {
 	if c.MaxConns > 0 && !slices.Contains(o.Given, "max-connections") {
 		o.MaxConns = c.MaxConns
 	}
+	if c.HistoryDaysSet && !slices.Contains(o.Given, "history-days") {
+		o.HistoryDays = c.HistoryDays
+	}
 	o.confSessions = c.Sessions
 	for _, e := range c.Env {
 		redactIfSecret(e.Key, e.Value)

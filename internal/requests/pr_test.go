@@ -18,7 +18,7 @@ type prDaemon struct {
 	urls map[string]string
 }
 
-func (d *prDaemon) SetPRURL(session, url string) error { d.urls[session] = url; return nil }
+func (d *prDaemon) SetPRURL(session, url string, draft bool) error { d.urls[session] = url; return nil }
 
 func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	srv := githubtest.Start(t, githubtest.Data{Repos: map[string][]githubtest.Issue{"acme/app": nil}, Token: "tok"})

@@ -122,6 +122,22 @@ func (c *Client) List(ctx context.Context) (json.RawMessage, error) {
 	return raw, err
 }
 
+// History returns the kept tasks the query selects (all, session, state,
+// origin, since), newest first, raw.
+func (c *Client) History(ctx context.Context, q url.Values) (json.RawMessage, error) {
+	var raw json.RawMessage
+	q.Set("all", "1")
+	err := c.do(ctx, http.MethodGet, "/api/tasks?"+q.Encode(), nil, &raw)
+	return raw, err
+}
+
+// Show returns a task by id with its history (TaskRecord), raw.
+func (c *Client) Show(ctx context.Context, id string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/api/tasks/id/"+url.PathEscape(id), nil, &raw)
+	return raw, err
+}
+
 // Status returns a session's task, raw.
 func (c *Client) Status(ctx context.Context, session string) (json.RawMessage, error) {
 	var raw json.RawMessage

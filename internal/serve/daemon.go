@@ -64,6 +64,9 @@ type Options struct {
 	// true): requests from GitHub and Slack tell their agent more than a
 	// title. It is asked each time the task's loop starts.
 	Prompt func(session, title, taskFile string) (string, bool)
+	// HistoryDays is how long a finished task is kept (HISTORY_DAYS; the
+	// command line's default is DefaultHistoryDays); 0 keeps every task.
+	HistoryDays int
 	// LockFile is the run lock `ralph run` takes in a session's directory
 	// (its .ralphrc may move the state directory); nil: DIR/.ralph/ralph.lock.
 	// A loop of the local backend holds it while it runs.
@@ -225,6 +228,13 @@ func (d *Daemon) Run(ctx context.Context) {
 			d.sweepTemps(d.opts.Now())
 		}
 	}()
+	if d.opts.HistoryDays > 0 {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.pruneLoop(ctx.Done(), historyPruneEvery)
+		}()
+	}
 	if d.opts.Watch.Interval > 0 {
 		d.wg.Add(1)
 		go func() {
