@@ -68,9 +68,13 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 		rd = bytes.NewReader(b)
 	}
+	path, query, _ := strings.Cut(path, "?")
 	u, err := url.JoinPath(c.Base, path)
 	if err != nil {
 		return fmt.Errorf("server %q: %w", c.Base, err)
+	}
+	if query != "" {
+		u += "?" + query
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
