@@ -130,7 +130,7 @@ func TestTaskHistoryEndToEnd(t *testing.T) {
 	if show := r.OK("show", "t4"); !strings.Contains(show, "origin: github ("+issue+")") || !strings.Contains(show, "start by api") {
 		t.Errorf("show t4:\n%s", show)
 	}
-	var rec serve.TaskRecord
+	var rec serve.TaskDetail
 	if err := json.Unmarshal([]byte(r.OK("show", t1.ID, "--json")), &rec); err != nil {
 		t.Fatal(err)
 	}

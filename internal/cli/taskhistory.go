@@ -108,7 +108,7 @@ func showTask(ctx context.Context, c *serve.Client, o *taskOptions) error {
 		_, err := fmt.Fprintf(o.IO.Out, "%s\n", strings.TrimSpace(string(raw)))
 		return err
 	}
-	var r serve.TaskRecord
+	var r serve.TaskDetail
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func showTask(ctx context.Context, c *serve.Client, o *taskOptions) error {
 // printRecord prints a task's history: what it is, where it came from
 // and led to, each iteration's receipt, the questions and answers, and
 // who did what from where.
-func printRecord(w io.Writer, r serve.TaskRecord) {
+func printRecord(w io.Writer, r serve.TaskDetail) {
 	fmt.Fprintln(w, taskLine(r.TaskView))
 	fmt.Fprintf(w, "  created %s, last changed %s\n", r.CreatedAt.Local().Format(time.DateTime), r.UpdatedAt.Local().Format(time.DateTime))
 	fmt.Fprintf(w, "  origin: %s", orDash(r.Origin))

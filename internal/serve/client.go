@@ -135,7 +135,7 @@ func (c *Client) History(ctx context.Context, q url.Values) (json.RawMessage, er
 	return raw, err
 }
 
-// Show returns a task by id with its history (TaskRecord), raw.
+// Show returns a task by id with its history (TaskDetail), raw.
 func (c *Client) Show(ctx context.Context, id string) (json.RawMessage, error) {
 	var raw json.RawMessage
 	err := c.do(ctx, http.MethodGet, "/api/tasks/id/"+url.PathEscape(id), nil, &raw)

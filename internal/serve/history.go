@@ -65,10 +65,10 @@ func pastView(t Task, u TaskUsage) TaskView {
 // StateCounts counts every kept task by state.
 func (d *Daemon) StateCounts() (map[fleet.State]int, error) { return d.db.StateCounts() }
 
-// TaskRecord is `ralph task show`'s task: its view, every kept iteration
+// TaskDetail is `ralph task show`'s task: its view, every kept iteration
 // with its receipt, the questions asked and the answers given, and every
-// command people gave it (DESIGN.md, "The fleet": task record JSON).
-type TaskRecord struct {
+// command people gave it (docs/serve.md, "History").
+type TaskDetail struct {
 	TaskView
 	Iterations []IterationRecord `json:"iterations"`
 	Answers    []Answer          `json:"answers"`
@@ -96,25 +96,25 @@ type Answer struct {
 }
 
 // Show is the task id names, with its history.
-func (d *Daemon) Show(id string) (TaskRecord, error) {
+func (d *Daemon) Show(id string) (TaskDetail, error) {
 	t, err := d.taskByID(id)
 	if err != nil {
-		return TaskRecord{}, err
+		return TaskDetail{}, err
 	}
 	var v TaskView
 	if cur, err := d.db.CurrentTask(t.Session); err == nil && cur.ID == t.ID {
 		v, err = d.view(t)
 		if err != nil {
-			return TaskRecord{}, err
+			return TaskDetail{}, err
 		}
 	} else {
 		u, err := d.Usage()
 		if err != nil {
-			return TaskRecord{}, err
+			return TaskDetail{}, err
 		}
 		v = pastView(t, u[t.ID])
 	}
-	rec := TaskRecord{TaskView: v, Iterations: []IterationRecord{}, Answers: []Answer{}}
+	rec := TaskDetail{TaskView: v, Iterations: []IterationRecord{}, Answers: []Answer{}}
 	h, err := d.db.History(t.Session, t.ID, historyKeep)
 	if err != nil {
 		return rec, err
