@@ -125,7 +125,6 @@ func TestBrowserHistory(t *testing.T) {
 	if s := r.state("beta"); s != "running" {
 		t.Errorf("beta before the confirmation: %s", s)
 	}
-	b.shot("dashboard-confirm-cancel.png")
 	b.click(`#confirm-cancel button`, "")
 	b.waitJS("beta cancelled", `location.pathname === "/task/beta" && document.querySelector("#state").innerText.includes("cancelled")`, 30*time.Second)
 
