@@ -2,6 +2,7 @@ package cli
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -274,6 +275,9 @@ func serveFlagTest(t *testing.T, path string) {
 		if o.TemporalTakeoverAfter == 0 {
 			o.TemporalTakeoverAfter = temporal.DefaultTakeoverAfter
 		}
+		if o.HistoryDays == 0 && !slices.Contains(o.Given, "history-days") {
+			o.HistoryDays = serve.DefaultHistoryDays
+		}
 		return &o
 	}
 	abs, _ := filepath.Abs("src/web")
@@ -286,7 +290,10 @@ func serveFlagTest(t *testing.T, path string) {
 		{argv: "serve --tmux-target 'agent-{session}' --tmux-socket /run/t.sock --watch-interval 500ms",
 			want: defaults(serveOptions{TmuxTarget: "agent-{session}", TmuxSocket: "/run/t.sock", WatchInterval: 500 * time.Millisecond,
 				Given: []string{"tmux-socket", "tmux-target", "watch-interval"}})},
-		{argv: "serve --watch-interval 0", want: &serveOptions{Listen: serve.DefaultListen, MaxParallel: 4, TmuxTarget: serve.DefaultWatchTarget, Given: []string{"watch-interval"},
+		{argv: "serve --history-days 0", want: defaults(serveOptions{Given: []string{"history-days"}})},
+		{argv: "serve --history-days 7", want: defaults(serveOptions{HistoryDays: 7, Given: []string{"history-days"}})},
+		{argv: "serve --history-days -1", code: 1, says: "--history-days -1: want 0 (keep every task) or more"},
+		{argv: "serve --watch-interval 0", want: &serveOptions{Listen: serve.DefaultListen, MaxParallel: 4, TmuxTarget: serve.DefaultWatchTarget, Given: []string{"watch-interval"}, HistoryDays: serve.DefaultHistoryDays,
 			Backend: "local", TemporalQueue: temporal.DefaultQueue, TemporalHeartbeat: temporal.DefaultHeartbeat, TemporalTakeoverAfter: temporal.DefaultTakeoverAfter}},
 		{argv: "serve --backend temporal --temporal-address 127.0.0.1:7233 --temporal-namespace ns --temporal-queue q --temporal-heartbeat 5s",
 			want: defaults(serveOptions{Backend: "temporal", Temporal: temporal.Conn{Address: "127.0.0.1:7233", Namespace: "ns"}, TemporalQueue: "q",
@@ -360,6 +367,16 @@ var taskFlagCases = map[string][]flagCase[taskOptions]{
 	"task list": {
 		{argv: "task list --json", want: &taskOptions{Verb: "list", JSON: true}},
 		{argv: "task list 5", code: 1, says: `unknown command "5"`},
+		{argv: "task list --all", want: &taskOptions{Verb: "list", History: historyOptions{All: true}}},
+		{argv: "task list --session api --state done --origin github --since 7d",
+			want: &taskOptions{Verb: "list", History: historyOptions{Session: "api", State: "done", Origin: "github", Since: "7d"}}},
+		{argv: "task list --state finished", code: 1, says: `--state "finished": want queued, running`},
+		{argv: "task list --origin fax", code: 1, says: `--origin "fax": want one of cli, api`},
+		{argv: "task list --since soon", code: 1, says: `--since: "soon" is neither a duration`},
+	},
+	"task show": {
+		{argv: "task show t12 --json", want: &taskOptions{Verb: "show", ID: "t12", JSON: true}},
+		{argv: "task show", code: 1, says: "accepts 1 arg(s), received 0"},
 	},
 	"task stop": {
 		{argv: "task stop 5", want: &taskOptions{Verb: "stop", Session: "5"}},

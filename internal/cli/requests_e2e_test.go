@@ -104,8 +104,8 @@ func TestRequestsGitHubEndToEnd(t *testing.T) {
 		t.Errorf("the question carries no marker: %q", q.Body)
 	}
 	v := r.WaitFor("gh-acme-app-1", "waiting for an answer", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
-	if v.Origin != "github" {
-		t.Errorf("origin %q", v.Origin)
+	if v.Origin != "github" || v.OriginURL != fmt.Sprintf("%s/acme/app/issues/%d", r.gh.URL, n) {
+		t.Errorf("origin %q %q", v.Origin, v.OriginURL)
 	}
 
 	// Forged, unsigned and repeated deliveries.

@@ -86,6 +86,8 @@ type serveOptions struct {
 	MaxConns int
 	// MetricsListen is a listener of the metrics' own ("": none).
 	MetricsListen string
+	// HistoryDays is how long a finished task is kept (HISTORY_DAYS).
+	HistoryDays   int
 	TmuxTarget    string
 	TmuxSocket    string
 	WatchInterval time.Duration
@@ -132,6 +134,9 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 			if o.MaxParallel < 1 {
 				return usageError{fmt.Errorf("--max-parallel %d: want 1 or more", o.MaxParallel)}
 			}
+			if o.HistoryDays < 0 {
+				return usageError{fmt.Errorf("--history-days %d: want 0 (keep every task) or more", o.HistoryDays)}
+			}
 			if o.MaxConns < 0 {
 				return usageError{fmt.Errorf("--max-connections %d: want 1 or more, or 0 for the default", o.MaxConns)}
 			}
@@ -165,6 +170,7 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 	f.StringVar(&o.Listen, "listen", serve.DefaultListen, "address of the HTTP API")
 	f.StringArrayVar(&sessions, "session", nil, "a session NAME=DIR (repeatable); DIR must be a git repository")
 	f.IntVar(&o.MaxParallel, "max-parallel", 4, "loops running at once; the others queue")
+	f.IntVar(&o.HistoryDays, "history-days", serve.DefaultHistoryDays, "days a finished task is kept (HISTORY_DAYS in serve.conf); 0 keeps every task")
 	f.IntVar(&o.MaxConns, "max-connections", 0, "HTTP connections kept open; over it the oldest idle or silent one is closed (0: 1024, or half the open-file limit if that is lower)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "ADDR: also serve GET /metrics here, without the token (bind it where only the scraper reaches)")
 	f.StringVar(&o.TmuxTarget, "tmux-target", serve.DefaultWatchTarget, "the tmux session the watchdog reads for a session; {session} is its name")
@@ -209,7 +215,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel, MaxConns: o.MaxConns,
+	opts := serve.Options{Home: serve.Home(home), Sessions: sessions, MaxParallel: o.MaxParallel, MaxConns: o.MaxConns, HistoryDays: o.HistoryDays,
 		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch, LockFile: projectLockFile}
 	if opts.Budget, err = budget.FromEnv(os.Getenv); err != nil {
 		return err

@@ -36,17 +36,17 @@ func TestSessionsConf(t *testing.T) {
 // without overriding the environment.
 func TestApplyServeConf(t *testing.T) {
 	home := t.TempDir()
-	conf := "LISTEN=127.0.0.1:7788\nMAX_PARALLEL=3\nMAX_CONNECTIONS=99\nMETRICS_LISTEN=127.0.0.1:7789\nSESSION=api=/src/api\nRALPH_TEST_CONF_A=from-file\nRALPH_TEST_CONF_B=from-file\n"
+	conf := "LISTEN=127.0.0.1:7788\nMAX_PARALLEL=3\nMAX_CONNECTIONS=99\nMETRICS_LISTEN=127.0.0.1:7789\nHISTORY_DAYS=9\nSESSION=api=/src/api\nRALPH_TEST_CONF_A=from-file\nRALPH_TEST_CONF_B=from-file\n"
 	os.WriteFile(filepath.Join(home, "serve.conf"), []byte(conf), 0o600)
 	t.Setenv("RALPH_TEST_CONF_B", "from-env")
 	os.Unsetenv("RALPH_TEST_CONF_A")
 	t.Cleanup(func() { os.Unsetenv("RALPH_TEST_CONF_A") })
 
-	o := &serveOptions{Listen: "127.0.0.1:7777", MaxParallel: 7, Given: []string{"max-parallel"}}
+	o := &serveOptions{Listen: "127.0.0.1:7777", MaxParallel: 7, HistoryDays: 30, Given: []string{"max-parallel"}}
 	if err := applyServeConf(o, serve.Home(home)); err != nil {
 		t.Fatal(err)
 	}
-	if o.Listen != "127.0.0.1:7788" || o.MaxParallel != 7 || o.MaxConns != 99 || o.MetricsListen != "127.0.0.1:7789" || len(o.confSessions) != 1 || o.confSessions[0].Name != "api" {
+	if o.Listen != "127.0.0.1:7788" || o.MaxParallel != 7 || o.MaxConns != 99 || o.MetricsListen != "127.0.0.1:7789" || o.HistoryDays != 9 || len(o.confSessions) != 1 || o.confSessions[0].Name != "api" {
 		t.Errorf("options %+v", o)
 	}
 	if a, b := os.Getenv("RALPH_TEST_CONF_A"), os.Getenv("RALPH_TEST_CONF_B"); a != "from-file" || b != "from-env" {

@@ -51,6 +51,9 @@ func applyServeConf(o *serveOptions, home serve.Home) error {
 	if c.MetricsListen != "" && !slices.Contains(o.Given, "metrics-listen") {
 		o.MetricsListen = c.MetricsListen
 	}
+	if c.HistoryDaysSet && !slices.Contains(o.Given, "history-days") {
+		o.HistoryDays = c.HistoryDays
+	}
 	o.confSessions = c.Sessions
 	for _, e := range c.Env {
 		redactIfSecret(e.Key, e.Value)

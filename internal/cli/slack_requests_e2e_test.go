@@ -95,8 +95,8 @@ func TestRequestsSlackEndToEnd(t *testing.T) {
 	}
 	q := waitSlack(t, fs, "CALLOW", root, "Which greeting should hello.txt hold?")
 	v := r.WaitFor(session, "waiting for an answer", func(v serve.TaskView) bool { return len(v.Questions) > 0 })
-	if v.Origin != "slack" || v.Title != "Add a greeting file" {
-		t.Errorf("origin %q, title %q", v.Origin, v.Title)
+	if v.Origin != "slack" || v.Title != "Add a greeting file" || v.OriginURL != "https://fake.slack.com/archives/CALLOW/p"+strings.ReplaceAll(root, ".", "") {
+		t.Errorf("origin %q %q, title %q", v.Origin, v.OriginURL, v.Title)
 	}
 	// The bot's own question comes back as a message event: ignored.
 	own, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UBOT", BotID: "BBOT", Text: q.Text, TS: q.TS, ThreadTS: root}, false)

@@ -42,6 +42,9 @@ type taskOptions struct {
 	Text     string
 	// StartLoop is start's --loop N: create and loop in one step.
 	StartLoop int
+	// History is list's --all and its filters; ID is show's task.
+	History historyOptions
+	ID      string
 }
 
 // parseMax reads a verb's optional MAX after its session.
@@ -100,7 +103,9 @@ func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.C
 		verb("loop SESSION [MAX]", "Run the task's loop for up to MAX iterations (default 100)", cobra.RangeArgs(1, 2),
 			func(a []string) error { return parseMax(a, &o.MaxLoops) }),
 		verb("status [SESSION]", "Show a session's task (all tasks without SESSION)", cobra.MaximumNArgs(1), nil),
-		verb("list", "List each session's current task", cobra.NoArgs, nil),
+		listCmd(o, verb),
+		verb("show ID", "Show a task (finished ones too): its iterations with their receipts, questions and answers, who did what, its links", cobra.ExactArgs(1),
+			func(a []string) error { o.ID, o.Session = a[0], ""; return nil }),
 		verb("stop SESSION", "Stop the task's loop after its current iteration", cobra.ExactArgs(1), nil),
 		verb("cancel SESSION", "Give the task up (its loop ends now, its file is archived)", cobra.ExactArgs(1), nil),
 		verb("reset SESSION", "Reset the session's circuit breaker", cobra.ExactArgs(1), nil),
@@ -134,7 +139,12 @@ func runTask(ctx context.Context, o *taskOptions) error {
 			return printCircuit(o.IO.Out, raw)
 		}
 	case "list":
+		if o.History.wanted() {
+			return listHistory(ctx, c, o)
+		}
 		raw, err = c.List(ctx)
+	case "show":
+		return showTask(ctx, c, o)
 	case "watchdog":
 		if raw, err = c.Watchdog(ctx); err == nil {
 			return printWatchdog(o.IO.Out, raw, o.JSON)
@@ -282,12 +292,15 @@ func orDash(s string) string {
 func printTaskStatus(w io.Writer, t serve.TaskView) {
 	fmt.Fprintln(w, taskLine(t))
 	fmt.Fprintf(w, "  origin: %s", orDash(t.Origin))
+	if t.OriginURL != "" {
+		fmt.Fprintf(w, " (%s)", t.OriginURL)
+	}
 	if t.CostUSD > 0 {
 		fmt.Fprintf(w, "   cost: %s", cost(t.CostUSD))
 	}
 	fmt.Fprintln(w)
 	if t.PRURL != "" {
-		fmt.Fprintf(w, "  pull request: %s\n", t.PRURL)
+		fmt.Fprintf(w, "  pull request: %s%s\n", t.PRURL, draftNote(t.PRDraft))
 	}
 	b := t.CircuitBreaker
 	fmt.Fprintf(w, "  breaker %s (no progress %d, same error %d, opened %d×)", b.State, b.ConsecutiveNoProgress, b.ConsecutiveSameError, b.TotalOpens)

@@ -1,6 +1,7 @@
 // Package dashboard is `ralph serve`'s web dashboard: an overview of the
 // fleet's tasks, a page per task (iterations, breaker, question, the
-// agent's live activity, checklist, actions) and statistics. Pages are
+// agent's live activity, checklist, actions), the history (a session's
+// tasks, a finished task, an iteration's log) and statistics. Pages are
 // rendered on the server with html/template and work without JavaScript;
 // with it, htmx and its SSE extension (vendored in assets/) swap in
 // fragments the server renders from the daemon's event stream, so an open
@@ -37,6 +38,13 @@ type Source interface {
 	Iterations() ([]serve.SessionIteration, error)
 	PauseRequested(session string) bool
 	Subscribe() (<-chan serve.Event, func())
+
+	// The history: every kept task, by filter; the count of each state;
+	// one task with its iterations; one iteration with its log.
+	History(f serve.TaskFilter) ([]serve.TaskView, error)
+	StateCounts() (map[fleet.State]int, error)
+	Show(id string) (serve.TaskDetail, error)
+	IterationLogOf(id string, n int) (serve.IterationLog, error)
 
 	// Do carries out a person's command: the one way the dashboard
 	// changes the fleet, as every surface does.
@@ -96,6 +104,9 @@ func New(src Source, opts Options) *Dashboard {
 	m.HandleFunc("GET /task/{session}", d.guard(d.taskPage))
 	m.HandleFunc("POST /task/{session}/{verb}", d.action)
 	m.HandleFunc("POST /start", d.start)
+	m.HandleFunc("GET /session/{session}", d.guard(d.sessionPage))
+	m.HandleFunc("GET /tasks/{id}", d.guard(d.detailPage))
+	m.HandleFunc("GET /tasks/{id}/iterations/{n}", d.guard(d.iterationPage))
 	m.HandleFunc("GET /stats", d.guard(d.statsPage))
 	m.HandleFunc("GET /events", d.guard(d.events))
 	m.HandleFunc("/", d.guard(func(w http.ResponseWriter, r *http.Request) {

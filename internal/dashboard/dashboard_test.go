@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"ralph/internal/loop"
+	"ralph/internal/serve"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -119,6 +120,10 @@ func TestPagesGolden(t *testing.T) {
 		"task-halted":      "/task/ops",
 		"task-done":        "/task/docs",
 		"stats":            "/stats",
+		"overview-done":    "/?state=done",
+		"session":          "/session/docs",
+		"detail":           "/tasks/t0",
+		"iteration":        "/tasks/t0/iterations/1",
 	} {
 		t.Run(name, func(t *testing.T) {
 			rec := get(d, path, c)
@@ -129,7 +134,8 @@ func TestPagesGolden(t *testing.T) {
 			if strings.Contains(body, testToken) {
 				t.Error("the page shows the token")
 			}
-			if strings.Contains(body, "<script>") || strings.Contains(body, "<b>database") || strings.Contains(body, "<SQLite>") {
+			if strings.Contains(body, "<script>") || strings.Contains(body, "<b>database") || strings.Contains(body, "<SQLite>") ||
+				strings.Contains(body, "<all>") || strings.Contains(body, "<chapters>") {
 				t.Error("agent or request text is not escaped")
 			}
 			golden(t, name, rec.Body.Bytes())
@@ -179,7 +185,7 @@ func TestWhySaysWhatTheCheckMadeOfAClaim(t *testing.T) {
 		{loop.Metrics{Status: "COMPLETE", Verify: &loop.VerifyRun{Command: "make test"}, Verified: true}, "verified: make test passed"},
 		{loop.Metrics{Status: "IN_PROGRESS"}, "status IN_PROGRESS"},
 	} {
-		if got := why(tt.m); !strings.Contains(got, tt.want) {
+		if got := serve.Why(tt.m); !strings.Contains(got, tt.want) {
 			t.Errorf("why = %q, want %q in it", got, tt.want)
 		}
 	}

@@ -34,11 +34,16 @@ type fakeSource struct {
 	subs    []chan serve.Event
 	lists   int // calls of List: one per overview rendered
 	who     []fleet.Who
+	// past are the kept tasks no longer their session's current one;
+	// details and logs what Show and IterationLogOf answer.
+	past    []serve.TaskView
+	details map[string]serve.TaskDetail
+	logs    map[string]serve.IterationLog // by "id/n"
 }
 
 func newFakeSource() *fakeSource {
 	return &fakeSource{views: map[string]serve.TaskView{}, usage: map[string]serve.TaskUsage{},
-		records: map[string]serve.TaskRecords{}, pausing: map[string]bool{}}
+		records: map[string]serve.TaskRecords{}, pausing: map[string]bool{}, details: map[string]serve.TaskDetail{}, logs: map[string]serve.IterationLog{}}
 }
 
 func (f *fakeSource) put(v serve.TaskView) {
@@ -59,6 +64,53 @@ func (f *fakeSource) List() ([]serve.TaskView, error) {
 		out = append(out, f.views[s])
 	}
 	return out, nil
+}
+
+// History is every task, current and past, newest (highest id) first.
+func (f *fakeSource) History(flt serve.TaskFilter) ([]serve.TaskView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	all := append([]serve.TaskView{}, f.past...)
+	for _, s := range f.order {
+		all = append(all, f.views[s])
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ID > all[j].ID })
+	out := []serve.TaskView{}
+	for _, v := range all {
+		if (flt.Session == "" || v.Session == flt.Session) && (flt.State == "" || v.State == flt.State) && (flt.Origin == "" || v.Origin == flt.Origin) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeSource) StateCounts() (map[fleet.State]int, error) {
+	all, _ := f.History(serve.TaskFilter{})
+	n := map[fleet.State]int{}
+	for _, v := range all {
+		n[v.State]++
+	}
+	return n, nil
+}
+
+func (f *fakeSource) Show(id string) (serve.TaskDetail, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.details[id]
+	if !ok {
+		return d, &fleet.Error{Code: fleet.NotFound, Msg: "no task " + id}
+	}
+	return d, nil
+}
+
+func (f *fakeSource) IterationLogOf(id string, n int) (serve.IterationLog, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.logs[fmt.Sprintf("%s/%d", id, n)]
+	if !ok {
+		return l, &fleet.Error{Code: fleet.NotFound, Msg: fmt.Sprintf("task %s has no iteration %d kept", id, n)}
+	}
+	return l, nil
 }
 
 func (f *fakeSource) Status(session string) (serve.TaskView, error) {
@@ -191,8 +243,12 @@ func fleetFixture(t *testing.T) *fakeSource {
 		CircuitBreaker: serve.BreakerView{State: "OPEN", ConsecutiveNoProgress: 3, TotalOpens: 1, Reason: "no progress in 3 loops", CurrentLoop: 7},
 		CreatedAt:      t0.Add(-3 * 24 * time.Hour)})
 	f.put(serve.TaskView{ID: "t1", Session: "docs", Title: "Write the guide", Origin: "slack", State: fleet.Done, LoopCount: 2, MaxLoops: 10,
-		ExitReason: "plan_complete", PRURL: "https://example.com/o/r/pull/7", CircuitBreaker: serve.BreakerView{State: "CLOSED"},
-		CreatedAt: t0.Add(-40 * time.Second)})
+		ExitReason: "plan_complete", PRURL: "https://example.com/o/r/pull/7", PRDraft: true, CircuitBreaker: serve.BreakerView{State: "CLOSED"},
+		OriginURL: "https://acme.slack.com/archives/C1/p1712000000000100", CreatedAt: t0.Add(-40 * time.Second), UpdatedAt: t0})
+	// An earlier task of docs, finished: the counters count it too.
+	f.past = []serve.TaskView{{ID: "t0", Session: "docs", Title: "Outline the guide", Origin: "github", State: fleet.Done, LoopCount: 4, MaxLoops: 10,
+		ExitReason: "project_complete", OriginURL: "https://github.com/o/r/issues/3", PRURL: "https://example.com/o/r/pull/5",
+		CreatedAt: t0.Add(-50 * time.Hour), UpdatedAt: t0.Add(-48 * time.Hour)}}
 	f.idle = []string{"spare"}
 	f.usage = map[string]serve.TaskUsage{
 		"t3": {Iterations: 3, CostUSD: 0.4215, InputTokens: 12000, OutputTokens: 3400, Summary: "Added the handlers & tests", Loop: 3},
@@ -217,5 +273,16 @@ func fleetFixture(t *testing.T) *fakeSource {
 	}
 	f.its = append(f.its, serve.SessionIteration{Session: "ops", TaskID: "t2",
 		Metrics: loop.Metrics{Loop: 9, StartedAt: t0.Add(-23 * time.Hour), Decision: "stop:circuit_breaker_open", Breaker: "OPEN"}})
+	// t0's record, as `ralph task show t0` has it.
+	it := serve.IterationRecord{Metrics: loop.Metrics{Loop: 1, StartedAt: t0.Add(-49 * time.Hour), DurationMS: 61000, InputTokens: 5000, OutputTokens: 900,
+		CostUSD: 0.2, FilesChanged: 2, LinesAdded: 40, LinesRemoved: 3, Commit: "0123456789abcdef0123", Progress: true, Status: "COMPLETE",
+		Decision: "stop:project_complete", Breaker: "CLOSED", Agent: "claude", Summary: "Outlined <all> chapters",
+		Verify: &loop.VerifyRun{Command: "make test"}, Verified: true}, SessionLoop: 1, Why: "status COMPLETE, progress, +40 −3 lines", HasLog: true}
+	f.details["t0"] = serve.TaskDetail{TaskView: f.past[0], Iterations: []serve.IterationRecord{it},
+		Answers: []serve.Answer{{At: "2026-03-12 13:00", Questions: []string{"Which <chapters>?"}, Answer: "All of them"}}}
+	d := f.details["t0"]
+	d.Commands = []serve.CommandRecord{{At: t0.Add(-50 * time.Hour), Verb: "start_loop", By: "github:alice"}, {At: t0.Add(-49 * time.Hour), Verb: "answer", By: "github:alice"}}
+	f.details["t0"] = d
+	f.logs["t0/1"] = serve.IterationLog{Task: f.past[0], Iteration: it, Log: "Reading the outline.\n⚡ Read docs/outline.md\n<script>alert(1)</script>\n"}
 	return f
 }

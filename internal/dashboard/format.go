@@ -24,6 +24,18 @@ func funcs(now func() time.Time) template.FuncMap {
 		"lower":    strings.ToLower,
 		"nonzero":  func(t time.Time) bool { return !t.IsZero() },
 		"breakerc": breakerClass,
+		"plural": func(n int, noun string) string {
+			if n == 1 {
+				return "1 " + noun
+			}
+			return fmt.Sprintf("%d %ss", n, noun)
+		},
+		"hash": func(h string) string {
+			if len(h) > 10 {
+				return h[:10]
+			}
+			return h
+		},
 	}
 }
 

@@ -123,13 +123,13 @@ func TestOverviewStream(t *testing.T) {
 	srv := httptest.NewServer(d)
 	t.Cleanup(srv.Close)
 	s := openStream(t, srv, "view=overview&state=running")
-	s.until("overview", "running <b>1</b>")
+	s.until("overview", `running <b id="count-running">1</b>`)
 	v, _ := f.Status("web")
 	v.State, v.Questions = fleet.Running, nil
 	f.put(v)
 	f.publish((serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
-	got := s.until("overview", "running <b>2</b>")
-	if !strings.Contains(got, `id="task-web"`) || strings.Contains(got, `id="task-ops"`) {
+	got := s.until("overview", `running <b id="count-running">2</b>`)
+	if !strings.Contains(got, `id="task-t4"`) || strings.Contains(got, `id="task-t2"`) {
 		t.Errorf("the filtered rows:\n%s", got)
 	}
 }
@@ -141,7 +141,7 @@ func TestCloseEndsStreams(t *testing.T) {
 	srv := httptest.NewServer(d)
 	t.Cleanup(srv.Close)
 	s := openStream(t, srv, "view=overview")
-	s.until("overview", "all <b>4</b>")
+	s.until("overview", "current <b>4</b>")
 	d.Close()
 	for s.sc.Scan() {
 	}
@@ -164,7 +164,7 @@ func TestOneRenderForManyTabs(t *testing.T) {
 	var streams []sseReader
 	for range tabs {
 		s := openStream(t, srv, "view=overview")
-		s.until("overview", "running <b>1</b>")
+		s.until("overview", `running <b id="count-running">1</b>`)
 		streams = append(streams, s)
 	}
 	f.mu.Lock()
@@ -175,7 +175,7 @@ func TestOneRenderForManyTabs(t *testing.T) {
 	f.put(v)
 	f.publish((serve.Event{Type: "task_running", Session: "web", TaskID: "t4", State: fleet.Running}))
 	for _, s := range streams {
-		s.until("overview", "running <b>2</b>")
+		s.until("overview", `running <b id="count-running">2</b>`)
 	}
 	f.mu.Lock()
 	renders := f.lists - before

@@ -16,10 +16,12 @@ var states = []fleet.State{fleet.Running, fleet.Waiting, fleet.Queued, fleet.Hal
 type overviewData struct {
 	page
 	Filter string
-	Total  int
-	Counts []stateCount
-	Asking int // tasks waiting for an answer
-	Rows   []row
+	// Current counts the sessions' current tasks, the rows without a
+	// filter; Counts every task kept in each state, the rows with one.
+	Current int
+	Counts  []stateCount
+	Asking  int // tasks waiting for an answer
+	Rows    []row
 	// Idle are the sessions that never had a task; Free the sessions a
 	// new task may start on (idle, or their last task finished).
 	Idle  []string
@@ -91,19 +93,32 @@ func (d *Dashboard) overviewData(filter string) overviewData {
 	if err != nil {
 		data.Error = "The tasks could not be read: " + err.Error()
 	}
-	n := map[fleet.State]int{}
 	has := map[string]bool{}
 	for _, v := range views {
-		n[v.State]++
 		has[v.Session] = true
 		if len(v.Questions) > 0 {
 			data.Asking++
 		}
-		if filter == "" || string(v.State) == filter {
+		if filter == "" {
 			data.Rows = append(data.Rows, d.rowOf(v))
 		}
 	}
-	data.Total = len(views)
+	data.Current = len(views)
+	// The counters count every task the daemon keeps, finished ones too:
+	// four tasks done on one session are four done, not the one current.
+	n, err := d.src.StateCounts()
+	if err != nil && data.Error == "" {
+		data.Error = "The tasks could not be counted: " + err.Error()
+	}
+	if filter != "" {
+		all, err := d.src.History(serve.TaskFilter{State: fleet.State(filter)})
+		if err != nil && data.Error == "" {
+			data.Error = "The tasks could not be read: " + err.Error()
+		}
+		for _, v := range all {
+			data.Rows = append(data.Rows, d.rowOf(v))
+		}
+	}
 	if b, ok := d.src.(budgeted); ok {
 		if r, err := b.Budget(); err == nil {
 			data.Spend = &r

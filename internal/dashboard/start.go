@@ -19,7 +19,7 @@ func (d *Dashboard) start(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := fleet.Command{Verb: fleet.StartLoop, Session: strings.TrimSpace(r.PostForm.Get("session")),
-		Title: strings.TrimSpace(r.PostForm.Get("title")), Origin: "cli", Who: fleet.Who{Surface: fleet.SurfaceWeb}}
+		Title: strings.TrimSpace(r.PostForm.Get("title")), Origin: "dashboard", Who: fleet.Who{Surface: fleet.SurfaceWeb}}
 	n, err := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("max")))
 	switch {
 	case err != nil || n < 0 || n > 10000:

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"time"
 
 	"ralph/internal/stats"
 	"ralph/internal/store"
@@ -89,10 +90,7 @@ const (
 )
 
 func charts(r stats.Report, sessions []sessionStats) []chart {
-	days := r.Days
-	if len(days) > maxBars {
-		days = days[len(days)-maxBars:]
-	}
+	days := calendar(r.Days)
 	var out []chart
 	if len(days) > 0 {
 		var ok, failed, cost, tok []float64
@@ -129,6 +127,44 @@ func charts(r stats.Report, sessions []sessionStats) []chart {
 			n = append(n, float64(c.Count))
 		}
 		out = append(out, lines("exits", "Exits by reason", "loops", labels, n, func(f float64) string { return fmt.Sprint(f) }))
+	}
+	return out
+}
+
+// minDays is the fewest days a chart by day spans: a single day is a
+// narrow bar beside the days before it, not the chart's whole width.
+const minDays = 7
+
+// calendar is days as consecutive calendar days, one each (a day without
+// iterations is a zero), ending on the last and spanning at least minDays
+// and at most maxBars: a chart by day draws one bar per day, and a gap
+// between busy days shows as one.
+func calendar(days []stats.Day) []stats.Day {
+	if len(days) == 0 {
+		return nil
+	}
+	last, err := time.Parse(stats.DayLayout, days[len(days)-1].Date)
+	if err != nil {
+		return days
+	}
+	first, err := time.Parse(stats.DayLayout, days[0].Date)
+	if err != nil {
+		return days
+	}
+	n := int(last.Sub(first).Hours()/24) + 1
+	n = min(max(n, minDays), maxBars)
+	have := map[string]stats.Day{}
+	for _, d := range days {
+		have[d.Date] = d
+	}
+	out := make([]stats.Day, 0, n)
+	for i := n - 1; i >= 0; i-- {
+		date := last.AddDate(0, 0, -i).Format(stats.DayLayout)
+		d, ok := have[date]
+		if !ok {
+			d = stats.Day{Date: date}
+		}
+		out = append(out, d)
 	}
 	return out
 }

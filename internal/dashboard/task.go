@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"ralph/internal/breaker"
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
+	"ralph/internal/serve"
 	"ralph/internal/store"
 	"ralph/internal/taskfile"
 )
@@ -82,10 +82,10 @@ func (d *Dashboard) taskData(session string) (taskData, error) {
 	}
 	for i := len(recs.Iterations) - 1; i >= 0; i-- {
 		m := recs.Iterations[i]
-		data.Iterations = append(data.Iterations, iterRow{Metrics: m, Why: why(m)})
+		data.Iterations = append(data.Iterations, iterRow{Metrics: m, Why: serve.Why(m)})
 	}
 	data.Transitions = recs.Transitions
-	data.Checklist, data.ChecklistOf = checklist(v.TaskFile)
+	data.Checklist, data.ChecklistOf = checklist(v.TaskFile, len(recs.Iterations))
 	data.LiveLoop, data.Lines = d.feed.liveOf(session)
 	s := v.State
 	data.Can = can{
@@ -93,7 +93,8 @@ func (d *Dashboard) taskData(session string) (taskData, error) {
 		Resume: s == fleet.Running && (data.Paused || data.Pausing),
 		Stop:   s == fleet.Running || s == fleet.Queued,
 		Cancel: !s.Finished(),
-		Reset:  !s.Finished(),
+		// Only an open (or half-open) breaker has anything to reset.
+		Reset:  !s.Finished() && v.CircuitBreaker.State != "" && v.CircuitBreaker.State != string(breaker.Closed),
 		Retry:  s == fleet.Halted && len(v.Questions) == 0,
 		Loop:   (s == fleet.Waiting || s == fleet.Halted) && len(v.Questions) == 0,
 		Answer: !s.Finished() && len(v.Questions) > 0,
@@ -101,56 +102,10 @@ func (d *Dashboard) taskData(session string) (taskData, error) {
 	return data, nil
 }
 
-// why explains an iteration's decision from its record.
-func why(m loop.Metrics) string {
-	var parts []string
-	if m.Status != "" {
-		parts = append(parts, "status "+m.Status)
-	}
-	if m.ExitSignal {
-		parts = append(parts, "exit signal")
-	}
-	switch {
-	case m.Failed && m.TimedOut:
-		parts = append(parts, "timed out")
-	case m.Failed:
-		parts = append(parts, fmt.Sprintf("failed (exit %d)", m.ExitCode))
-	}
-	if m.UsageLimit {
-		parts = append(parts, "usage limit")
-	}
-	if m.Progress {
-		parts = append(parts, "progress")
-	} else {
-		parts = append(parts, "no progress")
-	}
-	if m.Errors > 0 {
-		parts = append(parts, fmt.Sprintf("%d errors", m.Errors))
-	}
-	if m.Denials > 0 {
-		parts = append(parts, fmt.Sprintf("%d permission denials", m.Denials))
-	}
-	if m.LinesAdded > 0 || m.LinesRemoved > 0 {
-		parts = append(parts, fmt.Sprintf("+%d −%d lines", m.LinesAdded, m.LinesRemoved))
-	}
-	if m.Commit != "" && len(m.Commit) >= 10 {
-		parts = append(parts, "commit "+m.Commit[:10])
-	}
-	switch v := m.Verify; {
-	case v != nil && m.Verified:
-		parts = append(parts, "verified: "+v.Command+" passed")
-	case v != nil:
-		parts = append(parts, "not verified: "+v.Command+" "+v.Outcome())
-	}
-	if m.Breaker != "" && m.Breaker != "CLOSED" {
-		parts = append(parts, "breaker "+m.Breaker)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // checklist reads the task file's checklist (a finished task's archived
-// file too).
-func checklist(path string) ([]checkItem, string) {
+// file too); ran is how many iterations the task ran, which says why a
+// checklist is empty.
+func checklist(path string, ran int) ([]checkItem, string) {
 	if path == "" {
 		return nil, "The task has no task file."
 	}
@@ -166,8 +121,11 @@ func checklist(path string) ([]checkItem, string) {
 	for _, t := range f.Checklist.Tasks {
 		out = append(out, checkItem{Done: t.Done, Text: store.Redact(t.Text), Depth: min(t.Depth, 4)})
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0 && ran == 0:
 		return nil, "No items yet: the agent writes them on its first iteration."
+	case len(out) == 0:
+		return nil, "The agent has written no checklist in the task file."
 	}
 	return out, ""
 }
@@ -201,6 +159,13 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 	}
 	c := fleet.Command{Verb: verb, Session: session, Who: fleet.Who{Surface: fleet.SurfaceWeb}}
 	switch verb {
+	case fleet.Cancel:
+		// Giving a task up kills its agent and cannot be undone: the
+		// button asks first, on a page of its own (no script needed).
+		if r.PostForm.Get("confirm") != "yes" {
+			d.confirmCancel(w, r, session)
+			return
+		}
 	case fleet.Loop:
 		n, perr := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("max")))
 		if perr != nil || n < 1 || n > 10000 {
@@ -220,4 +185,21 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/task/"+url.PathEscape(session), http.StatusSeeOther)
+}
+
+type confirmData struct {
+	page
+	Task serve.TaskView
+}
+
+// confirmCancel asks whether the session's task is to be given up.
+func (d *Dashboard) confirmCancel(w http.ResponseWriter, r *http.Request, session string) {
+	v, err := d.src.Status(session)
+	if err != nil {
+		d.historyRefusal(w, r, err, "The task")
+		return
+	}
+	data := confirmData{Task: v}
+	data.page = d.pageFor(r, "Cancel "+v.Title+"?", "", "")
+	d.render(w, http.StatusOK, "confirm.html", data)
 }

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -75,7 +76,10 @@ type Command struct {
 	// ReplyTo the place its notices go back to (a chat id).
 	Origin  string `json:"origin,omitempty"`
 	ReplyTo string `json:"reply_to,omitempty"`
-	Who     Who    `json:"who"`
+	// OriginURL is the page a new task came from (a GitHub issue, a Slack
+	// thread's permalink), linked from its history; http(s) only.
+	OriginURL string `json:"origin_url,omitempty"`
+	Who       Who    `json:"who"`
 }
 
 // Bounds of a command's text: a title is a line, an answer a message.
@@ -119,6 +123,9 @@ func (c Command) Validate() error {
 			return refuse(Invalid, "text: %d characters; at most %d", utf8.RuneCountInString(t), MaxAnswer)
 		}
 	}
+	if c.OriginURL != "" && !webURL(c.OriginURL) {
+		return refuse(Invalid, "origin_url: %q is not an http(s) address", c.OriginURL)
+	}
 	if c.MaxLoops < 0 || c.MaxLoops > MaxLoops {
 		return refuse(Invalid, "max_loops: %d; want 0 (the default) to %d", c.MaxLoops, MaxLoops)
 	}
@@ -149,4 +156,11 @@ func ClipTitle(title string) string {
 	}
 	r := []rune(t)
 	return string(r[:MaxTitle-1]) + "…"
+}
+
+// webURL says whether s is an absolute http(s) address of at most 2000
+// characters: what a page may link to.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && len(s) <= 2000 && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }

@@ -15,17 +15,24 @@ import (
 // prDaemon is the one daemon verb the pull request step uses.
 type prDaemon struct {
 	Daemon
-	urls map[string]string
+	urls   map[string]string
+	drafts map[string]bool
 }
 
-func (d *prDaemon) SetPRURL(session, url string) error { d.urls[session] = url; return nil }
+func (d *prDaemon) SetPRURL(session, url string, draft bool) error {
+	d.urls[session] = url
+	if d.drafts != nil {
+		d.drafts[session] = draft
+	}
+	return nil
+}
 
 func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	srv := githubtest.Start(t, githubtest.Data{Repos: map[string][]githubtest.Issue{"acme/app": nil}, Token: "tok"})
 	s := newTestServiceAt(t, srv.URL)
 	conv := &fakeConv{}
 	s.convFor = func(Request) conversation { return conv }
-	d := &prDaemon{urls: map[string]string{}}
+	d := &prDaemon{urls: map[string]string{}, drafts: map[string]bool{}}
 	s.d = d
 	ctx := context.Background()
 	mk := func(n int) Request {
@@ -52,6 +59,9 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	if len(pulls) != 1 || !pulls[0].Draft || pulls[0].Head != "ralph/github-1" || !strings.Contains(pulls[0].Body, "Draft") {
 		t.Fatalf("pulls %+v: want one draft", pulls)
 	}
+	if !d.drafts[r.Session] {
+		t.Error("the task was not told its pull request is a draft")
+	}
 	if !strings.Contains(last(), "Draft pull request") || !strings.Contains(last(), "tests failing") || d.urls[r.Session] != r.PRURL || r.PRURL == "" {
 		t.Fatalf("link %q, url %q / %q", last(), d.urls[r.Session], r.PRURL)
 	}
@@ -73,6 +83,9 @@ func TestOpenPRDraftWhileTestsFail(t *testing.T) {
 	pulls = srv.Pulls("acme/app")
 	if len(pulls) != 2 || pulls[1].Draft || strings.Contains(pulls[1].Body, "Draft") || !strings.HasPrefix(last(), "🚀 Pull request: ") {
 		t.Fatalf("pulls %+v, link %q: want a ready one", pulls, last())
+	}
+	if d.drafts[r2.Session] {
+		t.Error("a ready pull request's task was told it is a draft")
 	}
 }
 

@@ -63,6 +63,7 @@ func (s *Service) pullRequest(ctx context.Context, r *Request, base, body string
 	}
 	var n int
 	var url string
+	isDraft := draft // what the pull request is once this is done
 	switch {
 	case pr == nil:
 		if n, url, err = s.hub.PullRequest(ctx, r.Repo, r.Branch, base, r.Title, body, draft); err != nil {
@@ -70,6 +71,7 @@ func (s *Service) pullRequest(ctx context.Context, r *Request, base, body string
 		}
 	default:
 		n, url = pr.GetNumber(), pr.GetHTMLURL()
+		isDraft = pr.GetDraft() && !ready
 		if pr.GetDraft() && ready {
 			if err := s.hub.MarkReady(ctx, pr.GetNodeID()); err != nil {
 				return 0, "", err
@@ -81,7 +83,7 @@ func (s *Service) pullRequest(ctx context.Context, r *Request, base, body string
 	if err := s.store.Update(*r); err != nil {
 		return 0, "", err
 	}
-	if err := s.d.SetPRURL(r.Session, url); err != nil {
+	if err := s.d.SetPRURL(r.Session, url, isDraft); err != nil {
 		return 0, "", err
 	}
 	return n, url, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ralph/internal/fleet"
+	"ralph/internal/github"
 	"ralph/internal/redact"
 	"ralph/internal/serve"
 )
@@ -24,7 +25,7 @@ type Daemon interface {
 	// as every surface does.
 	Do(ctx context.Context, c fleet.Command) (serve.TaskView, error)
 	Status(session string) (serve.TaskView, error)
-	SetPRURL(session, url string) error
+	SetPRURL(session, url string, draft bool) error
 	// Follow moves a task between loops to where its pull request
 	// leaves it: waiting for review, done (merged), cancelled (closed).
 	Follow(session string, state fleet.State, message string) error
@@ -332,7 +333,7 @@ func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) erro
 			}
 		}
 		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.StartLoop, Session: r.Session, Title: fleet.ClipTitle(r.Title), Origin: r.Source,
-			ReplyTo: r.Key, MaxLoops: s.cfg.MaxLoops, Who: who})
+			ReplyTo: r.Key, OriginURL: s.originURL(ctx, r), MaxLoops: s.cfg.MaxLoops, Who: who})
 		return err
 	case v.State == fleet.Waiting && len(v.Questions) > 0 && len(said) > 0:
 		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.Answer, Session: r.Session, Text: strings.Join(said, "\n\n"), Who: who})
@@ -493,4 +494,27 @@ func holdsWork(e Entry) bool {
 		return true
 	}
 	return false
+}
+
+// originURL is the page a request's task came from, for its history: the
+// issue on GitHub, the thread's permalink on Slack ("" when unknown).
+func (s *Service) originURL(ctx context.Context, r Request) string {
+	switch {
+	case r.Source == "github" && r.Repo != "" && r.Number > 0:
+		return issueWebURL(s.cfg.GitHubAPIURL, r.Repo, r.Number)
+	case r.Source == "slack" && s.slack != nil:
+		return s.slack.permalink(ctx, r.Channel, r.Thread)
+	}
+	return ""
+}
+
+// issueWebURL is an issue's page on the GitHub whose API root is api ("":
+// github.com; an Enterprise server's /api/v3 root is its pages' host).
+func issueWebURL(api, repo string, n int) string {
+	web := "https://github.com"
+	if u, err := github.ParseBaseURL(api); err == nil && api != "" && u.Host != "api.github.com" {
+		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
+		web = strings.TrimSuffix(u.String(), "/")
+	}
+	return fmt.Sprintf("%s/%s/issues/%d", web, repo, n)
 }

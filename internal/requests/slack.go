@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,7 @@ type slackSide struct {
 	mu    sync.Mutex
 	user  string // the bot's own user id (auth.test)
 	botID string
+	team  string // the workspace's address (auth.test's url)
 }
 
 func newSlackSide(cfg SlackConfig, hc *http.Client, store func() *Store) *slackSide {
@@ -56,6 +58,9 @@ func (c *slackSide) self(ctx context.Context) (user, botID string, err error) {
 		r, err := c.api.AuthTestContext(ctx)
 		if err == nil {
 			user, botID = r.UserID, r.BotID
+			c.mu.Lock()
+			c.team = r.URL
+			c.mu.Unlock()
 		}
 		return err
 	})
@@ -147,4 +152,21 @@ func slackText(text string) string {
 	text = redact.String(text)
 	text = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(text)
 	return strings.NewReplacer("**", "*", "`/ralph retry`", "`retry`").Replace(text)
+}
+
+// permalink is the address of a thread's first message, as Slack writes
+// its permalinks (WORKSPACE/archives/CHANNEL/pTS without its dot); "" when
+// the workspace's address is not known.
+func (c *slackSide) permalink(ctx context.Context, channel, ts string) string {
+	if _, _, err := c.self(ctx); err != nil {
+		return ""
+	}
+	c.mu.Lock()
+	team := c.team
+	c.mu.Unlock()
+	u, err := url.Parse(team)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || channel == "" || ts == "" {
+		return ""
+	}
+	return strings.TrimSuffix(team, "/") + "/archives/" + url.PathEscape(channel) + "/p" + strings.ReplaceAll(ts, ".", "")
 }

@@ -12,7 +12,10 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,7 +88,31 @@ func Loopback(addr string) bool {
 func (d *Daemon) Handler(token string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/tasks", func(w http.ResponseWriter, r *http.Request) {
-		v, err := d.List()
+		q := r.URL.Query()
+		if !q.Has("all") && !q.Has("session") && !q.Has("state") && !q.Has("origin") && !q.Has("since") {
+			v, err := d.List()
+			reply(w, v, err)
+			return
+		}
+		f, err := d.filterOf(q)
+		if err != nil {
+			fail(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		v, err := d.History(f)
+		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/tasks/id/{id}", func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.Show(r.PathValue("id"))
+		reply(w, v, err)
+	})
+	mux.HandleFunc("GET /api/tasks/id/{id}/iterations/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.PathValue("n"))
+		if err != nil || n < 1 {
+			fail(w, http.StatusBadRequest, fmt.Sprintf("iteration: %q is not a number, 1 or more", r.PathValue("n")))
+			return
+		}
+		v, err := d.IterationLogOf(r.PathValue("id"), n)
 		reply(w, v, err)
 	})
 	mux.HandleFunc("GET /api/budget", func(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +136,7 @@ func (d *Daemon) Handler(token string) http.Handler {
 			return
 		}
 		if req.Origin != "" && !validOrigin(req.Origin) {
-			fail(w, http.StatusBadRequest, fmt.Sprintf("origin: %q is not one of cli, telegram, github, slack", req.Origin))
+			fail(w, http.StatusBadRequest, fmt.Sprintf("origin: %q is not one of %s", req.Origin, strings.Join(Origins, ", ")))
 			return
 		}
 		c := fleet.Command{Verb: fleet.Start, Session: req.Session, Title: req.Title, Origin: req.Origin, Who: apiWho(r)}
@@ -191,13 +218,10 @@ func (d *Daemon) Handler(token string) http.Handler {
 	return d.timed(top)
 }
 
-func validOrigin(o string) bool {
-	switch o {
-	case "cli", "telegram", "github", "slack":
-		return true
-	}
-	return false
-}
+// Origins are where a task may come from: a task's origin field.
+var Origins = []string{"cli", "api", "dashboard", "telegram", "github", "slack"}
+
+func validOrigin(o string) bool { return slices.Contains(Origins, o) }
 
 // Requests of the API.
 type (
@@ -380,4 +404,19 @@ func cleanUser(u string) string {
 		}
 	}
 	return b.String()
+}
+
+// filterOf reads the history's filters from a query: session, state,
+// origin, since (a duration back from now, or a date).
+func (d *Daemon) filterOf(q url.Values) (TaskFilter, error) {
+	f := TaskFilter{Session: q.Get("session"), State: fleet.State(q.Get("state")), Origin: q.Get("origin")}
+	if f.State != "" && !f.State.Valid() {
+		return f, fmt.Errorf("state: %q is not a task state (queued, running, waiting, halted, done, cancelled)", f.State)
+	}
+	if f.Origin != "" && !validOrigin(f.Origin) {
+		return f, fmt.Errorf("origin: %q is not one of %s", f.Origin, strings.Join(Origins, ", "))
+	}
+	var err error
+	f.Since, err = ParseSince(q.Get("since"), d.opts.Now())
+	return f, err
 }

@@ -68,9 +68,13 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 		rd = bytes.NewReader(b)
 	}
+	path, query, _ := strings.Cut(path, "?")
 	u, err := url.JoinPath(c.Base, path)
 	if err != nil {
 		return fmt.Errorf("server %q: %w", c.Base, err)
+	}
+	if query != "" {
+		u += "?" + query
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
@@ -119,6 +123,22 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 func (c *Client) List(ctx context.Context) (json.RawMessage, error) {
 	var raw json.RawMessage
 	err := c.do(ctx, http.MethodGet, "/api/tasks", nil, &raw)
+	return raw, err
+}
+
+// History returns the kept tasks the query selects (all, session, state,
+// origin, since), newest first, raw.
+func (c *Client) History(ctx context.Context, q url.Values) (json.RawMessage, error) {
+	var raw json.RawMessage
+	q.Set("all", "1")
+	err := c.do(ctx, http.MethodGet, "/api/tasks?"+q.Encode(), nil, &raw)
+	return raw, err
+}
+
+// Show returns a task by id with its history (TaskDetail), raw.
+func (c *Client) Show(ctx context.Context, id string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/api/tasks/id/"+url.PathEscape(id), nil, &raw)
 	return raw, err
 }
 

@@ -20,6 +20,7 @@ import (
 //	MAX_PARALLEL=4
 //	MAX_CONNECTIONS=1024             # the HTTP server's connection limit
 //	METRICS_LISTEN=10.0.0.5:9477     # GET /metrics without the token, here only
+//	HISTORY_DAYS=30                  # how long a finished task is kept (0: for ever)
 //	SESSION=api=/srv/src/api
 //	SESSION=web=/srv/src/web
 //	TELEGRAM_BOT_TOKEN=123:abc       # any other KEY is a default for the environment
@@ -33,7 +34,11 @@ type Conf struct {
 	MaxConns int
 	// MetricsListen is METRICS_LISTEN, a listener of the metrics' own.
 	MetricsListen string
-	Sessions      []Session
+	// HistoryDays is HISTORY_DAYS, how long a finished task is kept (0:
+	// for ever); HistoryDaysSet says the file gives it.
+	HistoryDays    int
+	HistoryDaysSet bool
+	Sessions       []Session
 	// Env holds the other settings, in file order: each is the default of
 	// the environment variable of that name (the environment wins).
 	Env []EnvSetting
@@ -104,6 +109,12 @@ func ParseConf(name string, data []byte) (Conf, error) {
 				return fail("MAX_CONNECTIONS=%q: want a whole number, 1 or more", value)
 			}
 			c.MaxConns = v
+		case "HISTORY_DAYS":
+			v, err := strconv.Atoi(value)
+			if err != nil || v < 0 {
+				return fail("HISTORY_DAYS=%q: want a whole number of days, 0 (keep every task) or more", value)
+			}
+			c.HistoryDays, c.HistoryDaysSet = v, true
 		case "SESSION":
 			s, err := ParseSession(value)
 			if err != nil {

@@ -73,6 +73,9 @@ type Options struct {
 	// Budget is the fleet's daily budgets and their zone (budget.go);
 	// none set: every call is admitted.
 	Budget budget.Config
+	// HistoryDays is how long a finished task is kept (HISTORY_DAYS; the
+	// command line's default is DefaultHistoryDays); 0 keeps every task.
+	HistoryDays int
 	// LockFile is the run lock `ralph run` takes in a session's directory
 	// (its .ralphrc may move the state directory); nil: DIR/.ralph/ralph.lock.
 	// A loop of the local backend holds it while it runs.
@@ -255,6 +258,13 @@ func (d *Daemon) Run(ctx context.Context) {
 			d.sweepTemps(d.opts.Now())
 		}
 	}()
+	if d.opts.HistoryDays > 0 {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.pruneLoop(ctx.Done(), historyPruneEvery)
+		}()
+	}
 	if d.opts.Watch.Interval > 0 {
 		d.wg.Add(1)
 		go func() {

@@ -31,8 +31,10 @@ type DB struct {
 // readers is the size of the read pool.
 const readers = 4
 
-// historyKeep is how many iterations a session keeps in the store.
-const historyKeep = 50
+// historyKeep is how many iterations a task keeps in the store: its
+// history's view (ralph task show, the dashboard) shows them all, and
+// HISTORY_DAYS bounds how long a finished task keeps them.
+const historyKeep = 500
 
 const schema = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -331,6 +333,10 @@ type Task struct {
 	// FirstCost is the session's total cost when the task was created, as
 	// FirstLoop is its loop count.
 	FirstCost float64
+	// OriginURL is the page the task came from (a GitHub issue, a Slack
+	// thread's permalink); PRDraft says the pull request is a draft.
+	OriginURL string
+	PRDraft   bool
 }
 
 // budget is the task's budget as the core counts it.
@@ -357,10 +363,10 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 	t.UpdatedAt = t.CreatedAt
 	t = maskTask(t)
 	q, _ := json.Marshal(nonNil(t.Questions))
-	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost, origin_url)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Seq, t.Session, t.Title, t.Origin, string(t.State), t.MaxLoops, t.FirstLoop, t.ExitReason, t.Message,
-		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo, t.FirstCost); err != nil {
+		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo, t.FirstCost, t.OriginURL); err != nil {
 		return t, err
 	}
 	return t, tx.Commit()
@@ -375,8 +381,8 @@ func updateTask(ex interface {
 }, t Task) error {
 	t = maskTask(t)
 	q, _ := json.Marshal(nonNil(t.Questions))
-	_, err := ex.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, file = ?, updated_at = ? WHERE id = ?`,
-		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
+	_, err := ex.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, pr_draft = ?, file = ?, updated_at = ? WHERE id = ?`,
+		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.PRDraft, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
 	return err
 }
 
@@ -387,13 +393,13 @@ func nonNil(s []string) []string {
 	return s
 }
 
-const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost`
+const taskColumns = `id, seq, session, title, origin, state, max_loops, first_loop, loops, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost, origin_url, pr_draft`
 
 func scanTask(row interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var state, q, created, updated string
 	if err := row.Scan(&t.ID, &t.Seq, &t.Session, &t.Title, &t.Origin, &state, &t.MaxLoops, &t.FirstLoop, &t.Loops, &t.ExitReason,
-		&t.Message, &q, &t.PRURL, &t.File, &created, &updated, &t.ReplyTo, &t.FirstCost); err != nil {
+		&t.Message, &q, &t.PRURL, &t.File, &created, &updated, &t.ReplyTo, &t.FirstCost, &t.OriginURL, &t.PRDraft); err != nil {
 		return t, err
 	}
 	t.State = fleet.State(state)

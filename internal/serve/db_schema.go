@@ -12,6 +12,8 @@ import (
 var laterColumns = []struct{ table, column, decl string }{
 	{"tasks", "reply_to", `TEXT NOT NULL DEFAULT ''`},
 	{"tasks", "first_cost", `REAL NOT NULL DEFAULT 0`},
+	{"tasks", "origin_url", `TEXT NOT NULL DEFAULT ''`},
+	{"tasks", "pr_draft", `INTEGER NOT NULL DEFAULT 0`},
 }
 
 // rekeyIterations brings an older store's iterations under the key of

@@ -22,13 +22,13 @@ func (d *Daemon) AddSession(s Session) error {
 	return d.db.PutSession(s)
 }
 
-// SetPRURL records the pull request a session's latest task led to: the
-// task view's pr_url.
-func (d *Daemon) SetPRURL(session, url string) error {
+// SetPRURL records the pull request a session's latest task led to, and
+// whether it is a draft: the task view's pr_url and pr_draft.
+func (d *Daemon) SetPRURL(session, url string, draft bool) error {
 	url = strings.TrimSpace(url)
 	// The task's runner writes it, as it writes the task's other changes.
 	_, err := d.send(context.Background(), session, func(r *taskRunner) outcome {
-		return outcome{err: r.setPRURL(url)}
+		return outcome{err: r.setPRURL(url, draft)}
 	})
 	return err
 }

@@ -32,7 +32,7 @@ func (d *Daemon) Do(ctx context.Context, c fleet.Command) (TaskView, error) {
 			if origin == "" {
 				origin = defaultOrigin(c.Who.Surface)
 			}
-			v, err = r.start(ctx, c.Title, origin, c.ReplyTo)
+			v, err = r.start(ctx, c.Title, origin, c.ReplyTo, c.OriginURL)
 			if err == nil && c.Verb == fleet.StartLoop {
 				v, err = r.loop(c.MaxLoops, by)
 			}
@@ -69,8 +69,10 @@ func (d *Daemon) Do(ctx context.Context, c fleet.Command) (TaskView, error) {
 // defaultOrigin is where a task started from a surface comes from.
 func defaultOrigin(s fleet.Surface) string {
 	switch s {
-	case fleet.SurfaceTelegram, fleet.SurfaceGitHub, fleet.SurfaceSlack:
+	case fleet.SurfaceTelegram, fleet.SurfaceGitHub, fleet.SurfaceSlack, fleet.SurfaceAPI:
 		return string(s)
+	case fleet.SurfaceWeb:
+		return "dashboard"
 	}
 	return "cli"
 }

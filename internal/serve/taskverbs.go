@@ -19,7 +19,7 @@ import (
 // `loop`; meanwhile the watchdog follows an interactive agent on it. An
 // origin that wants to hear of it gives replyTo (a chat id), kept with the
 // task and handed back in its notices.
-func (r *taskRunner) start(ctx context.Context, title, origin, replyTo string) (TaskView, error) {
+func (r *taskRunner) start(ctx context.Context, title, origin, replyTo, originURL string) (TaskView, error) {
 	d, session := r.d, r.session
 	if _, err := d.current(fleet.Start, session); err != nil {
 		return TaskView{}, err
@@ -53,7 +53,7 @@ func (r *taskRunner) start(ctx context.Context, title, origin, replyTo string) (
 		return TaskView{}, err
 	}
 	t, err := d.db.CreateTask(ctx, Task{Session: session, Title: strings.Join(strings.Fields(title), " "), Origin: origin,
-		State: fleet.Waiting, FirstLoop: st.Loop, FirstCost: st.CostUSD, File: path, CreatedAt: now, ReplyTo: replyTo})
+		State: fleet.Waiting, FirstLoop: st.Loop, FirstCost: st.CostUSD, File: path, CreatedAt: now, ReplyTo: replyTo, OriginURL: originURL})
 	if err != nil {
 		return TaskView{}, err
 	}
@@ -202,16 +202,16 @@ func (r *taskRunner) pauseResume(verb fleet.Verb, by string) (TaskView, error) {
 }
 
 // setPRURL records the pull request the session's latest task led to.
-func (r *taskRunner) setPRURL(url string) error {
+func (r *taskRunner) setPRURL(url string, draft bool) error {
 	d := r.d
 	t, err := d.db.CurrentTask(r.session)
 	if err != nil {
 		return err
 	}
-	if t.PRURL == url {
+	if t.PRURL == url && t.PRDraft == draft {
 		return nil
 	}
-	t.PRURL = url
+	t.PRURL, t.PRDraft = url, draft
 	if err := d.db.UpdateTask(t); err != nil {
 		return err
 	}

@@ -14,10 +14,13 @@ import (
 // TaskView is a task as `ralph task status --json` prints it and the API
 // returns it (DESIGN.md, "The fleet": task JSON).
 type TaskView struct {
-	ID             string        `json:"id"`
-	Session        string        `json:"session"`
-	Title          string        `json:"title"`
-	Origin         string        `json:"origin"`
+	ID      string `json:"id"`
+	Session string `json:"session"`
+	Title   string `json:"title"`
+	Origin  string `json:"origin"`
+	// OriginURL is the page the task came from (a GitHub issue, a Slack
+	// thread), when its surface knows one.
+	OriginURL      string        `json:"origin_url,omitempty"`
 	State          fleet.State   `json:"state"`
 	LoopCount      int           `json:"loop_count"`
 	MaxLoops       int           `json:"max_loops"`
@@ -27,7 +30,9 @@ type TaskView struct {
 	History        []HistoryItem `json:"history"`
 	Questions      []string      `json:"questions"`
 	PRURL          string        `json:"pr_url"`
-	TaskFile       string        `json:"task_file"`
+	// PRDraft says the pull request is a draft (not ready for review).
+	PRDraft  bool   `json:"pr_draft,omitempty"`
+	TaskFile string `json:"task_file"`
 	// Commands are the last commands people gave the task, and who.
 	Commands []CommandRecord `json:"commands,omitempty"`
 	// Activity is what the loop does now, while it runs ("executing",
@@ -88,7 +93,7 @@ func (d *Daemon) view(t Task) (TaskView, error) {
 
 // viewOf is t with what the store and the running loop know of it.
 func (d *Daemon) viewOf(t Task) (TaskView, error) {
-	v := TaskView{ID: t.ID, Session: t.Session, Title: t.Title, Origin: t.Origin, State: t.State, MaxLoops: t.MaxLoops,
+	v := TaskView{ID: t.ID, Session: t.Session, Title: t.Title, Origin: t.Origin, OriginURL: t.OriginURL, PRDraft: t.PRDraft, State: t.State, MaxLoops: t.MaxLoops,
 		ExitReason: t.ExitReason, Message: t.Message, Questions: nonNil(t.Questions), PRURL: t.PRURL, TaskFile: t.File,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, History: []HistoryItem{}}
 	p, err := d.db.progress(t.Session)

@@ -77,9 +77,13 @@ func (d *Daemon) Usage() (map[string]TaskUsage, error) {
 	return out, rows.Err()
 }
 
+// liveIterations is how many of a task's iterations its live page shows
+// (and renders again on every change); its history page shows them all.
+const liveIterations = 50
+
 // TaskRecords is what the task page shows beside the task's view.
 type TaskRecords struct {
-	// Iterations are the task's kept iterations, oldest first, their Loop
+	// Iterations are the task's last liveIterations, oldest first, their Loop
 	// counted from the task's start like TaskView.LoopCount; summaries
 	// and status blocks masked.
 	Iterations []loop.Metrics
@@ -98,7 +102,7 @@ func (d *Daemon) Records(session, taskID string) (TaskRecords, error) {
 	if taskID != "" && t.ID != taskID {
 		return TaskRecords{}, &fleet.Error{Code: fleet.NotFound, Msg: fmt.Sprintf("task %s is no longer session %s's task", taskID, session)}
 	}
-	h, err := d.db.History(session, t.ID, historyKeep)
+	h, err := d.db.History(session, t.ID, liveIterations)
 	if err != nil {
 		return TaskRecords{}, err
 	}
