@@ -87,15 +87,20 @@ func TestServeStopWhileAQuestionWaits(t *testing.T) {
 // answered, finishes; its task is started and looping.
 func questionRig(t *testing.T) (*servetest.Daemon, string) {
 	r := servetest.New(t, servetest.Options{})
-	_, scriptQ := r.Session("q", script.Script{Iterations: []script.Iteration{
-		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "I cannot pick a database."+servetest.Question("PostgreSQL or SQLite?"))}},
-		{Files: map[string]string{"db.txt": "sqlite\n"},
-			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "Used SQLite, all done."+servetest.CompleteStatus)}},
-	}})
+	_, scriptQ := r.Session("q", questionScript())
 	r.Start(1)
 	r.OK("start", "q", "Store things")
 	r.OK("loop", "q")
 	return r, scriptQ
+}
+
+// questionScript asks a question and, answered, finishes.
+func questionScript() script.Script {
+	return script.Script{Iterations: []script.Iteration{
+		{StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "I cannot pick a database."+servetest.Question("PostgreSQL or SQLite?"))}},
+		{Files: map[string]string{"db.txt": "sqlite\n"},
+			StdoutLines: []json.RawMessage{servetest.ResultLine("sess-q", "Used SQLite, all done."+servetest.CompleteStatus)}},
+	}}
 }
 
 // asked checks that the task waits with its question, as `ralph task

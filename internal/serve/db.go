@@ -81,6 +81,13 @@ CREATE TABLE IF NOT EXISTS pauses (
 	task_id TEXT PRIMARY KEY,
 	by      TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pending_answers (
+	task_id TEXT PRIMARY KEY,
+	text    TEXT NOT NULL,
+	by      TEXT NOT NULL,
+	to_loop INTEGER NOT NULL,
+	loops   INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS iterations (
 	session TEXT NOT NULL,
 	loop    INTEGER NOT NULL,

@@ -32,8 +32,8 @@ func (r *taskRunner) waitForAnswer() {
 		d.logf("[%s] question: %v", r.session, err)
 		return
 	}
-	if !st.Ask.Waiting() || r.w.ctl.answers(st.Ask.Loop) {
-		return // answered meanwhile: the loop takes it at its next look
+	if !st.Ask.Waiting() || r.w.ctl.answers(st.Ask.Loop) || d.db.HasPendingAnswer(r.w.taskID) {
+		return // answered meanwhile: the loop takes it at its next look, or its slot
 	}
 	t := *r.t
 	qs := asked(st.Ask)
@@ -79,13 +79,19 @@ func (r *taskRunner) answer(text, by string) (TaskView, error) {
 	left := b.Left(st.Loop)
 	t.MaxLoops, t.Questions, t.ExitReason, t.Message, t.UpdatedAt = b.MaxLoops, nil, "", "", d.opts.Now()
 	if r.w != nil {
-		r.w.ctl.answer(text, by, st.Ask.Loop, left)
-		t.State = fleet.Running
+		// The loop waits with its slot given up: it goes on when the
+		// scheduler gives it one (at once when one is free, before this
+		// replies), never past --max-parallel.
+		if err := d.db.SetPendingAnswer(t.ID, pendingAnswer{Text: text, By: by, To: st.Ask.Loop, Loops: left}); err != nil {
+			return TaskView{}, err
+		}
+		t.State = fleet.Queued
 		if err := d.db.UpdateTask(t); err != nil {
 			return TaskView{}, err
 		}
 		r.load()
 		d.publish(t, "task_answered", "")
+		d.schedule()
 		return d.Status(session)
 	}
 	if found {
@@ -124,6 +130,18 @@ func (r *taskRunner) rewait() {
 	if err != nil || !st.Ask.Waiting() {
 		return
 	}
+	if r.keepAnswer(st) {
+		// Answered before a kill took the task's queueing with it: the
+		// answer is in the task file; queue the task, and its loop starts
+		// with the answer in the saved state, taking its turn for a slot.
+		t := *r.t
+		t.State, t.Questions, t.ExitReason, t.Message, t.UpdatedAt = fleet.Queued, nil, "", "", d.opts.Now()
+		if err := d.db.UpdateTask(t); err == nil {
+			r.load()
+			d.schedule()
+		}
+		return
+	}
 	d.mu.Lock()
 	ctx := d.ctx
 	d.mu.Unlock()
@@ -139,4 +157,42 @@ func (r *taskRunner) rewait() {
 // whose wait a stop ended waits for a person too, but no loop waits with it.
 func waitsForAnswer(t Task) bool {
 	return t.State == fleet.Waiting && len(t.Questions) > 0 && t.ExitReason == string(reason.NeedsClarification)
+}
+
+// giveAnswer hands the answer kept for a loop that waits (a slot was not
+// free when it came) to that loop, now that the scheduler chose the task,
+// and shows the task running again.
+func (r *taskRunner) giveAnswer() {
+	d := r.d
+	a, ok, err := d.db.TakePendingAnswer(r.t.ID)
+	if err != nil {
+		d.logf("[%s] answer: %v", r.session, err)
+		return
+	}
+	if ok {
+		r.w.ctl.answer(a.Text, a.By, a.To, a.Loops)
+	}
+	t := *r.t
+	t.State, t.UpdatedAt = fleet.Running, d.opts.Now()
+	if err := d.db.UpdateTask(t); err != nil {
+		d.logf("[%s] answer: %v", r.session, err)
+	}
+	r.load()
+}
+
+// keepAnswer writes a kept answer into st, the saved state of a task
+// whose loop is gone (a restart, a stop), for its next run's first call;
+// it reports whether there was one.
+func (r *taskRunner) keepAnswer(st loop.State) bool {
+	d := r.d
+	a, ok, err := d.db.TakePendingAnswer(r.t.ID)
+	if err != nil || !ok {
+		return false
+	}
+	if next, ok := loop.Answer(st, a.To, a.Text, a.By); ok {
+		if err := d.db.SaveState(r.session, r.t.ID, next, nil); err != nil {
+			d.logf("[%s] answer: %v", r.session, err)
+		}
+	}
+	return true
 }

@@ -277,6 +277,12 @@ func (r *taskRunner) startLoop() {
 		d.mu.Unlock()
 	}
 	if r.w != nil {
+		// A loop that waits for an answer it was given while every slot
+		// was taken: the slot is its now.
+		r.load()
+		if r.t != nil && r.t.ID == r.w.taskID && r.t.State == fleet.Queued {
+			r.giveAnswer()
+		}
 		unchoose()
 		return
 	}
@@ -285,6 +291,9 @@ func (r *taskRunner) startLoop() {
 		unchoose()
 		d.schedule()
 		return
+	}
+	if st, found, err := d.db.LoadState(r.session); err == nil && found && st.Ask.Waiting() {
+		r.keepAnswer(st) // its loop ended before it could take it
 	}
 	if err := r.launch(ctx, *r.t); err != nil {
 		unchoose()
