@@ -245,9 +245,8 @@ func TestTemporalExportsTraces(t *testing.T) {
 	sawTrace(t, scriptPath, calls)
 }
 
-// A question's wait is a span of its own under the run that asked, ended
-// by the answer, and the run the answer sets going is a new trace linked
-// to the first: a task of days is never one span.
+// A question's wait is a span of the run that asked, between the asking
+// iteration and the answered one: the answer goes on in the same run.
 func TestServeQuestionWaitIsTraced(t *testing.T) {
 	j := jaegertest.Start(t)
 	r := servetest.New(t, servetest.Options{})
@@ -264,38 +263,42 @@ func TestServeQuestionWaitIsTraced(t *testing.T) {
 	r.OK("answer", "b", "Use", "SQLite.")
 	r.WaitFor("b", "done", servetest.StateIs("done"))
 	trs := j.WaitTraces(service, map[string]string{"ralph.task.id": v.ID}, 60*time.Second, func(trs []jaegertest.Trace) bool {
-		if len(trs) != 2 {
-			return false
-		}
 		for _, tr := range trs {
 			for _, s := range tr.Spans {
-				if s.Name == "wait question" {
+				if s.Name == "loop run" && s.Tag("ralph.reason") == "project_complete" {
 					return true
 				}
 			}
 		}
 		return false
 	})
-	var first, second, wait jaegertest.Span
-	for _, tr := range trs {
-		for _, s := range tr.Spans {
-			switch {
-			case s.Name == "loop run" && s.Tag("ralph.reason") == "needs_clarification":
-				first = s
-			case s.Name == "loop run":
-				second = s
-			case s.Name == "wait question":
-				wait = s
-			}
+	// The question is a wait inside the run that asked: one run, one
+	// trace, the wait between the asking iteration and the answered one.
+	if len(trs) != 1 {
+		t.Fatalf("want the task's one run in one trace:\n%s", jaegertest.Dump(trs))
+	}
+	var run, wait, asking, answered jaegertest.Span
+	for _, s := range trs[0].Spans {
+		switch {
+		case s.Name == "loop run":
+			run = s
+		case s.Name == "wait answer":
+			wait = s
+		case s.Name == "iteration 1":
+			asking = s
+		case s.Name == "iteration 2":
+			answered = s
 		}
 	}
-	if first.SpanID == "" || second.SpanID == "" || first.TraceID == second.TraceID {
-		t.Fatalf("want two runs in two traces:\n%s", jaegertest.Dump(trs))
+	if run.SpanID == "" || wait.ParentID != run.SpanID || wait.Tag("ralph.wait.kind") != "answer" {
+		t.Errorf("the question's wait is not a span of the run that asked:\n%s", jaegertest.Dump(trs))
 	}
-	if wait.ParentID != first.SpanID || wait.Tag("ralph.wait.ended_by") != "answer" || wait.Tag("ralph.wait.kind") != "question" {
-		t.Errorf("the question's wait: parent %s (the asking run is %s), %v", wait.ParentID, first.SpanID, wait.Tags)
+	if asking.Tag("ralph.decision") != "wait" || asking.Tag("ralph.reason") != "needs_clarification" || answered.Tag("ralph.reason") != "project_complete" {
+		t.Errorf("the iterations around the wait:\n%s", jaegertest.Dump(trs))
 	}
-	if !slices.Contains(second.Links, first.TraceID+":"+first.SpanID) {
-		t.Errorf("the second run does not link to the first: %v", second.Links)
+	for _, s := range trs[0].Spans {
+		if s.Name == "wait question" {
+			t.Errorf("a second span for the same wait:\n%s", jaegertest.Dump(trs))
+		}
 	}
 }

@@ -177,9 +177,6 @@ func Open(opts Options) (*Daemon, error) {
 	d.bus = events.Of(lostEvents)
 	d.bus.Subscribe(d.logEvent, 0)
 	d.bus.Subscribe(d.stream, 0)
-	if opts.Tracer != nil {
-		d.bus.Subscribe(d.traceTask, 0)
-	}
 	d.openMetrics()
 
 	d.sweepTemps(opts.Now())

@@ -75,8 +75,6 @@ func (t *Tracer) Start(info RunInfo) *Run {
 	if sc, ok := t.lastRun(info.TaskID); ok && info.TaskID != "" {
 		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attribute.String("ralph.link", "previous_run")}}))
 	}
-	// A run that follows a question ends its wait.
-	t.Answered(info.TaskID, time.Now(), "loop")
 	ctx, span := t.tracer.Start(context.Background(), "loop run", opts...)
 	t.remember(info.TaskID, span.SpanContext())
 	return &Run{t: t, info: info, ctx: ctx, run: span}

@@ -115,24 +115,18 @@ func TestRunSpans(t *testing.T) {
 	}
 }
 
-// A task's next run links to its last one; a question waits under the run
-// that asked until the answer.
+// A task's next run links to its last one, in a trace of its own.
 func TestRunsOfATaskAreLinked(t *testing.T) {
 	tr, rec := recorder()
 	first := tr.Start(RunInfo{TaskID: "t1"})
-	first.Observe(loop.Event{Type: loop.EventStop, Reason: reason.NeedsClarification})
-	tr.QuestionWait("t1", "api", time.Now())
-	tr.Answered("t1", time.Now(), "answer")
+	first.Observe(loop.Event{Type: loop.EventStop, Reason: reason.Interrupted})
 	second := tr.Start(RunInfo{TaskID: "t1"})
 	second.End()
 	spans := rec.Ended()
-	if len(spans) != 3 {
-		t.Fatalf("got %d spans, want 3", len(spans))
+	if len(spans) != 2 {
+		t.Fatalf("got %d spans, want 2", len(spans))
 	}
-	run1, q, run2 := spans[0], spans[1], spans[2]
-	if q.Name() != "wait question" || q.Parent().SpanID() != run1.SpanContext().SpanID() {
-		t.Errorf("the question wait %q is not under the run that asked", q.Name())
-	}
+	run1, run2 := spans[0], spans[1]
 	if len(run2.Links()) != 1 || run2.Links()[0].SpanContext.SpanID() != run1.SpanContext().SpanID() {
 		t.Errorf("the second run's links: %v", run2.Links())
 	}

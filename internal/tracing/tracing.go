@@ -71,10 +71,9 @@ type Tracer struct {
 	env []string
 
 	mu sync.Mutex
-	// last is each task's last loop run, which the next run links to and
-	// a question wait hangs under.
-	last  map[string]trace.SpanContext
-	waits map[string]trace.Span // a task's question wait in progress
+	// last is each task's last loop run, which the next run links to (a
+	// question is a wait inside the run, a span of the run's own).
+	last map[string]trace.SpanContext
 }
 
 // maxTasks bounds the runs remembered for links: a daemon that runs for
@@ -163,7 +162,7 @@ func Start(ctx context.Context, o Options) (*Tracer, error) {
 func New(tp *sdktrace.TracerProvider) *Tracer { return newTracer(tp) }
 
 func newTracer(tp *sdktrace.TracerProvider) *Tracer {
-	return &Tracer{tp: tp, tracer: tp.Tracer("ralph"), last: map[string]trace.SpanContext{}, waits: map[string]trace.Span{}}
+	return &Tracer{tp: tp, tracer: tp.Tracer("ralph"), last: map[string]trace.SpanContext{}}
 }
 
 // checkEndpoint refuses an endpoint that is not an http(s) URL, so a typo
@@ -182,20 +181,13 @@ func checkEndpoint(s string) error {
 	return nil
 }
 
-// Shutdown ends the questions still waited for and exports what is left,
+// Shutdown exports what is left,
 // waiting at most timeout: an unreachable collector must not keep ralph
 // from exiting.
 func (t *Tracer) Shutdown(timeout time.Duration) error {
 	if t == nil {
 		return nil
 	}
-	t.mu.Lock()
-	for id, s := range t.waits {
-		s.SetAttributes(attribute.Bool("ralph.wait.unfinished", true))
-		s.End()
-		delete(t.waits, id)
-	}
-	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	return t.tp.Shutdown(ctx)
@@ -228,44 +220,6 @@ func (t *Tracer) lastRun(task string) (trace.SpanContext, bool) {
 	defer t.mu.Unlock()
 	sc, ok := t.last[task]
 	return sc, ok
-}
-
-// QuestionWait starts the span of a task waiting for a person's answer,
-// under the loop run that asked (a root span with the task's id when that
-// run is not known, after a restart). A second call for the same task
-// keeps the first span.
-func (t *Tracer) QuestionWait(task, session string, at time.Time) {
-	if t == nil || task == "" {
-		return
-	}
-	ctx := context.Background()
-	if sc, ok := t.lastRun(task); ok {
-		ctx = trace.ContextWithSpanContext(ctx, sc)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, ok := t.waits[task]; ok {
-		return
-	}
-	_, s := t.tracer.Start(ctx, "wait question", trace.WithTimestamp(at), trace.WithAttributes(
-		attribute.String(AttrTaskID, task), attribute.String(AttrSession, session), attribute.String(AttrWaitKind, "question")))
-	t.waits[task] = s
-}
-
-// Answered ends the task's question wait, if one is open (an answer, a
-// new loop, a cancel).
-func (t *Tracer) Answered(task string, at time.Time, how string) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	s, ok := t.waits[task]
-	delete(t.waits, task)
-	t.mu.Unlock()
-	if ok {
-		s.SetAttributes(attribute.String("ralph.wait.ended_by", how))
-		s.End(trace.WithTimestamp(at))
-	}
 }
 
 // traceparent is the W3C traceparent of sc.
