@@ -99,6 +99,10 @@ func WorkflowID(taskID string) string { return "ralph-task-" + taskID }
 // Task is the workflow: Next decides, an activity calls the agent, Fold
 // folds the result in, until a stop.
 func Task(ctx workflow.Context, in Input) (Output, error) {
+	// A workflow always has a person who can answer (its daemon's
+	// surfaces), whatever the input says: histories recorded before the
+	// policy said so must fold a question as they did.
+	in.Policy.Answerable = true
 	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, plan: in.Plan,
 		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift, sight: in.Sight, seq: in.Seq}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) { return w.status(), nil }); err != nil {
