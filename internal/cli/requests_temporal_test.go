@@ -50,3 +50,31 @@ func TestRequestsGitHubOnTemporal(t *testing.T) {
 		}
 	}
 }
+
+// A follow-up round on the Temporal backend: a writer's review comment on
+// the request's pull request becomes a round of the same task whose call
+// runs on a worker; ralph pushes the round's commit, replies in the thread
+// and resolves it, and the task waits for review again.
+func TestRequestsReviewRoundOnTemporal(t *testing.T) {
+	rr := newRequestRig(t, script.Script{})
+	rr.play(claimWith(map[string]string{"hello.txt": "hello\n"}, "Added hello.txt.", ""))
+	r := onTemporal(t, rr.Daemon)
+	r.worker("a")
+	r.Start(1)
+	pr := rr.openedAndWaiting("Add a greeting")
+	calls := strings.Count(r.wlogs["a"].String(), "[gh-acme-app-1] task")
+
+	rr.play(claimWith(map[string]string{"hello.txt": "hello, reviewer\n"}, "The greeting names the reviewer.", ""))
+	c := rr.gh.AddReviewComment("acme/app", pr, githubtest.ReviewComment{Author: "alice", Body: "Greet the reviewer.", Path: "hello.txt", Line: 1})
+	rr.waitFor("a reply in the review thread", func() bool { return rr.ralphReply(pr, c) != "" })
+	if got := rr.ralphReply(pr, c); !strings.Contains(got, "Addressed in") || !rr.gh.Resolved("acme/app", pr, c) {
+		t.Errorf("reply %q, resolved %v: want the thread answered and resolved", got, rr.gh.Resolved("acme/app", pr, c))
+	}
+	if got := r.Git("", "--git-dir", rr.remote, "show", "ralph/github-1:hello.txt"); got != "hello, reviewer\n" {
+		t.Errorf("the round's commit was not pushed: hello.txt is %q", got)
+	}
+	if n := strings.Count(r.wlogs["a"].String(), "[gh-acme-app-1] task"); n <= calls {
+		t.Errorf("the round ran no call on the worker (%d lines, were %d):\n%s", n, calls, r.wlogs["a"].String())
+	}
+	r.WaitFor("gh-acme-app-1", "waiting for review again", reviewing)
+}

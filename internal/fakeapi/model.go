@@ -49,7 +49,7 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, rec Request,
 		out.error(w, t.Error, s.now())
 		return
 	}
-	model := s.script.Model
+	model := s.current().Model
 	if model == "" {
 		model = mr.Model
 	}

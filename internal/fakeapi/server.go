@@ -26,7 +26,6 @@ type Server struct {
 	// URL is the base URL to give a client, e.g. as ANTHROPIC_BASE_URL.
 	URL string
 
-	script Script
 	now    func() time.Time
 	sleep  func(context.Context, time.Duration) error
 	srv    *http.Server
@@ -36,6 +35,7 @@ type Server struct {
 	err    error
 
 	mu       sync.Mutex
+	script   Script
 	next     int // the iteration the next new prompt gets (sequential mode)
 	requests []Request
 	problems []string
@@ -118,6 +118,28 @@ func (s *Server) Close() error {
 		<-s.served
 	})
 	return s.err
+}
+
+// Play replaces the script: the next plain prompt starts its first
+// iteration. A test plays the model one phase of its story at a time (what
+// the agent does once a reviewer or a check has spoken) without counting
+// the calls each earlier phase took. A call in progress when it is
+// replaced continues in the new script, so play between calls.
+func (s *Server) Play(script Script) error {
+	if err := script.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.script, s.next = script, 0
+	s.mu.Unlock()
+	return nil
+}
+
+// current is the script being played.
+func (s *Server) current() Script {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script
 }
 
 // Requests returns a copy of every request received so far, oldest first.
@@ -232,7 +254,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 		writeError(w, t.Error, s.now())
 		return
 	}
-	model := s.script.Model
+	model := s.current().Model
 	if model == "" {
 		model = mr.Model
 	}
@@ -246,7 +268,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 
 // turn returns the scripted step; false when the script has none.
 func (s *Server) turn(iter, turn int) (Turn, bool) {
-	its := s.script.Iterations
+	its := s.current().Iterations
 	if iter < 0 || iter >= len(its) || turn < 0 || turn >= len(its[iter].Turns) {
 		return Turn{}, false
 	}
@@ -264,7 +286,7 @@ func (s *Server) choose(mr *MessagesRequest) (iter, turn int) {
 		// Not our tool ids (e.g. the fake was restarted): count instead.
 		return s.clamp(stateless(conv))
 	}
-	if s.script.Mode == ModeStateless {
+	if s.current().Mode == ModeStateless {
 		return s.clamp(stateless(conv))
 	}
 	s.mu.Lock()
@@ -277,7 +299,8 @@ func (s *Server) choose(mr *MessagesRequest) (iter, turn int) {
 // clamp maps iterations past the end onto the last one when the script
 // repeats it, so that the tool ids the fake hands out name a real step.
 func (s *Server) clamp(iter, turn int) (int, int) {
-	if n := len(s.script.Iterations); s.script.RepeatLast && n > 0 && iter >= n {
+	script := s.current()
+	if n := len(script.Iterations); script.RepeatLast && n > 0 && iter >= n {
 		iter = n - 1
 	}
 	return iter, turn

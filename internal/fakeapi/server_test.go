@@ -384,3 +384,30 @@ func TestNewRejectsInvalidScript(t *testing.T) {
 		t.Error("New accepted an iteration without turns")
 	}
 }
+
+func TestPlayReplacesTheScript(t *testing.T) {
+	s := Start(t, stepScript())
+	reply := func() string {
+		t.Helper()
+		_, raw := post(t, s.URL, "/v1/messages", messagesBody(false, freshPrompt("go")))
+		var r jsonReply
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatalf("reply %s: %v", raw, err)
+		}
+		return r.text()
+	}
+	if got := reply(); got != "i0t0" {
+		t.Fatalf("before Play: %q", got)
+	}
+	if err := s.Play(Script{RepeatLast: true, Iterations: []Iteration{{Turns: []Turn{TextTurn("first")}}, {Turns: []Turn{TextTurn("then")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first", "then", "then"} {
+		if got := reply(); got != want {
+			t.Fatalf("after Play: %q, want %q (the new script from its first iteration)", got, want)
+		}
+	}
+	if err := s.Play(Script{Iterations: []Iteration{{}}}); err == nil {
+		t.Error("Play took a script with an empty iteration")
+	}
+}
