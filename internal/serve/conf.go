@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ralph/internal/account"
 	"ralph/internal/budget"
 	"ralph/internal/redact"
 )
@@ -27,6 +28,7 @@ import (
 //	RALPH_MAX_CALLS_PER_HOUR=60
 //	RALPH_FLEET_MAX_COST_PER_DAY=12  # daily budgets, docs/budgets.md
 //	BUDGET_TIMEZONE=Europe/Berlin
+//	RALPH_ACCOUNT_WORK=claude config=/home/me/.claude-work sessions=api
 type Conf struct {
 	Listen      string
 	MaxParallel int
@@ -129,6 +131,10 @@ func ParseConf(name string, data []byte) (Conf, error) {
 		default:
 			if err := budget.Check(key, value); err != nil {
 				return fail("%s=%q: %v", key, value, err)
+			}
+			if err := account.Check(key, value); err != nil {
+				// The value is not quoted: a mistaken line may hold a key.
+				return fail("%s: %v", key, err)
 			}
 			if redact.IsSecretName(key) {
 				c.Secret = true
