@@ -27,6 +27,10 @@ var fleetEnv = []string{
 // a clock moved for the tests of its daily budgets, never set otherwise.
 var harnessPrefixes = []string{"RALPH_FAKE_", "RALPH_TEST_", "RALPH_BENCH_"}
 
+// fleetPrefixes start variables the daemon reads by prefix: its accounts
+// (RALPH_ACCOUNT_<NAME>, docs/budgets.md).
+var fleetPrefixes = []string{"RALPH_ACCOUNT_"}
+
 // UnknownEnv warns about each RALPH_ variable in environ that ralph does
 // not read — a typo, or a name from another tool — with the name it was
 // probably meant to be. Without it, RALPH_MAX_LOPS=5 would be ignored
@@ -37,7 +41,7 @@ func UnknownEnv(environ []string) []Warning {
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		// Empty is "not set", as everywhere in ralph's settings.
-		if !strings.HasPrefix(name, "RALPH_") || value == "" || known[name] || harness(name) {
+		if !strings.HasPrefix(name, "RALPH_") || value == "" || known[name] || harness(name) || hasPrefix(name, fleetPrefixes) {
 			continue
 		}
 		msg := "unknown variable (ignored)"
@@ -82,4 +86,13 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func hasPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

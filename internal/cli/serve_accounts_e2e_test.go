@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/serve"
+	"ralph/internal/servetest"
+)
+
+// worksUnder is an agent call that works on (a file changes, the plan
+// stays open) and writes the account it ran under to account.txt.
+func worksUnder(session string) script.Iteration {
+	return script.Iteration{Append: map[string]string{"work.txt": "call {{call}}\n"}, Files: map[string]string{"account.txt": "{{config_dir}}"},
+		Sleep: script.Duration(300 * time.Millisecond),
+		StdoutLines: []json.RawMessage{servetest.Result{Session: session + "-{{call}}", CostUSD: 0.1,
+			Text: "Worked." + servetest.RalphStatus("IN_PROGRESS", false, 3)}.Line()}}
+}
+
+// Two accounts of Claude Code: one loop exhausts "main" — every loop on
+// main waits, shown as waiting for quota on main on the API, in `ralph
+// task status`, on the dashboard and in the chat, without calling into
+// the limit; loops on "spare" go on, and a loop that may use both goes
+// to spare. A restart keeps the window (a new task on main waits at
+// once); once the daemon's clock passes the reset the waiting ones
+// resume by themselves, with every call made counted once.
+func TestAccountsUsageWindows(t *testing.T) {
+	home := t.TempDir()
+	mainDir, spareDir := filepath.Join(home, "claude-main"), filepath.Join(home, "claude-spare")
+	r, api := telegramRig(t, "BUDGET_TIMEZONE=UTC",
+		"RALPH_ACCOUNT_MAIN=claude config="+mainDir+" sessions=a,b,d,e",
+		"RALPH_ACCOUNT_SPARE=claude config="+spareDir+" sessions=c,e")
+	reset := time.Now().Add(10 * time.Minute).Truncate(time.Second)
+	limit := script.Iteration{ExitCode: 1, StdoutLines: []json.RawMessage{
+		json.RawMessage(fmt.Sprintf(`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":%d,"rateLimitType":"five_hour"}}`, reset.UnixMilli())),
+		json.RawMessage(`{"type":"result","subtype":"success","is_error":true,"session_id":"s","api_error":"usage_limit_reached","result":"You've hit your 5-hour limit"}`)}}
+	scripts := map[string]string{}
+	dirs := map[string]string{}
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		its := []script.Iteration{worksUnder("sess-" + s)}
+		if s == "a" {
+			its = []script.Iteration{limit, worksUnder("sess-a")}
+		}
+		dirs[s], scripts[s] = r.Session(s, script.Script{RepeatLast: true, Iterations: its})
+	}
+	calls := func(s string) int {
+		data, err := os.ReadFile(script.ArgvLog(scripts[s]))
+		if os.IsNotExist(err) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "\n")
+	}
+	r.Start(5)
+	tok, err := serve.Token(serve.Home(r.Home), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	why := "waiting for quota on main until " + reset.Add(time.Minute).UTC().Format("15:04") + " UTC"
+	waits := func(v serve.TaskView) bool {
+		return string(v.State) == "waiting" && v.Message == why && v.Account == "main"
+	}
+	r.OK("start", "a", "Exhausts main")
+	r.OK("loop", "a", "20")
+	va := r.WaitFor("a", "waiting for quota", waits)
+	r.OK("start", "b", "Also on main")
+	r.OK("loop", "b", "3")
+	vb := r.WaitFor("b", "waiting for quota", waits)
+	r.OK("start", "c", "On spare")
+	r.OK("loop", "c", "3")
+	r.OK("start", "e", "On either")
+	r.OK("loop", "e", "3")
+	for _, s := range []string{"c", "e"} {
+		v := r.WaitFor(s, "three calls on spare", func(v serve.TaskView) bool { return v.LoopCount >= 3 })
+		if v.Account != "spare" {
+			t.Errorf("session %s ran under %q, want spare", s, v.Account)
+		}
+		if got := readFile(t, filepath.Join(dirs[s], "account.txt")); got != spareDir {
+			t.Errorf("session %s's agent had CLAUDE_CONFIG_DIR=%q, want the spare account's", s, got)
+		}
+	}
+	if n := calls("b"); n != 0 {
+		t.Errorf("b called its agent %d times into main's known limit", n)
+	}
+	if n := calls("a"); n != 1 {
+		t.Errorf("a called %d times while main was exhausted, want the one that hit the limit", n)
+	}
+	if out := r.OK("status", "b"); !strings.Contains(out, "now: "+why) {
+		t.Errorf("ralph task status b:\n%s", out)
+	}
+	if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, html.EscapeString(why)) {
+		t.Errorf("dashboard (%d) without the wait:\n%s", code, page)
+	}
+	said(t, api, 0, why)
+	said(t, api, 0, vb.ID)
+	_ = va
+
+	// A restart keeps main's window: a new task on main waits at once.
+	// (a, whose own state holds the limit it hit, is cancelled first: only
+	// the store can tell the next daemon of the window.)
+	if v := r.View("cancel", "a"); v.State != "cancelled" {
+		t.Fatalf("cancel a: %s", v.State)
+	}
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	r.Start(5)
+	r.WaitFor("b", "waiting after the restart", waits)
+	r.OK("start", "d", "New on main")
+	r.OK("loop", "d", "3")
+	r.WaitFor("d", "waiting for quota", waits)
+	time.Sleep(time.Second) // a call made past the window would show by now
+	if n := calls("b") + calls("d"); n != 0 || calls("a") != 1 {
+		t.Fatalf("after the restart, calls into main's limit: a %d, b %d, d %d", calls("a"), calls("b"), calls("d"))
+	}
+
+	// Past the reset (the daemon's clock moved) they go on by themselves.
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	r.Env = append(r.Env, "RALPH_TEST_CLOCK_OFFSET=15m")
+	r.Start(5)
+	for _, s := range []string{"b", "d"} {
+		v := r.WaitFor(s, "resumed after the reset, to its last loop", func(v serve.TaskView) bool { return v.ExitReason == "max_loops" })
+		if v.Account != "main" {
+			t.Errorf("session %s resumed under %q", s, v.Account)
+		}
+	}
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		v := r.Status(s)
+		if want := map[string]int{"a": 1}[s]; v.LoopCount != max(want, 3*(1-want)) {
+			t.Errorf("session %s counted %d iterations, want %d", s, v.LoopCount, max(want, 3*(1-want)))
+		}
+		if n := calls(s); n != v.LoopCount {
+			t.Errorf("session %s: %d calls made, %d iterations counted", s, n, v.LoopCount)
+		}
+		var hist []int
+		for _, h := range v.History {
+			hist = append(hist, h.Loop)
+		}
+		for i := 1; i < len(hist); i++ {
+			if hist[i] != hist[i-1]+1 {
+				t.Errorf("session %s's iterations %v: one lost or made twice", s, hist)
+				break
+			}
+		}
+	}
+}
