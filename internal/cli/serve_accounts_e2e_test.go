@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,6 +102,27 @@ func TestAccountsUsageWindows(t *testing.T) {
 	if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, html.EscapeString(why)) {
 		t.Errorf("dashboard (%d) without the wait:\n%s", code, page)
 	}
+	windows := func(when string) {
+		t.Helper()
+		cmd := exec.Command(r.Ralph, "stats", "--fleet", "--json")
+		cmd.Env = r.Env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("ralph stats --fleet: %v", err)
+		}
+		var rep serve.BudgetReport
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if len(rep.Accounts) != 2 || rep.Accounts[0].Name != "main" || rep.Accounts[0].Status != why || !rep.Accounts[0].Until.Equal(reset.Add(time.Minute)) ||
+			rep.Accounts[1].Name != "spare" || rep.Accounts[1].Status != "quota left" || rep.Accounts[1].Login != "config "+spareDir {
+			t.Errorf("%s, the accounts: %+v", when, rep.Accounts)
+		}
+		if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, html.EscapeString("Accounts: main (claude): "+why+"; spare (claude): quota left.")) {
+			t.Errorf("%s, the dashboard (%d) without the accounts' windows:\n%s", when, code, page)
+		}
+	}
+	windows("main exhausted")
 	said(t, api, 0, why)
 	said(t, api, 0, vb.ID)
 	_ = va
@@ -115,6 +137,7 @@ func TestAccountsUsageWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Start(5)
+	windows("after the restart")
 	r.WaitFor("b", "waiting after the restart", waits)
 	r.OK("start", "d", "New on main")
 	r.OK("loop", "d", "3")

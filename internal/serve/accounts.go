@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -181,4 +182,55 @@ func (d *Daemon) shownAccount(session string) string {
 	d.actMu.Lock()
 	defer d.actMu.Unlock()
 	return d.quota.shown[session]
+}
+
+// AccountFigures are one account as `ralph stats --fleet`, GET
+// /api/budget and the dashboard show it: never a key, only where it is.
+type AccountFigures struct {
+	Name  string `json:"name"`
+	Agent string `json:"agent"`
+	// Login is its config directory or the variable holding its key ("":
+	// the daemon's own login of the agent).
+	Login string `json:"login,omitempty"`
+	// Until is when its usage window resets, while it is held; Status
+	// says so in words ("quota left" otherwise), Message in the agent's.
+	Until   time.Time `json:"until,omitzero"`
+	Status  string    `json:"status"`
+	Message string    `json:"message,omitempty"`
+	Session string    `json:"seen_by,omitempty"`
+}
+
+// accountFigures are the accounts set and the agents' own logins whose
+// window is known, by name.
+func (d *Daemon) accountFigures(now time.Time) []AccountFigures {
+	d.actMu.Lock()
+	defer d.actMu.Unlock()
+	out := []AccountFigures{}
+	named := map[string]bool{}
+	add := func(f AccountFigures) {
+		f.Status = "quota left"
+		if w, ok := d.quota.windows[f.Name]; ok && w.Held(now) {
+			f.Until, f.Status, f.Message, f.Session = w.Until, account.WaitText(w, now, d.opts.Budget.Zone), w.Message, w.Session
+		}
+		out = append(out, f)
+		named[f.Name] = true
+	}
+	for _, a := range d.opts.Accounts {
+		login := "config " + a.ConfigDir
+		if a.KeyVar != "" {
+			login = "key in $" + a.KeyVar
+		}
+		add(AccountFigures{Name: a.Name, Agent: a.Agent, Login: login})
+	}
+	var own []string
+	for name, w := range d.quota.windows {
+		if !named[name] && w.Held(now) {
+			own = append(own, name)
+		}
+	}
+	sort.Strings(own)
+	for _, name := range own {
+		add(AccountFigures{Name: name, Agent: name})
+	}
+	return out
 }

@@ -180,6 +180,9 @@ type BudgetReport struct {
 	Limits   BudgetLimits   `json:"limits"`
 	Fleet    SpendFigures   `json:"fleet"`
 	Sessions []SpendFigures `json:"sessions"`
+	// Accounts are the agents' accounts and what is known of their usage
+	// windows (accounts.go).
+	Accounts []AccountFigures `json:"accounts"`
 }
 
 // BudgetLimits are the budgets set (0: none).
@@ -232,5 +235,6 @@ func (d *Daemon) Budget() (BudgetReport, error) {
 		r.Sessions = append(r.Sessions, SpendFigures{Session: s, Calls: x.Calls, CostUSD: x.CostUSD, Tokens: x.Tokens, Running: running[s]})
 	}
 	sort.Slice(r.Sessions, func(i, j int) bool { return r.Sessions[i].Session < r.Sessions[j].Session })
+	r.Accounts = d.accountFigures(now)
 	return r, nil
 }
