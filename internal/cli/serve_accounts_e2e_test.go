@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,6 +177,64 @@ func TestAccountsUsageWindows(t *testing.T) {
 				t.Errorf("session %s's iterations %v: one lost or made twice", s, hist)
 				break
 			}
+		}
+	}
+}
+
+// An account with an API key: its calls get the key in the agent's own
+// variable, the variable holding it reaches no agent, and the key shows
+// in no log, no view and no report.
+func TestAccountKeyReachesOnlyItsCalls(t *testing.T) {
+	const secret = "sk-ant-test-0123456789abcdef"
+	r := servetest.New(t, servetest.Options{})
+	for _, kv := range r.Env {
+		if strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
+			t.Fatalf("the rig sets %s: the test would prove nothing", kv)
+		}
+	}
+	r.Env = append(r.Env, "WORK_CLAUDE_KEY="+secret, "RALPH_ACCOUNT_WORK=claude key=WORK_CLAUDE_KEY sessions=k")
+	_, sk := r.Session("k", script.Script{RepeatLast: true, Iterations: []script.Iteration{worksUnder("sess-k")}})
+	_, so := r.Session("o", script.Script{RepeatLast: true, Iterations: []script.Iteration{worksUnder("sess-o")}})
+	r.Start(2)
+	for _, s := range []string{"k", "o"} {
+		r.OK("start", s, "Work")
+		r.OK("loop", s, "1")
+	}
+	vk := r.WaitFor("k", "one call", func(v serve.TaskView) bool { return v.ExitReason == "max_loops" })
+	vo := r.WaitFor("o", "one call", func(v serve.TaskView) bool { return v.ExitReason == "max_loops" })
+	if vk.Account != "work" || vo.Account != "claude" {
+		t.Errorf("accounts: k %q, o %q; want work and the agent's own login", vk.Account, vo.Account)
+	}
+	envOf := func(scriptPath string) []string {
+		var c script.Call
+		if err := json.Unmarshal([]byte(strings.SplitN(readFile(t, script.ArgvLog(scriptPath)), "\n", 2)[0]), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c.EnvNames
+	}
+	if names := envOf(sk); !slices.Contains(names, "ANTHROPIC_API_KEY") || slices.Contains(names, "WORK_CLAUDE_KEY") {
+		t.Errorf("k's call had %q: want ANTHROPIC_API_KEY and not WORK_CLAUDE_KEY", names)
+	}
+	if names := envOf(so); slices.Contains(names, "ANTHROPIC_API_KEY") || slices.Contains(names, "WORK_CLAUDE_KEY") {
+		t.Errorf("o's call, on no account of it, had the key: %q", names)
+	}
+	cmd := exec.Command(r.Ralph, "stats", "--fleet", "--json")
+	cmd.Env = r.Env
+	stats, err := cmd.Output()
+	if err != nil || !strings.Contains(string(stats), `"login": "key in $WORK_CLAUDE_KEY"`) {
+		t.Errorf("ralph stats --fleet: %v\n%s", err, stats)
+	}
+	tok, err := serve.Token(serve.Home(r.Home), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, page := r.API("GET", "/", tok, "")
+	if !strings.Contains(page, "work (claude): quota left") {
+		t.Errorf("the dashboard without the account:\n%s", page)
+	}
+	for where, text := range map[string]string{"the daemon's log": r.Log.String(), "the stats": string(stats), "k's status": r.OK("status", "k"), "the dashboard": page} {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s shows the key", where)
 		}
 	}
 }
