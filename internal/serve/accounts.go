@@ -94,8 +94,8 @@ func (d *Daemon) shareLimits(session string, held map[string]loop.AgentLimit) {
 
 // sharedLimits is engine.Deps.SharedLimits for a loop of session on
 // agents: by agent, the limit that holds it — every account it may use
-// held, the one freeing first — as the loop adopts it. quota are the
-// agents with an account free (engine.Deps.Quota). useAccounts false
+// held, the one freeing first — as the loop adopts it. free are the
+// agents with an account with quota left (engine.Deps.Quota). useAccounts false
 // (a loop elsewhere, which runs under its worker's login) reads only the
 // agents' own logins' windows.
 func (d *Daemon) sharedLimits(session string, agents []string, useAccounts bool) (limits map[string]loop.AgentLimit, free map[string]bool) {
@@ -169,6 +169,11 @@ func (d *Daemon) accountEnv(session, agent string) (env []string, switched strin
 func (d *Daemon) quotaText(session string, until time.Time) string {
 	d.actMu.Lock()
 	name := d.quota.shown[session]
+	if name == "" {
+		// A loop elsewhere (Temporal) runs under its worker's own login
+		// of the agent.
+		name = account.Default(d.activity[session].Agent)
+	}
 	d.actMu.Unlock()
 	if name == "" {
 		name = "its agent's account"
