@@ -21,6 +21,7 @@ import (
 	"ralph/internal/budget"
 	"ralph/internal/config"
 	"ralph/internal/dashboard"
+	"ralph/internal/fleet"
 	"ralph/internal/loop"
 	"ralph/internal/redact"
 	"ralph/internal/serve"
@@ -224,6 +225,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	}
 	if opts.Accounts, err = account.FromEnv(os.Environ(), os.Getenv); err != nil {
 		return err
+	}
+	if opts.Priorities, err = fleet.ParsePriorities(os.Getenv(fleet.EnvPriorities)); err != nil {
+		return fmt.Errorf("%s: %w", fleet.EnvPriorities, err)
 	}
 	// An account's key reaches its own calls only, and no log.
 	agent.Withhold(account.KeyVars(opts.Accounts)...)

@@ -238,3 +238,34 @@ func TestAccountKeyReachesOnlyItsCalls(t *testing.T) {
 		}
 	}
 }
+
+// Session priorities: with one slot, a queued task of a session of a
+// higher priority starts before one queued earlier.
+func TestSessionPriorities(t *testing.T) {
+	r := servetest.New(t, servetest.Options{})
+	r.Env = append(r.Env, "RALPH_SESSION_PRIORITIES=hi:5")
+	slow := func(s string) script.Script {
+		it := worksUnder(s)
+		it.Sleep = script.Duration(1500 * time.Millisecond)
+		return script.Script{RepeatLast: true, Iterations: []script.Iteration{it}}
+	}
+	for _, s := range []string{"x", "lo", "hi"} {
+		r.Session(s, slow(s))
+	}
+	r.Start(1)
+	r.OK("start", "x", "First")
+	r.OK("loop", "x", "1")
+	r.WaitFor("x", "running", servetest.StateIs("running"))
+	r.OK("start", "lo", "Queued first")
+	r.OK("loop", "lo", "1")
+	r.OK("start", "hi", "Queued second, of a higher priority")
+	r.OK("loop", "hi", "1")
+	if v := r.Status("lo"); v.State != "queued" {
+		t.Fatalf("lo is %s while x runs", v.State)
+	}
+	r.WaitFor("hi", "running", servetest.StateIs("running"))
+	if v := r.Status("lo"); v.State != "queued" {
+		t.Errorf("lo is %s while hi runs: hi's priority did not put it first", v.State)
+	}
+	r.WaitFor("lo", "its turn", func(v serve.TaskView) bool { return v.ExitReason == "max_loops" })
+}

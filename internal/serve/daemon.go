@@ -79,6 +79,9 @@ type Options struct {
 	// variables holding their keys (nil: os.Getenv).
 	Accounts []account.Account
 	Getenv   func(string) string
+	// Priorities are the sessions' (RALPH_SESSION_PRIORITIES): a queued
+	// task of a higher one starts first.
+	Priorities map[string]int
 	// HistoryDays is how long a finished task is kept (HISTORY_DAYS; the
 	// command line's default is DefaultHistoryDays); 0 keeps every task.
 	HistoryDays int
