@@ -16,11 +16,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"ralph/internal/account"
 	"ralph/internal/agent"
 	"ralph/internal/budget"
 	"ralph/internal/config"
 	"ralph/internal/dashboard"
+	"ralph/internal/fleet"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 	"ralph/internal/serve"
 	"ralph/internal/store"
 	"ralph/internal/telegram"
@@ -219,6 +222,17 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		Build: buildLoop, Log: ios.Err, Describe: describe, Watch: watch, LockFile: projectLockFile}
 	if opts.Budget, err = budget.FromEnv(os.Getenv); err != nil {
 		return err
+	}
+	if opts.Accounts, err = account.FromEnv(os.Environ(), os.Getenv); err != nil {
+		return err
+	}
+	if opts.Priorities, err = fleet.ParsePriorities(os.Getenv(fleet.EnvPriorities)); err != nil {
+		return fmt.Errorf("%s: %w", fleet.EnvPriorities, err)
+	}
+	// An account's key reaches its own calls only, and no log.
+	agent.Withhold(account.KeyVars(opts.Accounts)...)
+	for _, s := range account.Secrets(opts.Accounts, os.Getenv) {
+		redact.Add(s)
 	}
 	if opts.Now, err = testClock(os.Getenv, ios.Err); err != nil {
 		return err

@@ -380,9 +380,13 @@ func TestServeSharedUsageLimit(t *testing.T) {
 	r.OK("start", "u", "First")
 	r.OK("start", "v", "Second")
 	r.OK("loop", "u")
-	r.WaitFor("u", "held by the usage limit", func(v serve.TaskView) bool { return v.Activity == "waiting: usage_limit" })
+	// One agent without accounts set is one account, named by the agent.
+	held := func(v serve.TaskView) bool {
+		return string(v.State) == "waiting" && strings.HasPrefix(v.Activity, "waiting for quota on claude until ") && v.Account == "claude"
+	}
+	r.WaitFor("u", "held by the usage limit", held)
 	r.OK("loop", "v")
-	v := r.WaitFor("v", "held by the usage limit", func(v serve.TaskView) bool { return v.Activity == "waiting: usage_limit" })
+	v := r.WaitFor("v", "held by the usage limit", held)
 	u := r.Status("u")
 	if v.WaitUntil.IsZero() || !v.WaitUntil.Equal(u.WaitUntil) {
 		t.Errorf("v waits until %v, u until %v", v.WaitUntil, u.WaitUntil)

@@ -42,6 +42,19 @@ func printFleetSpend(w io.Writer, r serve.BudgetReport) {
 		row("session "+s.Session, s, r.Limits.SessionCostUSD, r.Limits.SessionTokens)
 	}
 	_ = tw.Flush()
+	if len(r.Accounts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "accounts:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, a := range r.Accounts {
+		login := a.Login
+		if login == "" {
+			login = "its own login"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a.Name, a.Agent, login, a.Status)
+	}
+	_ = tw.Flush()
 }
 
 func dollars(v float64) string {

@@ -18,6 +18,7 @@ var fleetEnv = []string{
 	"RALPH_SLACK_REPO", "RALPH_SLACK_CHANNELS", "RALPH_SLACK_USERS",
 	"RALPH_REQUEST_MAX_LOOPS", "RALPH_REQUEST_REMIND", "RALPH_REQUEST_SANDBOX", "RALPH_PR_FOLLOWUP_ROUNDS",
 	"RALPH_TEMPORAL_API_KEY", "RALPH_TEMPORAL_CLI", "RALPH_JAEGER", // the CLI and the trace backend of the tests, as they are built
+	"RALPH_SESSION_PRIORITIES",
 	"RALPH_FLEET_MAX_COST_PER_DAY", "RALPH_SESSION_MAX_COST_PER_DAY", "RALPH_FLEET_MAX_TOKENS_PER_DAY", "RALPH_SESSION_MAX_TOKENS_PER_DAY",
 	"RALPH_AGENT_GROUP", "RALPH_CALL_DIR", // set by ralph on each agent it starts
 }
@@ -26,6 +27,10 @@ var fleetEnv = []string{
 // read by its test programs — and RALPH_TEST_CLOCK_OFFSET by `ralph serve`,
 // a clock moved for the tests of its daily budgets, never set otherwise.
 var harnessPrefixes = []string{"RALPH_FAKE_", "RALPH_TEST_", "RALPH_BENCH_"}
+
+// fleetPrefixes start variables the daemon reads by prefix: its accounts
+// (RALPH_ACCOUNT_<NAME>, docs/budgets.md).
+var fleetPrefixes = []string{"RALPH_ACCOUNT_"}
 
 // UnknownEnv warns about each RALPH_ variable in environ that ralph does
 // not read — a typo, or a name from another tool — with the name it was
@@ -37,7 +42,7 @@ func UnknownEnv(environ []string) []Warning {
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		// Empty is "not set", as everywhere in ralph's settings.
-		if !strings.HasPrefix(name, "RALPH_") || value == "" || known[name] || harness(name) {
+		if !strings.HasPrefix(name, "RALPH_") || value == "" || known[name] || harness(name) || hasPrefix(name, fleetPrefixes) {
 			continue
 		}
 		msg := "unknown variable (ignored)"
@@ -82,4 +87,13 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func hasPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -12,13 +12,14 @@ import (
 
 func TestUnknownEnv(t *testing.T) {
 	warns := UnknownEnv([]string{
-		"RALPH_MAX_LOPS=5",         // a typo
-		"RALPH_CLAUDE_CODE_CMD=x",  // the bash tool's name with the prefix: known
-		"RALPH_MAX_LOOPS=5",        // known
-		"RALPH_HOME=/srv/ralph",    // the daemon's
-		"RALPH_FAKE_SCRIPT=s.json", // the test suite's
-		"RALPH_FROBNICATE=1",       // nothing near
-		"PATH=/bin", "MAX_LOPS=3",  // not ralph's prefix
+		"RALPH_MAX_LOPS=5",                    // a typo
+		"RALPH_CLAUDE_CODE_CMD=x",             // the bash tool's name with the prefix: known
+		"RALPH_MAX_LOOPS=5",                   // known
+		"RALPH_HOME=/srv/ralph",               // the daemon's
+		"RALPH_FAKE_SCRIPT=s.json",            // the test suite's
+		"RALPH_ACCOUNT_WORK=claude config=/c", // an account of the daemon
+		"RALPH_FROBNICATE=1",                  // nothing near
+		"PATH=/bin", "MAX_LOPS=3",             // not ralph's prefix
 		"RALPH_GITHUB_REPO=o/r", // one letter short of RALPH_GITHUB_REPOS
 	})
 	got := fmt.Sprint(warns)
@@ -58,7 +59,7 @@ func TestUnknownEnvKnowsEveryNameTheCodeReads(t *testing.T) {
 		}
 		for _, m := range lit.FindAllSubmatch(src, -1) {
 			// RALPH_STATUS is the status block's name, not a variable.
-			if name := string(m[1]); !known[name] && !harness(name) && name != "RALPH_STATUS" {
+			if name := string(m[1]); !known[name] && !harness(name) && !hasPrefix(name, fleetPrefixes) && name != "RALPH_STATUS" {
 				t.Errorf("%s reads %s, which UnknownEnv would call unknown", path, name)
 			}
 		}

@@ -84,6 +84,16 @@ type Deps struct {
 	// SharedLimits returns the usage limits other loops of the host saw
 	// (nil: none are shared, as in `ralph run`).
 	SharedLimits func() map[string]loop.AgentLimit
+	// Quota returns the agents the host has quota on for this loop on
+	// another of their accounts (nil: accounts are not the host's
+	// concern): loop.Observation.Quota.
+	Quota func() map[string]bool
+	// AccountEnv adds to each call of agent the environment of the
+	// account it runs under (nil: the host's own login), asked right
+	// before the call starts. switched, when set, says the account is not
+	// the last call's: the agent's session lives in the other account's
+	// config, so the call starts a new one.
+	AccountEnv func(agent string) (env []string, switched string)
 	// AgentStarted receives each agent call's process group id (nil: not
 	// needed): a daemon records it to end the group after its own crash.
 	AgentStarted func(pgid int)
@@ -425,7 +435,11 @@ func (e *Engine) observe() (loop.Observation, plan.Plan) {
 	if e.deps.SharedLimits != nil {
 		shared = e.deps.SharedLimits()
 	}
-	return s.Observation(now, ctl, shared), pl
+	obs := s.Observation(now, ctl, shared)
+	if e.deps.Quota != nil {
+		obs.Quota = e.deps.Quota()
+	}
+	return obs, pl
 }
 
 // waitStep announces a wait once and sleeps through a slice of it: the

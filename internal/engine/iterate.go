@@ -77,6 +77,14 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	sp := stopPlan(before)
 	spec := e.spec.Agents[idx]
 	ad := e.deps.Agents[idx]
+	var accountEnv []string
+	if e.deps.AccountEnv != nil {
+		var switched string
+		if accountEnv, switched = e.deps.AccountEnv(spec.Name); switched != "" && session != "" {
+			e.emit(loop.Event{Type: loop.EventWarning, Loop: n, Message: switched + "; a new agent session, as the last one is kept in the other account"})
+			session = ""
+		}
+	}
 	inv := agent.Invocation{
 		Dir: dir, Prompt: string(prompt), SessionID: session,
 		AppendSystemPrompt: loop.BuildContext(loop.ContextInput{
@@ -103,6 +111,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	e.emit(loop.Event{Type: loop.EventIterationStart, Loop: n, Session: session, Agent: spec.Name})
 	if e.deps.CallEnv != nil {
 		inv.Env = append(slices.Clip(inv.Env), e.deps.CallEnv()...)
+	}
+	if accountEnv != nil {
+		inv.Env = append(slices.Clip(inv.Env), accountEnv...)
 	}
 
 	res, runErr := ad.Run(ctx, inv)

@@ -8,6 +8,7 @@ package fleet
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"ralph/internal/reason"
@@ -51,8 +52,10 @@ type Task struct {
 	ID      string
 	Session string
 	State   State
-	// Seq orders tasks by creation: the queue is first come, first served.
-	Seq int64
+	// Seq orders tasks by creation: the queue is first come, first served
+	// among the tasks of sessions of one Priority; a higher one goes first.
+	Seq      int64
+	Priority int
 	// Questions are the agent's pending questions (needs_clarification).
 	Questions []string
 }
@@ -73,7 +76,8 @@ func AfterLoop(r reason.Reason) State {
 	return Waiting
 }
 
-// Schedule returns the queued tasks to start now, in creation order: up to
+// Schedule returns the queued tasks to start now, by their sessions'
+// priority, then in creation order: up to
 // maxParallel loops run at once (0 or less: one), and a session never runs
 // two.
 func Schedule(tasks []Task, maxParallel int) []string {
@@ -94,7 +98,12 @@ func Schedule(tasks []Task, maxParallel int) []string {
 			queued = append(queued, t)
 		}
 	}
-	slices.SortStableFunc(queued, func(a, b Task) int { return compare(a.Seq, b.Seq) })
+	slices.SortStableFunc(queued, func(a, b Task) int {
+		if a.Priority != b.Priority {
+			return compare(int64(b.Priority), int64(a.Priority))
+		}
+		return compare(a.Seq, b.Seq)
+	})
 	var start []string
 	for _, t := range queued {
 		if running >= maxParallel {
@@ -226,4 +235,30 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 		return refuse(Conflict, "unknown request %q", verb)
 	}
 	return nil
+}
+
+// EnvPriorities names the setting of the sessions' priorities.
+const EnvPriorities = "RALPH_SESSION_PRIORITIES"
+
+// ParsePriorities reads RALPH_SESSION_PRIORITIES, "api:10,web:5": a
+// session's queued task starts before those of sessions of a lower
+// priority (unnamed: 0; negative: after them).
+func ParsePriorities(v string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, n, ok := strings.Cut(item, ":")
+		p, err := strconv.Atoi(n)
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("%q: want SESSION:PRIORITY, like api:10 (higher starts first)", item)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("session %q is named twice", name)
+		}
+		out[name] = p
+	}
+	return out, nil
 }

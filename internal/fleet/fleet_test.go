@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,9 @@ func TestSchedule(t *testing.T) {
 		{"a busy session waits, the next one goes", []Task{r("x", "1"), q("a", "1", 1), q("b", "2", 2)}, 3, []string{"b"}},
 		{"one per session among the queued", []Task{q("a", "1", 1), q("b", "1", 2), q("c", "2", 3)}, 5, []string{"a", "c"}},
 		{"zero means one", []Task{q("a", "1", 1), q("b", "2", 2)}, 0, []string{"a"}},
+		{"a higher priority first, then creation order", []Task{q("a", "1", 1), {ID: "b", Session: "2", State: Queued, Seq: 2, Priority: 5}, q("c", "3", 3),
+			{ID: "d", Session: "4", State: Queued, Seq: 4, Priority: 5}}, 3, []string{"b", "d", "a"}},
+		{"a negative priority after the rest", []Task{{ID: "a", Session: "1", State: Queued, Seq: 1, Priority: -1}, q("b", "2", 2)}, 1, []string{"b"}},
 		{"finished and waiting tasks take no slot", []Task{{ID: "d", Session: "3", State: Done}, {ID: "w", Session: "4", State: Waiting}, q("a", "1", 1)}, 1, []string{"a"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,5 +135,30 @@ func TestStates(t *testing.T) {
 	}
 	if State("paused").Valid() {
 		t.Error("paused is no state")
+	}
+}
+
+func TestParsePriorities(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want map[string]int
+		err  string
+	}{
+		{"api:10, web:5,ops:-1", map[string]int{"api": 10, "web": 5, "ops": -1}, ""},
+		{"", map[string]int{}, ""},
+		{"api", nil, `"api": want SESSION:PRIORITY`},
+		{"api:high", nil, `"api:high": want SESSION:PRIORITY`},
+		{"api:1,api:2", nil, `session "api" is named twice`},
+	} {
+		got, err := ParsePriorities(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParsePriorities(%q) = %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(got, c.want) {
+			t.Errorf("ParsePriorities(%q) = %v, %v", c.in, got, err)
+		}
 	}
 }

@@ -42,6 +42,10 @@ type Observation struct {
 	// the agents this loop uses (one account): a loop adopts them instead
 	// of discovering each with a failed call.
 	SharedLimits map[string]AgentLimit
+	// Quota are the agents the host has quota on for this loop: another
+	// of the agent's accounts is free, and its next call runs under it.
+	// A limit the loop saw on the account it ran under does not hold them.
+	Quota map[string]bool `json:",omitempty"`
 	// Hold is the host's hold on new calls (a fleet's spent daily budget),
 	// nil: none. It comes after every decision of the loop's own.
 	Hold *Hold
@@ -270,10 +274,15 @@ func Next(st State, obs Observation, p Policy) (State, Step) {
 
 	names := p.agents()
 	st.AgentLimits = adoptLimits(st.AgentLimits, obs.SharedLimits, names, now)
-	for n, l := range st.AgentLimits {
-		if !now.Before(l.Until) {
-			delete(st.AgentLimits, n)
+	if len(st.AgentLimits) > 0 {
+		// A copy: the state before the decision stays as it was.
+		own := make(map[string]AgentLimit, len(st.AgentLimits))
+		for n, l := range st.AgentLimits {
+			if now.Before(l.Until) && !obs.Quota[n] {
+				own[n] = l
+			}
 		}
+		st.AgentLimits = own
 	}
 	if len(st.AgentLimits) == 0 {
 		st.AgentLimits = nil

@@ -117,6 +117,13 @@ func TestNext(t *testing.T) {
 			Observation{Plan: openPlan, SharedLimits: shared("claude", -time.Minute)}, Call, "", "", time.Time{}, 0},
 		{"a shared limit on an agent the loop does not use is ignored", nil, nil,
 			Observation{Plan: openPlan, SharedLimits: shared("gemini", time.Hour)}, Call, "", "", time.Time{}, 0},
+		// Accounts: the host has quota on another account of the agent.
+		{"the loop's own limit on one account, another account free: the same agent calls", nil, held("codex", "claude"),
+			Observation{Plan: openPlan, Quota: map[string]bool{"claude": true}}, Call, "", "", time.Time{}, 0},
+		{"quota on the fallback only: the fallback", nil, held("codex", "claude"),
+			Observation{Plan: openPlan, Quota: map[string]bool{"codex": true}}, Call, "", "", time.Time{}, 1},
+		{"quota on an agent the loop does not use frees nothing", nil, held("codex", "claude"),
+			Observation{Plan: openPlan, Quota: map[string]bool{"gemini": true}}, Wait, "", WaitUsageLimit, t0.Add(time.Hour), 0},
 		// The host's hold (a spent daily budget of the fleet).
 		{"a host's hold waits until it ends", nil, nil,
 			Observation{Plan: openPlan, Hold: &Hold{Kind: WaitBudget, Until: t0.Add(5 * time.Hour), Message: "waiting for budget: …"}}, Wait, "", WaitBudget, t0.Add(5 * time.Hour), 0},

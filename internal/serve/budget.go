@@ -155,15 +155,18 @@ func (d *Daemon) warnBudgets(ws []budget.Warning, now time.Time) {
 // EventBudgetWarning is the event stream's warning of a budget at 80%.
 const EventBudgetWarning = "budget_warning"
 
-// noticeBudgetWait tells the task's chat once that it waits for a spent
-// budget until until: a restart that finds it still waiting says nothing
-// new.
-func (d *Daemon) noticeBudgetWait(t Task, msg string, until time.Time) {
+// noticeWait tells the task's chat once, through the outbox, that it
+// waits for a spent budget or an account's quota until until: a restart
+// that finds it still waiting says nothing new.
+func (d *Daemon) noticeWait(t Task, kind, msg string, until time.Time) {
 	n := d.notice(t)
-	n.Kind, n.Message, n.Until = NoticeBudgetWait, msg, until
+	n.Kind, n.Message, n.Until = kind, msg, until
 	key := fmt.Sprintf("wait %s %s", t.ID, until.UTC().Format(time.RFC3339))
+	if kind != NoticeBudgetWait {
+		key = kind + " " + key
+	}
 	if sent, err := d.db.warnOnce(key, &n, d.outbox.names, d.opts.Now()); err != nil {
-		d.logf("[%s] budget notice: %v", t.Session, err)
+		d.logf("[%s] %s notice: %v", t.Session, kind, err)
 	} else if sent {
 		d.outbox.wakeAll()
 	}
@@ -177,6 +180,9 @@ type BudgetReport struct {
 	Limits   BudgetLimits   `json:"limits"`
 	Fleet    SpendFigures   `json:"fleet"`
 	Sessions []SpendFigures `json:"sessions"`
+	// Accounts are the agents' accounts and what is known of their usage
+	// windows (accounts.go).
+	Accounts []AccountFigures `json:"accounts"`
 }
 
 // BudgetLimits are the budgets set (0: none).
@@ -229,5 +235,6 @@ func (d *Daemon) Budget() (BudgetReport, error) {
 		r.Sessions = append(r.Sessions, SpendFigures{Session: s, Calls: x.Calls, CostUSD: x.CostUSD, Tokens: x.Tokens, Running: running[s]})
 	}
 	sort.Slice(r.Sessions, func(i, j int) bool { return r.Sessions[i].Session < r.Sessions[j].Session })
+	r.Accounts = d.accountFigures(now)
 	return r, nil
 }

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"ralph/internal/account"
 	"ralph/internal/budget"
+	"ralph/internal/fleet"
 	"ralph/internal/redact"
 )
 
@@ -27,6 +29,8 @@ import (
 //	RALPH_MAX_CALLS_PER_HOUR=60
 //	RALPH_FLEET_MAX_COST_PER_DAY=12  # daily budgets, docs/budgets.md
 //	BUDGET_TIMEZONE=Europe/Berlin
+//	RALPH_ACCOUNT_WORK=claude config=/home/me/.claude-work sessions=api
+//	RALPH_SESSION_PRIORITIES=api:10,web:5
 type Conf struct {
 	Listen      string
 	MaxParallel int
@@ -129,6 +133,15 @@ func ParseConf(name string, data []byte) (Conf, error) {
 		default:
 			if err := budget.Check(key, value); err != nil {
 				return fail("%s=%q: %v", key, value, err)
+			}
+			if key == fleet.EnvPriorities {
+				if _, err := fleet.ParsePriorities(value); err != nil {
+					return fail("%s: %v", key, err)
+				}
+			}
+			if err := account.Check(key, value); err != nil {
+				// The value is not quoted: a mistaken line may hold a key.
+				return fail("%s: %v", key, err)
 			}
 			if redact.IsSecretName(key) {
 				c.Secret = true

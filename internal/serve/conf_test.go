@@ -46,6 +46,8 @@ func TestParseConf(t *testing.T) {
 		{name: "daily budgets are settings like any other", in: "RALPH_FLEET_MAX_COST_PER_DAY=12\nBUDGET_TIMEZONE=Europe/Berlin\n",
 			want: Conf{Env: []EnvSetting{{Key: "RALPH_FLEET_MAX_COST_PER_DAY", Value: "12", Line: 1}, {Key: "BUDGET_TIMEZONE", Value: "Europe/Berlin", Line: 2}}}},
 		{name: "a bad budget names its line", in: "\nRALPH_SESSION_MAX_COST_PER_DAY=ten dollars\n", err: `serve.conf:2: RALPH_SESSION_MAX_COST_PER_DAY="ten dollars": want US dollars`},
+		{name: "a bad account names its line", in: "# accounts\nRALPH_ACCOUNT_WORK=claude key=sk-ant-api03-secret\n", err: "serve.conf:2: RALPH_ACCOUNT_WORK: key=: want the name of the environment variable that holds the key (never the key itself)"},
+		{name: "bad priorities name their line", in: "\n\nRALPH_SESSION_PRIORITIES=api:high\n", err: `serve.conf:3: RALPH_SESSION_PRIORITIES: "api:high": want SESSION:PRIORITY`},
 		{name: "a bad zone names its line", in: "BUDGET_TIMEZONE=Berlin\n", err: `serve.conf:1: BUDGET_TIMEZONE="Berlin": want an IANA time zone`},
 		{name: "NUL", in: "A=1\nB=\x00\n", err: "serve.conf:2: NUL byte"},
 	} {

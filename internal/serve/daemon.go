@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
+	"ralph/internal/account"
 	"ralph/internal/agent"
 	"ralph/internal/budget"
 	"ralph/internal/engine"
@@ -73,6 +75,13 @@ type Options struct {
 	// Budget is the fleet's daily budgets and their zone (budget.go);
 	// none set: every call is admitted.
 	Budget budget.Config
+	// Accounts are the agents' accounts (accounts.go); Getenv reads the
+	// variables holding their keys (nil: os.Getenv).
+	Accounts []account.Account
+	Getenv   func(string) string
+	// Priorities are the sessions' (RALPH_SESSION_PRIORITIES): a queued
+	// task of a higher one starts first.
+	Priorities map[string]int
 	// HistoryDays is how long a finished task is kept (HISTORY_DAYS; the
 	// command line's default is DefaultHistoryDays); 0 keeps every task.
 	HistoryDays int
@@ -108,10 +117,8 @@ type Daemon struct {
 
 	actMu    sync.Mutex
 	activity map[string]store.Status // the engine's last status, by session
-	// limits are the usage limits any loop saw, by agent: every loop on the
-	// same agent (one account) holds until the reset or moves to its
-	// fallback, instead of each finding out with a failed call.
-	limits map[string]loop.AgentLimit
+	// quota are the accounts' usage windows (accounts.go).
+	quota quota
 
 	// budMu covers bud, the admission's count of calls (budget.go).
 	budMu sync.Mutex
@@ -151,6 +158,9 @@ func Open(opts Options) (*Daemon, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
 	if opts.Describe == nil {
 		opts.Describe = func(ev loop.Event) string { return ev.Message }
 	}
@@ -167,13 +177,16 @@ func Open(opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{opts: opts, lock: lock, hub: newHub(), runners: map[string]*taskRunner{}, workers: map[string]*worker{},
 		quit: make(chan struct{}), activity: map[string]store.Status{},
-		limits: map[string]loop.AgentLimit{}, logw: &syncWriter{w: opts.Log}, bud: budgets{running: map[string]int{}, warned: map[string]bool{}, snapCost: map[string]float64{}}}
+		logw: &syncWriter{w: opts.Log}, bud: budgets{running: map[string]int{}, warned: map[string]bool{}, snapCost: map[string]float64{}}}
 	if d.db, err = OpenDB(opts.Home.DB()); err != nil {
 		lock.Release()
 		return nil, err
 	}
 	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
 	d.openOutbox()
+	if err := d.openQuota(); err != nil {
+		return fail(err)
+	}
 	d.bus = events.Of(lostEvents)
 	d.bus.Subscribe(d.logEvent, 0)
 	d.bus.Subscribe(d.stream, 0)
@@ -333,6 +346,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 		d.activity[t.Session] = s
 		d.actMu.Unlock()
 	}, onSave: func(st loop.State) { d.shareLimits(t.Session, st.AgentLimits) }}
+	agents := spec.AgentNames()
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err
 	}
@@ -365,7 +379,10 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	defer run.End()
 	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, Now: d.opts.Now,
 		Admit:   func() engine.Admission { return d.admit(t.Session) },
-		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: d.sharedLimits,
+		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) },
+		SharedLimits: func() map[string]loop.AgentLimit { l, _ := d.sharedLimits(t.Session, agents, true); return l },
+		Quota:        func() map[string]bool { _, q := d.sharedLimits(t.Session, agents, true); return q },
+		AccountEnv:   func(agent string) ([]string, string) { return d.accountEnv(t.Session, agent) },
 		AgentStarted: func(pgid int) {
 			if start, err := procStart(pgid); err == nil {
 				if err := d.db.SetAgentGroup(t.Session, pgid, start); err != nil {
@@ -429,9 +446,11 @@ func (d *Daemon) logEvent(e Event) {
 			d.logf("[%s] usage-limit notice: %v", e.Session, err)
 			return
 		}
-		n := d.notice(t)
-		n.Kind, n.Message, n.Until = NoticeUsageLimit, ev.Message, ev.Until
-		d.opts.Notifier.Notify(n)
+		msg := ev.Message
+		if !strings.HasPrefix(msg, "waiting for quota on ") { // the loop's own limit, in the agent's words
+			msg = d.quotaText(t.Session, ev.Until) + " — " + msg
+		}
+		d.noticeWait(t, NoticeUsageLimit, msg, ev.Until)
 	}
 	if ev.Type == loop.EventWait && ev.WaitKind == loop.WaitBudget && !ev.Until.IsZero() {
 		// A spent budget, not a moment's wait for the calls running.
@@ -440,7 +459,7 @@ func (d *Daemon) logEvent(e Event) {
 			d.logf("[%s] budget notice: %v", e.Session, err)
 			return
 		}
-		d.noticeBudgetWait(t, ev.Message, ev.Until)
+		d.noticeWait(t, NoticeBudgetWait, ev.Message, ev.Until)
 	}
 }
 

@@ -81,6 +81,19 @@ CREATE TABLE IF NOT EXISTS budget_warnings (
 	key TEXT PRIMARY KEY,
 	at  INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS usage_windows (
+	account TEXT PRIMARY KEY,
+	until   INTEGER NOT NULL,
+	message TEXT NOT NULL,
+	session TEXT NOT NULL,
+	seen    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS session_accounts (
+	session TEXT NOT NULL,
+	agent   TEXT NOT NULL,
+	account TEXT NOT NULL,
+	PRIMARY KEY (session, agent)
+);
 `
 
 // backfillSpend fills a new spend ledger from the iteration records.

@@ -112,7 +112,10 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	defer run.End()
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
-		Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: d.sharedLimits, Shutdown: d.ctx.Done(),
+		Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: func() map[string]loop.AgentLimit {
+			l, _ := d.sharedLimits(t.Session, spec.Policy.Agents, false)
+			return l
+		}, Shutdown: d.ctx.Done(),
 		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) },
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	return res, openQuestions(res, end), err

@@ -397,6 +397,7 @@ func (d *Daemon) schedule() {
 			continue
 		}
 		f := r.snap
+		f.Priority = d.opts.Priorities[f.Session]
 		if r.starting {
 			f.State = fleet.Running
 		}

@@ -40,6 +40,9 @@ type TaskView struct {
 	// the watchdog follows, the tmux target it reads.
 	Activity  string    `json:"activity,omitempty"`
 	WaitUntil time.Time `json:"wait_until,omitzero"`
+	// Account is the account its loop runs under or waits for (the
+	// agent's name: the daemon's own login of it), docs/budgets.md.
+	Account string `json:"account,omitempty"`
 	// Summary is what the agent said of its last iteration (masked);
 	// CostUSD what the task's iterations cost.
 	Summary   string    `json:"summary,omitempty"`
@@ -121,6 +124,7 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 			PRReady: m.PRReady, TestsStatus: m.TestsStatus, Verify: m.Verify, Verified: m.Verified,
 			LinesAdded: m.LinesAdded, LinesRemoved: m.LinesRemoved, Commit: m.Commit})
 	}
+	v.Account = d.shownAccount(t.Session)
 	if t.State == fleet.Running {
 		d.actMu.Lock()
 		a := d.activity[t.Session]
@@ -133,6 +137,12 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 			v.Activity = "answered; the next call follows"
 		case a.Wait != nil:
 			v.WaitUntil = a.Wait.Until
+		}
+		if a.Wait != nil && a.Wait.Kind == loop.WaitUsageLimit {
+			// Held by its account's window: it goes on by itself at the
+			// reset, so it waits, never runs; said in full, as the fleet's.
+			v.State, v.Message = fleet.Waiting, d.quotaText(t.Session, a.Wait.Until)
+			v.Activity = v.Message
 		}
 		if why := heldBy(a); why != "" {
 			// Its loop waits for the machine or its tree, not for a

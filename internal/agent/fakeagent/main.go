@@ -92,9 +92,12 @@ func newVars(call int, cwd, prompt string) vars {
 		return string(b[1 : len(b)-1])
 	}
 	n := strconv.Itoa(call)
+	// The account a call runs under (a daemon's accounts) shows in its
+	// output and files.
+	dir := os.Getenv("CLAUDE_CONFIG_DIR")
 	return vars{
-		text: strings.NewReplacer("{{call}}", n, "{{cwd}}", cwd, "{{prompt}}", prompt),
-		json: strings.NewReplacer("{{call}}", n, "{{cwd}}", esc(cwd), "{{prompt}}", esc(prompt)),
+		text: strings.NewReplacer("{{call}}", n, "{{cwd}}", cwd, "{{prompt}}", prompt, "{{config_dir}}", dir),
+		json: strings.NewReplacer("{{call}}", n, "{{cwd}}", esc(cwd), "{{prompt}}", esc(prompt), "{{config_dir}}", esc(dir)),
 	}
 }
 
