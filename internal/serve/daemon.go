@@ -108,6 +108,7 @@ type Daemon struct {
 
 	actMu    sync.Mutex
 	activity map[string]store.Status // the engine's last status, by session
+	list     listView
 	// limits are the usage limits any loop saw, by agent: every loop on the
 	// same agent (one account) holds until the reset or moves to its
 	// fallback, instead of each finding out with a failed call.
@@ -335,6 +336,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 		d.actMu.Lock()
 		d.activity[t.Session] = s
 		d.actMu.Unlock()
+		d.db.cache.touch(t.Session)
 	}, onSave: func(st loop.State) { d.shareLimits(t.Session, st.AgentLimits) }}
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err

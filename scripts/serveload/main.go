@@ -14,6 +14,9 @@
 // Linux only (/proc). Run from the repository root:
 //
 //	go run ./scripts/serveload -loops 200
+//
+// To compare two builds, build each (go build -o old/ralph ./cmd/ralph at
+// one commit, new/ralph at another) and alternate runs with -ralph.
 package main
 
 import (
@@ -40,6 +43,7 @@ var (
 	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
 	keep       = flag.Bool("keep", false, "keep the work directory")
+	ralphBin   = flag.String("ralph", "", "measure this ralph binary instead of building one (to compare builds side by side)")
 )
 
 // unknownRoute is a request the daemon answers without any work (404): its
@@ -71,6 +75,9 @@ func run() error {
 	r := &rig{work: work, home: filepath.Join(work, "home"), rnd: rand.New(rand.NewPCG(1, 2))}
 	if r.ralph, r.fake, err = loadrig.Build(filepath.Join(work, "bin")); err != nil {
 		return err
+	}
+	if *ralphBin != "" {
+		r.ralph = *ralphBin
 	}
 	r.env = loadrig.Env(work, r.home)
 
