@@ -334,9 +334,12 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: t.ID, onStatus: func(s store.Status) {
 		d.actMu.Lock()
+		prev, had := d.activity[t.Session]
 		d.activity[t.Session] = s
 		d.actMu.Unlock()
-		d.db.cache.touch(t.Session)
+		if !had || !sameShown(prev, s) {
+			d.db.cache.touch(t.Session)
+		}
 	}, onSave: func(st loop.State) { d.shareLimits(t.Session, st.AgentLimits) }}
 	if err := ws.EnsureDirs(); err != nil {
 		return engine.Result{}, nil, err

@@ -14,6 +14,7 @@ import (
 	"ralph/internal/breaker"
 	"ralph/internal/fleet"
 	"ralph/internal/loop"
+	"ralph/internal/store"
 	"ralph/internal/taskfile"
 )
 
@@ -101,5 +102,26 @@ func TestListFollowsChanges(t *testing.T) {
 	}
 	if v := list(); len(v) != 3 || v[2].Title != "next" || v[2].Session != "s000" {
 		t.Fatalf("after a new task: %+v", v)
+	}
+}
+
+func TestSameShown(t *testing.T) {
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	w := func(kind string, until time.Time) *store.Wait { return &store.Wait{Kind: kind, Until: until, Reason: "r"} }
+	for _, c := range []struct {
+		name string
+		a, b store.Status
+		same bool
+	}{
+		{"only counters moved", store.Status{LastAction: "executing", LoopCount: 1}, store.Status{LastAction: "executing", LoopCount: 2, CallsMadeThisHour: 3}, true},
+		{"a new action", store.Status{LastAction: "executing"}, store.Status{LastAction: "waiting"}, false},
+		{"a wait began", store.Status{LastAction: "waiting"}, store.Status{LastAction: "waiting", Wait: w("delay", at)}, false},
+		{"the same wait", store.Status{Wait: w("delay", at)}, store.Status{Wait: w("delay", at.In(time.FixedZone("x", 3600)))}, true},
+		{"a later wait", store.Status{Wait: w("delay", at)}, store.Status{Wait: w("delay", at.Add(time.Second))}, false},
+		{"another kind", store.Status{Wait: w("delay", at)}, store.Status{Wait: w("rate_limit", at)}, false},
+	} {
+		if got := sameShown(c.a, c.b); got != c.same {
+			t.Errorf("%s: sameShown = %v", c.name, got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"ralph/internal/redact"
+	"ralph/internal/store"
 )
 
 // listView answers GET /api/tasks from memory. Rendering every task's view
@@ -31,6 +32,16 @@ type listEntry struct {
 	gen  uint64 // its session's generation when rendered
 	view TaskView
 	json []byte // view, masked
+}
+
+// sameShown says whether two statuses of a loop show the same in its
+// task's view (viewOf): most of a loop's status writes move only counters
+// the view leaves out, and need no new render.
+func sameShown(a, b store.Status) bool {
+	if a.LastAction != b.LastAction || (a.Wait == nil) != (b.Wait == nil) {
+		return false
+	}
+	return a.Wait == nil || (a.Wait.Kind == b.Wait.Kind && a.Wait.Reason == b.Wait.Reason && a.Wait.Until.Equal(b.Wait.Until))
 }
 
 // listed is each session's current task with its view, in creation order.
