@@ -117,7 +117,11 @@ func run() error {
 		return err
 	}
 	var peak int64
-	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() { peak = max(peak, servetest.RSS(d.Process.Pid)) })
+	var peakThreads int
+	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() {
+		peak = max(peak, servetest.RSS(d.Process.Pid))
+		peakThreads = max(peakThreads, threads(d.Process.Pid))
+	})
 	if err != nil {
 		return err
 	}
@@ -133,6 +137,7 @@ func run() error {
 		mb(rssSessions), *loops, mb(rssTasks), mb(peak))
 	fmt.Printf("  per loop: %.0f KB for a waiting task, %.0f KB for a running loop\n",
 		float64(rssTasks-rssSessions)/1024/float64(*loops), float64(peak-rssSessions)/1024/float64(*loops))
+	fmt.Printf("  OS threads at the peak: %d\n", peakThreads)
 	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}", unknownRoute} {
 		p50, p99, worst, n := lat.summary(name)
 		fmt.Printf("  %s during the load: p50 %s, p99 %s, max %s (%d requests)\n", name, p50, p99, worst, n)
@@ -271,3 +276,18 @@ func (l *latencies) summary(name string) (p50, p99, worst time.Duration, n int) 
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
+
+// threads is how many OS threads process pid has (0: unknown).
+func threads(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(l, []byte("Threads:")); ok {
+			n, _ := strconv.Atoi(string(bytes.TrimSpace(v)))
+			return n
+		}
+	}
+	return 0
+}
