@@ -7,6 +7,7 @@
 //   - the daemon's own CPU per iteration against `ralph run`'s;
 //   - its resident memory: with the sessions registered, with a waiting
 //     task on each, and at its peak with every loop running;
+//   - its OS threads at the peak of the load;
 //   - API latency (p50, p99, max) of `GET /api/tasks` and
 //     `GET /api/tasks/{session}` during the load;
 //   - how long a restart takes to serve again with every task in the store.
