@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -195,6 +194,7 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		cmd.Stdin = in.r
 	}
 	cmd.SysProcAttr = sysProcAttr()
+	pidfd := askPidfd(cmd.SysProcAttr)
 	var outTee, errTee *lineTee
 	var outW, errW *os.File
 	if cmd.Stdout, outW, outTee, err = teeTo(stdout, p.OnLine); err != nil {
@@ -226,15 +226,16 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	started := make(chan error, 1)
 	done := make(chan struct{})
 	go func() {
-		// Pdeathsig (Linux) fires when the thread that forked the child
-		// exits, not the process; pin this goroutine to its thread until
-		// the child is reaped so the signal only comes when ralph dies.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		err := cmd.Start()
+		// Started on the spawner's thread (spawn.go): Pdeathsig then
+		// comes only when ralph dies.
+		err := startPinned(cmd)
 		started <- err
 		if err == nil {
+			// On the poller, not a thread blocked in waitid (reap_linux.go).
+			awaitExit(*pidfd)
 			_ = cmd.Wait() // the status is read from cmd.ProcessState
+		} else if *pidfd >= 0 {
+			syscall.Close(*pidfd)
 		}
 		close(done)
 	}()

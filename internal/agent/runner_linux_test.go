@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // running reports whether pid is a live (non-zombie) process. Zombies count
@@ -50,5 +53,48 @@ func TestParseStat(t *testing.T) {
 	}
 	if _, _, ok := parseStat([]byte("garbage")); ok {
 		t.Error("garbage parsed")
+	}
+}
+
+func threads(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(es)
+}
+
+// Running agents take no OS thread each: none is pinned per call for the
+// parent-death signal, and none blocks waiting for its agent (a daemon
+// runs hundreds at once). Each still ends normally and is reaped.
+func TestRunAgentsTakeNoThreadEach(t *testing.T) {
+	const n = 40
+	base := threads(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		p := proc(t, "/bin/sh", "-c", "sleep 2; echo ok")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := testRunner().Run(context.Background(), p)
+			if err == nil && (res.ExitCode != 0 || strings.TrimSpace(readFile(t, p.StdoutPath)) != "ok") {
+				err = fmt.Errorf("result %+v, stdout %q", res, readFile(t, p.StdoutPath))
+			}
+			errs <- err
+		}()
+	}
+	time.Sleep(time.Second)
+	during := threads(t)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if during-base >= n/2 {
+		t.Errorf("%d threads with %d agents running, %d before: a thread per agent", during, n, base)
 	}
 }

@@ -90,8 +90,13 @@ func (d *Daemon) Handler(token string) http.Handler {
 	mux.HandleFunc("GET /api/tasks", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		if !q.Has("all") && !q.Has("session") && !q.Has("state") && !q.Has("origin") && !q.Has("since") {
-			v, err := d.List()
-			reply(w, v, err)
+			b, err := d.listJSON()
+			if err != nil {
+				reply(w, nil, err)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
 			return
 		}
 		f, err := d.filterOf(q)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"ralph/internal/breaker"
@@ -13,7 +15,7 @@ import (
 )
 
 // benchDaemon is a daemon holding n tasks, each with 5 iterations saved.
-func benchDaemon(b *testing.B, n int) (*Daemon, http.Handler) {
+func benchDaemon(b testing.TB, n int) (*Daemon, http.Handler) {
 	b.Helper()
 	d, err := Open(Options{Home: Home(b.TempDir())})
 	if err != nil {
@@ -78,5 +80,59 @@ func BenchmarkOpen200(b *testing.B) {
 			b.Fatal(err)
 		}
 		d.Close()
+	}
+}
+
+// The list under load: between two requests, 20 of the 200 loops show a
+// new status (about what 200 running loops do in the tenth of a second
+// between a dashboard's polls). Only those tasks' views are rendered again.
+func BenchmarkAPIList200Busy(b *testing.B) {
+	d, h := benchDaemon(b, 200)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		for range 20 {
+			i++
+			d.hold(fmt.Sprintf("s%03d", i%200), fmt.Sprintf("held %d", i), loop.WaitResources, t0)
+		}
+		req := httptest.NewRequest("GET", "/api/tasks", nil)
+		req.Header.Set("Authorization", "Bearer token")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
+
+// What the store and the task file cost one iteration of a loop: its
+// agent's group recorded at the start, then the state, record, spend and
+// the group's end saved, and the task file brought up to date (the same
+// status block as the iteration before, as most iterations report).
+func BenchmarkIterationWrites(b *testing.B) {
+	d, _ := benchDaemon(b, 1)
+	sess := Session{Name: "s000", Dir: "/src/s000"}
+	tk, err := d.db.CurrentTask(sess.Name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: tk.ID}
+	if err := os.MkdirAll(filepath.Dir(ws.FixPlanFile()), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(ws.FixPlanFile(), []byte("# Task\n\n**Status:** TODO\n\n- [ ] one\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	block := map[string]string{"STATUS": "IN_PROGRESS", "EXIT_SIGNAL": "false", "TASKS_REMAINING": "3"}
+	l := 5
+	for b.Loop() {
+		l++
+		if err := d.db.SetAgentGroup(sess.Name, 4242, 1); err != nil {
+			b.Fatal(err)
+		}
+		rec := loop.Metrics{Loop: l, StartedAt: t0, FilesChanged: 2, CostUSD: 0.01, InputTokens: 1000, StatusBlock: block}
+		if err := ws.SaveState(loop.State{Version: loop.StateVersion, Loop: l, Breaker: breaker.New(t0)}, &rec); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -18,8 +18,47 @@ type viewCache struct {
 	history  map[string]taskHistory // by session
 	// gen counts each session's saves: a value read from the store is
 	// kept only if no save came in between, or a slow reader would put
-	// back what a save just replaced.
+	// back what a save just replaced. The list view (listview.go) keeps
+	// each task's rendered view until its session's generation moves:
+	// touch moves it for what the view shows from outside the store (the
+	// loop's activity, the watchdog).
 	gen map[string]uint64
+	// tasks counts the writes of task rows: the list reads them again
+	// only after one.
+	tasks uint64
+}
+
+// changed follows a write of task rows.
+func (c *viewCache) changed() {
+	c.mu.Lock()
+	c.tasks++
+	c.mu.Unlock()
+}
+
+// touch follows a change of what a session's view shows from memory.
+func (c *viewCache) touch(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	c.gen[session]++
+}
+
+// generations are the task rows' generation and each listed session's.
+func (c *viewCache) generations(sessions []string) (uint64, []uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	g := make([]uint64, len(sessions))
+	for i, s := range sessions {
+		g[i] = c.gen[s]
+	}
+	return c.tasks, g
+}
+
+func (c *viewCache) tasksGen() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tasks
 }
 
 // progress is the part of a session's state a view shows.

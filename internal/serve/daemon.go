@@ -119,6 +119,7 @@ type Daemon struct {
 	activity map[string]store.Status // the engine's last status, by session
 	// quota are the accounts' usage windows (accounts.go).
 	quota quota
+	list  listView
 
 	// budMu covers bud, the admission's count of calls (budget.go).
 	budMu sync.Mutex
@@ -343,8 +344,12 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	ws := &workspace{home: d.opts.Home, db: d.db, session: sess, taskID: t.ID, onStatus: func(s store.Status) {
 		d.actMu.Lock()
+		prev, had := d.activity[t.Session]
 		d.activity[t.Session] = s
 		d.actMu.Unlock()
+		if !had || !sameShown(prev, s) {
+			d.db.cache.touch(t.Session)
+		}
 	}, onSave: func(st loop.State) { d.shareLimits(t.Session, st.AgentLimits) }}
 	agents := spec.AgentNames()
 	if err := ws.EnsureDirs(); err != nil {

@@ -25,6 +25,7 @@ import (
 // writer, so status requests stay fast while many loops save iterations.
 type DB struct {
 	db, ro *sql.DB
+	st     stmts
 	cache  viewCache
 }
 
@@ -127,11 +128,17 @@ func OpenDB(path string) (*DB, error) {
 	}
 	ro.SetMaxOpenConns(readers)
 	ro.SetMaxIdleConns(readers)
-	return &DB{db: db, ro: ro}, nil
+	d := &DB{db: db, ro: ro}
+	if err := d.st.prepare(db, ro); err != nil {
+		ro.Close()
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return d, nil
 }
 
 // Close closes the store.
-func (d *DB) Close() error { return errors.Join(d.ro.Close(), d.db.Close()) }
+func (d *DB) Close() error { return errors.Join(d.st.close(), d.ro.Close(), d.db.Close()) }
 
 // Session is a registered workspace.
 type Session struct {
@@ -142,6 +149,7 @@ type Session struct {
 // PutSession registers a session or moves it to dir.
 func (d *DB) PutSession(s Session) error {
 	_, err := d.db.Exec(`INSERT INTO sessions(name, dir) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET dir = excluded.dir`, s.Name, s.Dir)
+	d.cache.changed()
 	return err
 }
 
@@ -170,7 +178,7 @@ func (d *DB) Sessions() ([]Session, error) {
 // again.
 func (d *DB) LoadState(session string) (loop.State, bool, error) {
 	var doc, agentSession string
-	err := d.ro.QueryRow(`SELECT state, agent_session FROM sessions WHERE name = ?`, session).Scan(&doc, &agentSession)
+	err := d.st.loadState.QueryRow(session).Scan(&doc, &agentSession)
 	if err != nil {
 		return loop.State{}, false, fmt.Errorf("session %s: %w", session, dbErr(err))
 	}
@@ -192,9 +200,11 @@ func (d *DB) LoadState(session string) (loop.State, bool, error) {
 }
 
 // SaveState saves a session's loop state and, when rec is set, the record
-// of the iteration that produced it, in one transaction: a kill never keeps
-// one without the other, and a record saved twice is the same row. Both
-// are stored with their secrets masked, as the state files of `ralph run`.
+// of the iteration that produced it, its call in the spend ledger and the
+// end of its agent's process group (reaped by then: nothing for a later
+// daemon to end), in one transaction: a kill never keeps one without the
+// others, and a record saved twice is the same row. State and record are
+// stored with their secrets masked, as the state files of `ralph run`.
 func (d *DB) SaveState(session, taskID string, st loop.State, rec *loop.Metrics) error {
 	return dbErr(d.saveState(session, taskID, st, rec))
 }
@@ -210,7 +220,7 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.Exec(`UPDATE sessions SET state = ? WHERE name = ?`, string(doc), session)
+	res, err := tx.Stmt(d.st.setState).Exec(string(doc), session)
 	if err != nil {
 		return err
 	}
@@ -223,14 +233,16 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 			return err
 		}
 		r = redact.JSON(r)
-		if _, err := tx.Exec(`INSERT OR REPLACE INTO iterations(session, loop, task_id, record) VALUES(?, ?, ?, ?)`,
-			session, rec.Loop, taskID, string(r)); err != nil {
+		if _, err := tx.Stmt(d.st.putRecord).Exec(session, rec.Loop, taskID, string(r)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM iterations WHERE session = ? AND task_id = ? AND loop <= ?`, session, taskID, rec.Loop-historyKeep); err != nil {
+		if _, err := tx.Stmt(d.st.trimRecords).Exec(session, taskID, rec.Loop-historyKeep); err != nil {
 			return err
 		}
-		if err := recordSpend(tx, session, taskID, rec); err != nil {
+		if err := d.recordSpend(tx, session, taskID, rec); err != nil {
+			return err
+		}
+		if _, err := tx.Stmt(d.st.clearGroup).Exec(session); err != nil {
 			return err
 		}
 	}
@@ -291,7 +303,7 @@ func (d *DB) History(session, taskID string, n int) ([]loop.Metrics, error) {
 // records hands fn the last n iteration rows of a task, newest first, as
 // stored (loop number, masked JSON).
 func (d *DB) records(session, taskID string, n int, fn func(loop int, doc []byte) error) error {
-	rows, err := d.ro.Query(`SELECT loop, record FROM iterations WHERE session = ? AND task_id = ? ORDER BY loop DESC LIMIT ?`, session, taskID, n)
+	rows, err := d.st.records.Query(session, taskID, n)
 	if err != nil {
 		return err
 	}
@@ -376,20 +388,24 @@ func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
 		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo, t.FirstCost, t.OriginURL); err != nil {
 		return t, err
 	}
-	return t, tx.Commit()
+	err = tx.Commit()
+	d.cache.changed()
+	return t, err
 }
 
 // UpdateTask saves a task's changing fields.
-func (d *DB) UpdateTask(t Task) error { return dbErr(updateTask(d.db, t)) }
+func (d *DB) UpdateTask(t Task) error {
+	err := updateTask(d.st.updateTask, t)
+	d.cache.changed()
+	return dbErr(err)
+}
 
-// updateTask is UpdateTask in a transaction of the caller's (or none).
-func updateTask(ex interface {
-	Exec(string, ...any) (sql.Result, error)
-}, t Task) error {
+// updateTask is UpdateTask with the statement of the caller's transaction
+// (or none).
+func updateTask(st *sql.Stmt, t Task) error {
 	t = maskTask(t)
 	q, _ := json.Marshal(nonNil(t.Questions))
-	_, err := ex.Exec(`UPDATE tasks SET state = ?, max_loops = ?, loops = ?, exit_reason = ?, message = ?, questions = ?, pr_url = ?, pr_draft = ?, file = ?, updated_at = ? WHERE id = ?`,
-		string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.PRDraft, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
+	_, err := st.Exec(string(t.State), t.MaxLoops, t.Loops, t.ExitReason, t.Message, string(q), t.PRURL, t.PRDraft, t.File, t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ID)
 	return err
 }
 
@@ -431,7 +447,11 @@ func (d *DB) Tasks() ([]Task, error) {
 
 // CurrentTasks lists each session's latest task, in creation order.
 func (d *DB) CurrentTasks() ([]Task, error) {
-	return d.queryTasks(`SELECT ` + taskColumns + ` FROM tasks WHERE seq IN (SELECT MAX(seq) FROM tasks GROUP BY session) ORDER BY seq`)
+	rows, err := d.st.currentTasks.Query()
+	if err != nil {
+		return nil, err
+	}
+	return scanTasks(rows)
 }
 
 func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
@@ -439,6 +459,10 @@ func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
 	if err != nil {
 		return nil, err
 	}
+	return scanTasks(rows)
+}
+
+func scanTasks(rows *sql.Rows) ([]Task, error) {
 	defer rows.Close()
 	var out []Task
 	for rows.Next() {
@@ -453,12 +477,12 @@ func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
 
 // Task returns a task by id.
 func (d *DB) Task(id string) (Task, error) {
-	return scanTask(d.ro.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
+	return scanTask(d.st.task.QueryRow(id))
 }
 
 // CurrentTask returns a session's latest task (ErrNoTask: none yet).
 func (d *DB) CurrentTask(session string) (Task, error) {
-	t, err := scanTask(d.ro.QueryRow(`SELECT `+taskColumns+` FROM tasks WHERE session = ? ORDER BY seq DESC LIMIT 1`, session))
+	t, err := scanTask(d.st.currentTask.QueryRow(session))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, ErrNoTask
 	}
@@ -469,46 +493,9 @@ func (d *DB) CurrentTask(session string) (Task, error) {
 // their order: they resume from their last saved iteration.
 func (d *DB) Requeue() (int64, error) {
 	res, err := d.db.Exec(`UPDATE tasks SET state = ? WHERE state = ?`, string(fleet.Queued), string(fleet.Running))
+	d.cache.changed()
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// AgentGroup is an agent process group a loop started: its id and its
-// leader's start time, so a later daemon ends it and only it.
-type AgentGroup struct {
-	Session string
-	PGID    int
-	Start   uint64
-}
-
-// SetAgentGroup records (pgid 0: forgets) the session's running agent.
-func (d *DB) SetAgentGroup(session string, pgid int, start uint64) error {
-	if pgid == 0 {
-		_, err := d.db.Exec(`DELETE FROM agents WHERE session = ?`, session)
-		return dbErr(err)
-	}
-	_, err := d.db.Exec(`INSERT OR REPLACE INTO agents(session, pgid, start) VALUES(?, ?, ?)`, session, pgid, int64(start))
-	return dbErr(err)
-}
-
-// AgentGroups lists the recorded agent process groups.
-func (d *DB) AgentGroups() ([]AgentGroup, error) {
-	rows, err := d.ro.Query(`SELECT session, pgid, start FROM agents`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []AgentGroup
-	for rows.Next() {
-		var g AgentGroup
-		var start int64
-		if err := rows.Scan(&g.Session, &g.PGID, &start); err != nil {
-			return nil, err
-		}
-		g.Start = uint64(start)
-		out = append(out, g)
-	}
-	return out, rows.Err()
 }

@@ -66,7 +66,7 @@ func (d *DB) UpdateTaskNotice(t Task, n *Notice, channels []string, now time.Tim
 		return dbErr(err)
 	}
 	defer tx.Rollback()
-	if err := updateTask(tx, t); err != nil {
+	if err := updateTask(tx.Stmt(d.st.updateTask), t); err != nil {
 		return dbErr(err)
 	}
 	if n != nil {
@@ -74,7 +74,9 @@ func (d *DB) UpdateTaskNotice(t Task, n *Notice, channels []string, now time.Tim
 			return dbErr(err)
 		}
 	}
-	return dbErr(tx.Commit())
+	err = tx.Commit()
+	d.cache.changed()
+	return dbErr(err)
 }
 
 // AddNotice puts a notice in the outbox by itself.

@@ -19,13 +19,12 @@ import (
 const keepSpend = 8 * 24 * time.Hour
 
 // recordSpend adds rec's call to the ledger in tx (again: replaced).
-func recordSpend(tx *sql.Tx, session, taskID string, rec *loop.Metrics) error {
+func (d *DB) recordSpend(tx *sql.Tx, session, taskID string, rec *loop.Metrics) error {
 	at := spendAt(rec)
-	if _, err := tx.Exec(`INSERT OR REPLACE INTO spend(session, task_id, loop, at, cost, tokens) VALUES(?, ?, ?, ?, ?, ?)`,
-		session, taskID, rec.Loop, at.UnixMilli(), rec.CostUSD, callTokens(rec)); err != nil {
+	if _, err := tx.Stmt(d.st.putSpend).Exec(session, taskID, rec.Loop, at.UnixMilli(), rec.CostUSD, callTokens(rec)); err != nil {
 		return err
 	}
-	_, err := tx.Exec(`DELETE FROM spend WHERE at < ?`, at.Add(-keepSpend).UnixMilli())
+	_, err := tx.Stmt(d.st.trimSpend).Exec(at.Add(-keepSpend).UnixMilli())
 	return err
 }
 

@@ -118,7 +118,7 @@ func BenchmarkSpent(b *testing.B) {
 	}
 	for i := range 5000 {
 		rec := &loop.Metrics{Loop: i, StartedAt: day.Add(time.Duration(i) * time.Second), CostUSD: 0.1, InputTokens: 1000, OutputTokens: 100}
-		if err := recordSpend(tx, fmt.Sprintf("s%d", i%50), "t", rec); err != nil {
+		if err := db.recordSpend(tx, fmt.Sprintf("s%d", i%50), "t", rec); err != nil {
 			b.Fatal(err)
 		}
 	}

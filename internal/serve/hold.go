@@ -107,6 +107,7 @@ func (d *Daemon) sleepHeld(ctx context.Context, w *worker, wait time.Duration) (
 func (d *Daemon) hold(session, why, kind string, until time.Time) {
 	d.actMu.Lock()
 	defer d.actMu.Unlock()
+	defer d.db.cache.touch(session)
 	if why == "" {
 		if a, ok := d.activity[session]; ok && a.Wait != nil && (a.Wait.Kind == waitTree || a.Wait.Kind == loop.WaitResources) {
 			delete(d.activity, session)

@@ -61,6 +61,7 @@ func ReadReplay(home Home, id string) (TaskReplay, error) {
 		return TaskReplay{}, err
 	}
 	defer db.ro.Close()
+	defer db.st.close()
 	return db.Replay(id)
 }
 
@@ -82,5 +83,10 @@ func openReadOnly(path string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	// db is the same read-only pool: nothing here writes.
-	return &DB{db: ro, ro: ro}, nil
+	d := &DB{db: ro, ro: ro}
+	if err := d.st.prepare(nil, ro); err != nil {
+		ro.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return d, nil
 }

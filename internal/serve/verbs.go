@@ -180,17 +180,13 @@ func taskCost(p progress, t Task) float64 {
 
 // List returns each session's latest task.
 func (d *Daemon) List() ([]TaskView, error) {
-	tasks, err := d.db.CurrentTasks()
+	es, err := d.listed()
 	if err != nil {
 		return nil, err
 	}
-	out := []TaskView{}
-	for _, t := range tasks {
-		v, err := d.view(t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
+	out := make([]TaskView, len(es))
+	for i, e := range es {
+		out[i] = e.view
 	}
 	return out, nil
 }

@@ -123,6 +123,7 @@ func (d *Daemon) watchOnce(ctx context.Context, mem map[string]*watchMemory) {
 			}
 		}
 		d.watch.set(ws)
+		d.db.cache.touch(s.Name) // its task's view shows what the watchdog reads
 	}
 }
 

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 
 	"ralph/internal/control"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 	"ralph/internal/store"
 	"ralph/internal/taskfile"
 )
@@ -109,10 +111,8 @@ func (w *workspace) SaveState(st loop.State, rec *loop.Metrics) error {
 	if rec == nil {
 		return nil
 	}
-	// The iteration's agent has been reaped: nothing to end after a crash.
-	if err := w.db.SetAgentGroup(w.session.Name, 0, 0); err != nil {
-		return err
-	}
+	// SaveState forgot the iteration's agent group in its transaction: it
+	// has been reaped, nothing to end after a crash.
 	status := rec.StatusBlock["STATUS"]
 	if status == "" {
 		status = rec.Status
@@ -128,7 +128,10 @@ func (w *workspace) WriteStatus(s store.Status) error {
 }
 
 // rewriteTaskFile sets the **Status:** line and the RALPH_STATUS section,
-// atomically; block nil keeps the section as it is.
+// atomically; block nil keeps the section as it is. A file that already
+// says so is left alone: most iterations of a loop report the same status
+// and block, and the synced rewrite was a sixth of the daemon's own CPU
+// per iteration.
 func rewriteTaskFile(path, status string, block []taskfile.Field) error {
 	data, err := readTaskFile(path)
 	if err != nil {
@@ -140,7 +143,11 @@ func rewriteTaskFile(path, status string, block []taskfile.Field) error {
 			block = f.Block
 		}
 	}
-	return writeTaskFile(path, taskfile.Update(data, status, maskFields(block)))
+	next := []byte(redact.Values(string(taskfile.Update(data, status, maskFields(block)))))
+	if bytes.Equal(next, data) {
+		return nil
+	}
+	return store.WriteFileAtomic(path, next, 0o644) // masked: writeTaskFile's bytes
 }
 
 // blockOrder is the seed's order of the status block's fields; others

@@ -7,6 +7,7 @@
 //   - the daemon's own CPU per iteration against `ralph run`'s;
 //   - its resident memory: with the sessions registered, with a waiting
 //     task on each, and at its peak with every loop running;
+//   - its OS threads at the peak of the load;
 //   - API latency (p50, p99, max) of `GET /api/tasks` and
 //     `GET /api/tasks/{session}` during the load;
 //   - how long a restart takes to serve again with every task in the store.
@@ -14,6 +15,9 @@
 // Linux only (/proc). Run from the repository root:
 //
 //	go run ./scripts/serveload -loops 200
+//
+// To compare two builds, build each (go build -o old/ralph ./cmd/ralph at
+// one commit, new/ralph at another) and alternate runs with -ralph.
 package main
 
 import (
@@ -40,6 +44,7 @@ var (
 	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
 	keep       = flag.Bool("keep", false, "keep the work directory")
+	ralphBin   = flag.String("ralph", "", "measure this ralph binary instead of building one (to compare builds side by side)")
 )
 
 // unknownRoute is a request the daemon answers without any work (404): its
@@ -71,6 +76,9 @@ func run() error {
 	r := &rig{work: work, home: filepath.Join(work, "home"), rnd: rand.New(rand.NewPCG(1, 2))}
 	if r.ralph, r.fake, err = loadrig.Build(filepath.Join(work, "bin")); err != nil {
 		return err
+	}
+	if *ralphBin != "" {
+		r.ralph = *ralphBin
 	}
 	r.env = loadrig.Env(work, r.home)
 
@@ -110,7 +118,11 @@ func run() error {
 		return err
 	}
 	var peak int64
-	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() { peak = max(peak, servetest.RSS(d.Process.Pid)) })
+	var peakThreads int
+	tasks, err := loadrig.WaitEnded(r.addr, 20*time.Minute, func() {
+		peak = max(peak, servetest.RSS(d.Process.Pid))
+		peakThreads = max(peakThreads, threads(d.Process.Pid))
+	})
 	if err != nil {
 		return err
 	}
@@ -126,6 +138,7 @@ func run() error {
 		mb(rssSessions), *loops, mb(rssTasks), mb(peak))
 	fmt.Printf("  per loop: %.0f KB for a waiting task, %.0f KB for a running loop\n",
 		float64(rssTasks-rssSessions)/1024/float64(*loops), float64(peak-rssSessions)/1024/float64(*loops))
+	fmt.Printf("  OS threads at the peak: %d\n", peakThreads)
 	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}", unknownRoute} {
 		p50, p99, worst, n := lat.summary(name)
 		fmt.Printf("  %s during the load: p50 %s, p99 %s, max %s (%d requests)\n", name, p50, p99, worst, n)
@@ -264,3 +277,18 @@ func (l *latencies) summary(name string) (p50, p99, worst time.Duration, n int) 
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
+
+// threads is how many OS threads process pid has (0: unknown).
+func threads(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(l, []byte("Threads:")); ok {
+			n, _ := strconv.Atoi(string(bytes.TrimSpace(v)))
+			return n
+		}
+	}
+	return 0
+}

@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Waiting for a child in os/exec blocks an OS thread in waitid until it
+// exits: with 200 agents running, 200 threads the scheduler juggles for
+// nothing. The kernel hands out a pidfd for the child instead (Linux 5.3+),
+// readable once the child has exited; the runtime's poller waits for that
+// as for a socket, on no thread of its own, and cmd.Wait then reaps at once.
+
+// askPidfd makes Start fill in a pidfd of the child (-1: none).
+func askPidfd(attr *syscall.SysProcAttr) *int {
+	fd := -1
+	attr.PidFD = &fd
+	return &fd
+}
+
+// awaitExit returns once the child behind pidfd has exited, or at once
+// when that cannot be watched (cmd.Wait then blocks as before). It closes
+// pidfd.
+func awaitExit(pidfd int) {
+	if pidfd < 0 {
+		return
+	}
+	if err := syscall.SetNonblock(pidfd, true); err != nil {
+		syscall.Close(pidfd)
+		return
+	}
+	f := os.NewFile(uintptr(pidfd), "pidfd") // non-blocking: on the poller
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		return err != nil || n > 0 // exited, or unknowable: let Wait block
+	})
+}
