@@ -6,13 +6,9 @@ package devserver
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -21,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"ralph/internal/bintest"
 	"ralph/internal/syncbuf"
 )
 
@@ -30,22 +27,7 @@ const Version = "v1.5.1"
 // Binary finds the Temporal CLI: $RALPH_TEMPORAL_CLI, else the script's
 // cache.
 func Binary() (string, error) {
-	if p := os.Getenv("RALPH_TEMPORAL_CLI"); p != "" {
-		return p, nil
-	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(home, ".cache")
-	}
-	p := filepath.Join(cache, "ralph-test", "temporal-"+Version, "temporal")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("the Temporal CLI is not built (bash scripts/install-temporal-cli.sh): %w", err)
-	}
-	return p, nil
+	return bintest.Cached("RALPH_TEMPORAL_CLI", "temporal-"+Version, "temporal", "scripts/install-temporal-cli.sh")
 }
 
 // Server is one dev server.
@@ -65,13 +47,8 @@ type Server struct {
 func Start(t testing.TB, db string) *Server {
 	t.Helper()
 	bin, err := Binary()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	port, httpPort, metrics := freePort(t), freePort(t), freePort(t)
+	bintest.Need(t, err)
+	port, httpPort, metrics := bintest.FreePort(t), bintest.FreePort(t), bintest.FreePort(t)
 	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncbuf.Buffer{}, t: t,
 		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metrics), "--db-filename", db, "--log-level", "error"}}
@@ -118,16 +95,6 @@ func (s *Server) Kill() {
 	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	_ = s.cmd.Wait()
 	s.cmd = nil
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // Client dials the server with the SDK's log kept quiet; it is closed when

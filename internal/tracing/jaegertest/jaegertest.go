@@ -7,7 +7,6 @@ package jaegertest
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"ralph/internal/bintest"
 	"ralph/internal/syncbuf"
 )
 
@@ -26,22 +26,7 @@ const Version = "v1.76.0"
 
 // Binary finds Jaeger: $RALPH_JAEGER, else the script's cache.
 func Binary() (string, error) {
-	if p := os.Getenv("RALPH_JAEGER"); p != "" {
-		return p, nil
-	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(home, ".cache")
-	}
-	p := filepath.Join(cache, "ralph-test", "jaeger-"+Version, "jaeger")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("jaeger is not built (bash scripts/install-jaeger.sh): %w", err)
-	}
-	return p, nil
+	return bintest.Cached("RALPH_JAEGER", "jaeger-"+Version, "jaeger", "scripts/install-jaeger.sh")
 }
 
 // Server is one Jaeger.
@@ -102,13 +87,8 @@ exporters:
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := Binary()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	query, grpc, otlp := freePort(t), freePort(t), freePort(t)
+	bintest.Need(t, err)
+	query, grpc, otlp := bintest.FreePort(t), bintest.FreePort(t), bintest.FreePort(t)
 	conf := filepath.Join(t.TempDir(), "jaeger.yaml")
 	if err := os.WriteFile(conf, fmt.Appendf(nil, config, query, grpc, otlp), 0o644); err != nil {
 		t.Fatal(err)
@@ -142,16 +122,6 @@ func Start(t testing.TB) *Server {
 			t.Fatalf("jaeger did not answer on %s:\n%s", s.Query, log.String())
 		}
 	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // Span is a span as the query API returns it.
