@@ -218,6 +218,13 @@ func versionFlagTest(t *testing.T, path string) {
 	})
 }
 
+func mcpBridgeFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newMCPBridgeCmd, []flagCase[mcpBridgeOptions]{
+		{argv: "mcp-bridge", want: &mcpBridgeOptions{}},
+		{argv: "mcp-bridge x", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
 func trustFlagTest(t *testing.T, path string) {
 	checkFlags(t, path, newTrustCmd, []flagCase[trustOptions]{
 		{argv: "trust", want: &trustOptions{Project: projectFlags{dir: "."}}},

@@ -1,0 +1,93 @@
+package gate
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPermissionResult(t *testing.T) {
+	bash := Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"npm publish"}`)}
+	for _, c := range []struct {
+		name string
+		a    Approval
+		d    Decision
+		want string
+	}{
+		{"allow keeps the input", bash, Decision{Allow: true}, `{"behavior":"allow","updatedInput":{"command":"npm publish"}}`},
+		{"allow without input", Approval{Tool: "X"}, Decision{Allow: true}, `{"behavior":"allow","updatedInput":{}}`},
+		{"deny with the message", bash, Decision{Message: " not today "}, `{"behavior":"deny","message":"not today"}`},
+		{"deny without a message", bash, Decision{}, `{"behavior":"deny","message":"denied by the person running ralph"}`},
+	} {
+		if got := permissionResult(c.a, c.d); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+type nobody struct{}
+
+func (nobody) Ask(context.Context, Question) (string, error)       { return "", ErrNobody }
+func (nobody) Approve(context.Context, Approval) (Decision, error) { return Decision{}, ErrNobody }
+
+// A connection without the call's secret gets no MCP session: the socket
+// closes without a word.
+func TestGateRefusesWrongSecret(t *testing.T) {
+	dir := t.TempDir()
+	g := &Gate{Responder: nobody{}, Bridge: "/bin/true"}
+	env, stop, err := g.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if len(env) == 0 {
+		t.Fatal("no secret for the agent")
+	}
+	for _, hello := range []string{"wrong\n", ""} {
+		c, err := net.Dial("unix", filepath.Join(dir, SocketName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte(hello + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"))
+		if hello == "" {
+			c.(*net.UnixConn).CloseWrite()
+		}
+		c.SetReadDeadline(time.Now().Add(helloTimeout + 5*time.Second))
+		if line, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+			t.Errorf("hello %q: answered %s", hello, line)
+		}
+		c.Close()
+	}
+}
+
+// The wait clock counts overlapping waits once and a wait under way as it
+// goes.
+func TestWaited(t *testing.T) {
+	g := &Gate{}
+	end1 := g.wait()
+	end2 := g.wait()
+	time.Sleep(50 * time.Millisecond)
+	if w := g.Waited(); w < 50*time.Millisecond {
+		t.Errorf("under way: %v", w)
+	}
+	end1()
+	time.Sleep(20 * time.Millisecond)
+	end2()
+	done := g.Waited()
+	time.Sleep(30 * time.Millisecond)
+	if g.Waited() != done || done < 70*time.Millisecond || done > time.Second {
+		t.Errorf("after: %v then %v", done, g.Waited())
+	}
+}
+
+func TestBridgeOutsideACall(t *testing.T) {
+	err := Bridge("", "", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "runs only inside an agent call") {
+		t.Errorf("got %v", err)
+	}
+}
