@@ -221,3 +221,15 @@ func TestGateRealClaudeWaitNotCounted(t *testing.T) {
 		t.Errorf("the person's waits were not waited: %v", res.Duration)
 	}
 }
+
+// A user's MCP_TOOL_TIMEOUT (2s here) does not cut a person's wait (3s per
+// answer): the gate's server carries its own limit in the call's MCP
+// configuration, which outranks it.
+func TestGateRealClaudeOutlastsMCPToolTimeout(t *testing.T) {
+	t.Setenv("MCP_TOOL_TIMEOUT", "2000") // the runner's environment reaches the CLI
+	p := &person{answer: "blue", decision: gate.Decision{Allow: true}, delay: 3 * time.Second}
+	results, res, made := gateCall(t, p, &gate.Gate{}, time.Minute, nil)
+	if res.ExitCode != 0 || made != "file made" || len(results) != 2 || results[0] != "blue" {
+		t.Fatalf("call %+v, %s, results %q", res, made, results)
+	}
+}

@@ -89,6 +89,10 @@ type Gate struct {
 	Bridge string
 	// Timeout bounds each wait for a person; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// AskOnly offers the ask tool alone: approve is not made the agent's
+	// permission prompt, and a tool outside the allow-list is refused as
+	// without a gate (for a host that cannot take decisions yet).
+	AskOnly bool
 
 	mu      sync.Mutex
 	waiting int
@@ -132,16 +136,28 @@ func (g *Gate) wait() func() {
 	}
 }
 
+// toolTimeoutMargin is how much longer than a wait for a person the
+// agent's CLI lets one of the gate's tool calls run: the gate's own
+// deadline comes first, with a message the agent can act on.
+const toolTimeoutMargin = 5 * time.Minute
+
 // MCPConfig is the --mcp-config value for a call: one stdio server, the
 // bridge. It names no secret and no path of the call: the bridge finds both
-// in its environment, which the CLI passes on.
+// in its environment, which the CLI passes on. Its timeout (milliseconds)
+// is Claude Code's per-server tool-call limit, which outranks
+// MCP_TOOL_TIMEOUT (docs/agents.md: a user's lower MCP_TOOL_TIMEOUT would
+// otherwise cut a person's wait short).
 func (g *Gate) MCPConfig() string {
 	cfg := map[string]any{"mcpServers": map[string]any{
-		ServerName: map[string]any{"type": "stdio", "command": g.Bridge, "args": []string{"mcp-bridge"}},
+		ServerName: map[string]any{"type": "stdio", "command": g.Bridge, "args": []string{"mcp-bridge"},
+			"timeout": (g.timeout() + toolTimeoutMargin).Milliseconds()},
 	}}
 	b, _ := json.Marshal(cfg)
 	return string(b)
 }
+
+// PermissionPrompt reports whether approve is the call's permission prompt.
+func (g *Gate) PermissionPrompt() bool { return !g.AskOnly }
 
 // permissionResult is the permission prompt tool's answer, in the form
 // Claude Code reads (checked against 2.1.329): allow with the input to run

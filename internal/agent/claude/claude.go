@@ -134,7 +134,10 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 }
 
 // mcpGate is a gate that can name its MCP server (gate.Gate).
-type mcpGate interface{ MCPConfig() string }
+type mcpGate interface {
+	MCPConfig() string
+	PermissionPrompt() bool
+}
 
 // gateArgs start the call with ralph's gate as an MCP server: its approve
 // tool becomes the permission prompt (a tool outside the allow-list asks a
@@ -148,7 +151,11 @@ func gateArgs(g agent.Gate, tools []string) (args, allowed []string) {
 	if !slices.Contains(tools, gate.AskTool) {
 		tools = append(tools, gate.AskTool)
 	}
-	return []string{"--mcp-config", mg.MCPConfig(), "--permission-prompt-tool", gate.ApproveTool}, tools
+	args = []string{"--mcp-config", mg.MCPConfig()}
+	if mg.PermissionPrompt() {
+		args = append(args, "--permission-prompt-tool", gate.ApproveTool)
+	}
+	return args, tools
 }
 
 // toolList flattens the allow-list to one tool per element: entries may
