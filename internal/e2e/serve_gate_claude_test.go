@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ralph/internal/agent/agenttest"
+	"ralph/internal/fakeapi"
+	"ralph/internal/gate"
+	"ralph/internal/serve"
+	"ralph/internal/servetest"
+	"ralph/internal/syncbuf"
+)
+
+// The real Claude Code CLI under the real daemon asks with the gate's ask
+// tool: the task shows the question while the call waits, `ralph task
+// answer` answers it, and the answer is the tool's result in the same call
+// (the fake model API records the request that carries it), which then
+// finishes the task in that one loop.
+func TestServeGateAskWithClaude(t *testing.T) {
+	c, srv, home := gateDaemon(t, "")
+	v := c.WaitFor("db", "waiting with the call's question", func(v serve.TaskView) bool {
+		return v.State == "waiting" && len(v.Questions) > 0
+	})
+	if v.Questions[0] != "Which database?" || !strings.Contains(strings.Join(v.Questions, "\n"), "sqlite / postgres") ||
+		!strings.HasPrefix(v.Message, "waiting: question q1: Which database?") {
+		t.Fatalf("the task shows %q, %q", v.Questions, v.Message)
+	}
+	if n := len(srv.MessageRequests()); n != 1 {
+		t.Fatalf("%d model requests while the question waits; want the one that asked", n)
+	}
+	c.OK("answer", "db", "postgres")
+	v = c.WaitFor("db", "done", servetest.StateIs("done"))
+	if v.LoopCount != 1 {
+		t.Errorf("the answer cost a new call: %d loops", v.LoopCount)
+	}
+	reqs := srv.MessageRequests()
+	if len(reqs) != 2 || reqs[1].Iteration != 0 || reqs[1].Turn != 1 {
+		t.Fatalf("requests %d; the answer did not come back in the same call", len(reqs))
+	}
+	if got := toolResultText(t, reqs[1].Body); got != "postgres" {
+		t.Errorf("the model received %q as the tool's result", got)
+	}
+	archived, _ := os.ReadFile(filepath.Join(home, "handoffs", "archive", "db-"+v.ID+"-task.md"))
+	if !strings.Contains(string(archived), "postgres") {
+		t.Errorf("the answer is not in the task file's record:\n%s", archived)
+	}
+}
+
+// Nobody answers within APPROVAL_TIMEOUT: the agent is told so as the
+// tool's result, in the same call, and the task no longer shows the
+// question; the status block's question (NEEDS_CLARIFICATION) is the
+// durable wait from there on.
+func TestServeGateAskTimeoutWithClaude(t *testing.T) {
+	c, srv, _ := gateDaemon(t, "APPROVAL_TIMEOUT=3s\n")
+	c.WaitFor("db", "waiting with the call's question", func(v serve.TaskView) bool { return v.State == "waiting" && len(v.Questions) > 0 })
+	v := c.WaitFor("db", "done without an answer", servetest.StateIs("done"))
+	reqs := srv.MessageRequests()
+	if len(reqs) != 2 || toolResultText(t, reqs[1].Body) != gate.NoAnswer || v.LoopCount != 1 {
+		t.Fatalf("%d requests, %d loops; the agent got %q", len(reqs), v.LoopCount, toolResultText(t, reqs[len(reqs)-1].Body))
+	}
+}
+
+// gateDaemon runs the real daemon on one session whose Claude Code call
+// asks "Which database?" with the gate's ask tool and then finishes with
+// the answer it got; rc adds to the session's .ralphrc.
+func gateDaemon(t *testing.T, rc string) (servetest.Client, *fakeapi.Server, string) {
+	t.Helper()
+	claude := agenttest.ClaudeBinary(t)
+	work := t.TempDir()
+	home := filepath.Join(work, "home")
+	dir := filepath.Join(work, "src")
+	srv := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{{Turns: []fakeapi.Turn{
+		fakeapi.ToolTurn("I need to know.", gate.AskTool, map[string]any{"question": "Which database?", "options": []string{"sqlite", "postgres"}}),
+		fakeapi.TextTurn("Using {{tool_result}}." + statusBlock("COMPLETE", true)),
+	}}}})
+	addr, err := servetest.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ralph := servetest.PlainRalph(t)
+	env := append(agenttest.ClaudeEnv(t, srv.URL), servetest.Vars(home)...)
+	env = append(env, "RALPH_CLAUDE_TIMEOUT_MINUTES=1", "RALPH_SERVER=http://"+addr)
+	files := map[string]string{".ralphrc": fmt.Sprintf("CLAUDE_CODE_CMD=%q\n", claude) + rc, "README.md": "# db\n"}
+	if err := servetest.Repo(ralph, env, dir, files); err != nil {
+		t.Fatal(err)
+	}
+	var log syncbuf.Buffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", log.String())
+		}
+	})
+	servetest.Serve(t, &log, ralph, env, "--home", home, "--listen", addr, "--max-parallel", "1",
+		"--session", "db="+dir, "--watch-interval", "0")
+	c := servetest.Client{T: t, Ralph: ralph, Env: env, Addr: addr}
+	c.OK("start", "db", "Pick a database")
+	c.OK("loop", "db", "3")
+	return c, srv, home
+}
+
+// toolResultText is the text of the last tool_result a Messages API
+// request carries.
+func toolResultText(t *testing.T, body []byte) string {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for _, m := range req.Messages {
+		var blocks []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "tool_result" {
+				continue
+			}
+			var s string
+			if json.Unmarshal(b.Content, &s) == nil {
+				out = s
+				continue
+			}
+			var parts []struct{ Text string }
+			_ = json.Unmarshal(b.Content, &parts)
+			out = ""
+			for _, p := range parts {
+				out += p.Text
+			}
+		}
+	}
+	return out
+}
