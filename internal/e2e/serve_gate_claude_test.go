@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"ralph/internal/agent/agenttest"
 	"ralph/internal/fakeapi"
@@ -14,6 +15,7 @@ import (
 	"ralph/internal/serve"
 	"ralph/internal/servetest"
 	"ralph/internal/syncbuf"
+	"ralph/internal/telegram/telegramtest"
 )
 
 // The real Claude Code CLI under the real daemon asks with the gate's ask
@@ -51,6 +53,32 @@ func TestServeGateAskWithClaude(t *testing.T) {
 	}
 }
 
+// The question inside the call reaches the allowed Telegram chat as a
+// question to reply to; a stranger's reply decides nothing, the owner's is
+// the tool's result in the same call.
+func TestServeGateAskTelegramWithClaude(t *testing.T) {
+	const token = "gate-e2e-TOKEN"
+	owner, stranger := telegramtest.Person{Chat: 42, User: 42}, telegramtest.Person{Chat: 666, User: 666}
+	api := telegramtest.New(token)
+	t.Cleanup(api.Close)
+	c, srv, _ := gateDaemon(t, "", "TELEGRAM_BOT_TOKEN="+token, "TELEGRAM_ALLOWED_CHATS=42", "TELEGRAM_API_URL="+api.URL)
+	q, ok := api.WaitSent(0, 60*time.Second, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Which database?") })
+	if !ok || q.ChatID != 42 || !q.ForceReply {
+		t.Fatalf("the chat got no question to reply to: %+v", api.Sent())
+	}
+	api.Reply(stranger, q.MessageID, "sqlite, says a stranger")
+	time.Sleep(2 * time.Second)
+	if v := c.Status("db"); v.State != "waiting" || len(srv.MessageRequests()) != 1 {
+		t.Fatalf("a stranger's reply decided: %+v", v)
+	}
+	api.Reply(owner, q.MessageID, "postgres")
+	v := c.WaitFor("db", "done", servetest.StateIs("done"))
+	reqs := srv.MessageRequests()
+	if v.LoopCount != 1 || len(reqs) != 2 || toolResultText(t, reqs[1].Body) != "postgres" {
+		t.Fatalf("%d loops, %d requests; the agent got %q", v.LoopCount, len(reqs), toolResultText(t, reqs[len(reqs)-1].Body))
+	}
+}
+
 // Nobody answers within APPROVAL_TIMEOUT: the agent is told so as the
 // tool's result, in the same call, and the task no longer shows the
 // question; the status block's question (NEEDS_CLARIFICATION) is the
@@ -68,7 +96,7 @@ func TestServeGateAskTimeoutWithClaude(t *testing.T) {
 // gateDaemon runs the real daemon on one session whose Claude Code call
 // asks "Which database?" with the gate's ask tool and then finishes with
 // the answer it got; rc adds to the session's .ralphrc.
-func gateDaemon(t *testing.T, rc string) (servetest.Client, *fakeapi.Server, string) {
+func gateDaemon(t *testing.T, rc string, extraEnv ...string) (servetest.Client, *fakeapi.Server, string) {
 	t.Helper()
 	claude := agenttest.ClaudeBinary(t)
 	work := t.TempDir()
@@ -85,6 +113,7 @@ func gateDaemon(t *testing.T, rc string) (servetest.Client, *fakeapi.Server, str
 	ralph := servetest.PlainRalph(t)
 	env := append(agenttest.ClaudeEnv(t, srv.URL), servetest.Vars(home)...)
 	env = append(env, "RALPH_CLAUDE_TIMEOUT_MINUTES=1", "RALPH_SERVER=http://"+addr)
+	env = append(env, extraEnv...)
 	files := map[string]string{".ralphrc": fmt.Sprintf("CLAUDE_CODE_CMD=%q\n", claude) + rc, "README.md": "# db\n"}
 	if err := servetest.Repo(ralph, env, dir, files); err != nil {
 		t.Fatal(err)
