@@ -79,6 +79,30 @@ func TestServeGateAskTelegramWithClaude(t *testing.T) {
 	}
 }
 
+// The call dies with its daemon (kill -9); the question survives: the
+// restarted daemon shows it, and the answer starts the task's next call
+// with the answer in its prompt.
+func TestServeGateAskSurvivesRestartWithClaude(t *testing.T) {
+	g := newGateRig(t, "", []fakeapi.Iteration{{Turns: []fakeapi.Turn{fakeapi.TextTurn("Going on." + statusBlock("COMPLETE", true))}}})
+	g.c.WaitFor("db", "waiting with the call's question", func(v serve.TaskView) bool { return v.State == "waiting" && len(v.Questions) > 0 })
+	g.proc.Kill()
+	g.proc = g.serve()
+	if v := g.c.Status("db"); v.State != "waiting" || len(v.Questions) == 0 || v.Questions[0] != "Which database?" {
+		t.Fatalf("after the restart: %+v", v)
+	}
+	g.c.OK("answer", "db", "postgres")
+	v := g.c.WaitFor("db", "done", servetest.StateIs("done"))
+	reqs := g.srv.MessageRequests()
+	last := reqs[len(reqs)-1]
+	// The killed call left no record: the answered one is the task's first.
+	if last.Iteration != 1 || v.LoopCount != 1 {
+		t.Fatalf("%d loops; the last request was iteration %d", v.LoopCount, last.Iteration)
+	}
+	if p := last.Messages.Prompts(); len(p) == 0 || !strings.Contains(p[len(p)-1], "postgres") {
+		t.Errorf("the next call's prompt lacks the answer: %q", p)
+	}
+}
+
 // Nobody answers within APPROVAL_TIMEOUT: the agent is told so as the
 // tool's result, in the same call, and the task no longer shows the
 // question; the status block's question (NEEDS_CLARIFICATION) is the
@@ -98,14 +122,31 @@ func TestServeGateAskTimeoutWithClaude(t *testing.T) {
 // the answer it got; rc adds to the session's .ralphrc.
 func gateDaemon(t *testing.T, rc string, extraEnv ...string) (servetest.Client, *fakeapi.Server, string) {
 	t.Helper()
+	g := newGateRig(t, rc, nil, extraEnv...)
+	return g.c, g.srv, g.home
+}
+
+// gateRig is gateDaemon's daemon, which a test can kill and start again.
+type gateRig struct {
+	c     servetest.Client
+	srv   *fakeapi.Server
+	home  string
+	proc  *servetest.Process
+	serve func() *servetest.Process
+}
+
+// newGateRig starts the daemon; more are the fake model's iterations after
+// the asking one.
+func newGateRig(t *testing.T, rc string, more []fakeapi.Iteration, extraEnv ...string) *gateRig {
+	t.Helper()
 	claude := agenttest.ClaudeBinary(t)
 	work := t.TempDir()
 	home := filepath.Join(work, "home")
 	dir := filepath.Join(work, "src")
-	srv := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{{Turns: []fakeapi.Turn{
+	srv := fakeapi.Start(t, fakeapi.Script{Iterations: append([]fakeapi.Iteration{{Turns: []fakeapi.Turn{
 		fakeapi.ToolTurn("I need to know.", gate.AskTool, map[string]any{"question": "Which database?", "options": []string{"sqlite", "postgres"}}),
 		fakeapi.TextTurn("Using {{tool_result}}." + statusBlock("COMPLETE", true)),
-	}}}})
+	}}}, more...)})
 	addr, err := servetest.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -124,12 +165,14 @@ func gateDaemon(t *testing.T, rc string, extraEnv ...string) (servetest.Client, 
 			t.Logf("daemon log:\n%s", log.String())
 		}
 	})
-	servetest.Serve(t, &log, ralph, env, "--home", home, "--listen", addr, "--max-parallel", "1",
-		"--session", "db="+dir, "--watch-interval", "0")
-	c := servetest.Client{T: t, Ralph: ralph, Env: env, Addr: addr}
-	c.OK("start", "db", "Pick a database")
-	c.OK("loop", "db", "3")
-	return c, srv, home
+	serve := func() *servetest.Process {
+		return servetest.Serve(t, &log, ralph, env, "--home", home, "--listen", addr, "--max-parallel", "1",
+			"--session", "db="+dir, "--watch-interval", "0")
+	}
+	g := &gateRig{c: servetest.Client{T: t, Ralph: ralph, Env: env, Addr: addr}, srv: srv, home: home, proc: serve(), serve: serve}
+	g.c.OK("start", "db", "Pick a database")
+	g.c.OK("loop", "db", "3")
+	return g
 }
 
 // toolResultText is the text of the last tool_result a Messages API
