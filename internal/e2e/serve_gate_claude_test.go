@@ -32,8 +32,12 @@ func TestServeGateAskWithClaude(t *testing.T) {
 		!strings.HasPrefix(v.Message, "waiting: question q1: Which database?") {
 		t.Fatalf("the task shows %q, %q", v.Questions, v.Message)
 	}
-	if n := len(srv.MessageRequests()); n != 1 {
-		t.Fatalf("%d model requests while the question waits; want the one that asked", n)
+	first := srv.MessageRequests()
+	if len(first) != 1 {
+		t.Fatalf("%d model requests while the question waits; want the one that asked", len(first))
+	}
+	if p := first[0].Messages.Prompts(); len(p) == 0 || !strings.Contains(p[len(p)-1], "mcp__ralph__ask tool") {
+		t.Errorf("the task's prompt does not tell the agent to ask with the tool: %q", p)
 	}
 	c.OK("answer", "db", "postgres")
 	v = c.WaitFor("db", "done", servetest.StateIs("done"))
