@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestPermissionResult(t *testing.T) {
@@ -89,5 +92,46 @@ func TestBridgeOutsideACall(t *testing.T) {
 	err := Bridge("", "", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "runs only inside an agent call") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// The tools a call sees over its socket: both, or ask alone for an
+// ask-only gate.
+func TestGateTools(t *testing.T) {
+	for _, c := range []struct {
+		askOnly bool
+		want    string
+	}{{false, "approve,ask"}, {true, "ask"}} {
+		dir := t.TempDir()
+		g := &Gate{Responder: nobody{}, Bridge: "/bin/true", AskOnly: c.askOnly}
+		env, stop, err := g.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := net.Dial("unix", filepath.Join(dir, SocketName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, _ := strings.CutPrefix(env[0], SecretEnv+"=")
+		conn.Write([]byte(secret + "\n"))
+		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		if got := strings.Join(names, ","); got != c.want {
+			t.Errorf("askOnly %v: tools %s, want %s", c.askOnly, got, c.want)
+		}
+		cs.Close()
+		stop()
 	}
 }

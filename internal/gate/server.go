@@ -110,6 +110,9 @@ func (g *Gate) server() *mcp.Server {
 		}
 		return text(g.ask(ctx, q)), nil, nil
 	})
+	if g.AskOnly {
+		return srv // approve is nobody's to call
+	}
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        ToolApprove,
 		Description: "ralph's permission prompt: asks the person whether a tool call outside the allow-list may run.",
