@@ -87,7 +87,7 @@ func TestServeGateAskTelegramWithClaude(t *testing.T) {
 // restarted daemon shows it, and the answer starts the task's next call
 // with the answer in its prompt.
 func TestServeGateAskSurvivesRestartWithClaude(t *testing.T) {
-	g := newGateRig(t, "", []fakeapi.Iteration{{Turns: []fakeapi.Turn{fakeapi.TextTurn("Going on." + statusBlock("COMPLETE", true))}}})
+	g := newGateRig(t, "", []fakeapi.Iteration{askIteration, {Turns: []fakeapi.Turn{fakeapi.TextTurn("Going on." + statusBlock("COMPLETE", true))}}})
 	g.c.WaitFor("db", "waiting with the call's question", func(v serve.TaskView) bool { return v.State == "waiting" && len(v.Questions) > 0 })
 	g.proc.Kill()
 	g.proc = g.serve()
@@ -104,6 +104,69 @@ func TestServeGateAskSurvivesRestartWithClaude(t *testing.T) {
 	}
 	if p := last.Messages.Prompts(); len(p) == 0 || !strings.Contains(p[len(p)-1], "postgres") {
 		t.Errorf("the next call's prompt lacks the answer: %q", p)
+	}
+}
+
+// A Bash command outside the allow-list waits inside the call for a
+// decision: the task shows it, `ralph task approve` allows it once and the
+// command runs in the same call; `ralph task deny` refuses it and the
+// model reads why.
+func TestServeGateApproveDenyWithClaude(t *testing.T) {
+	for _, allow := range []bool{true, false} {
+		t.Run(fmt.Sprint("allow=", allow), func(t *testing.T) {
+			g := newGateRig(t, "", []fakeapi.Iteration{bashIteration})
+			v := g.c.WaitFor("db", "waiting for a decision", servetest.StateIs("waiting"))
+			if v.Message != "waiting: approval a1 for Bash(touch made-by-bash)" {
+				t.Fatalf("the task shows %q", v.Message)
+			}
+			if allow {
+				g.c.OK("approve", "db", "a1")
+			} else {
+				g.c.OK("deny", "db", "a1", "not", "on", "a", "Friday")
+			}
+			v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
+			reqs := g.srv.MessageRequests()
+			if v.LoopCount != 1 || len(reqs) != 2 || reqs[1].Turn != 1 {
+				t.Fatalf("%d loops, %d requests: the decision did not come back in the same call", v.LoopCount, len(reqs))
+			}
+			_, err := os.Stat(filepath.Join(g.dir, "made-by-bash"))
+			result := toolResultText(t, reqs[1].Body)
+			if allow && err != nil {
+				t.Errorf("allowed, the command did not run: %v; the model got %q", err, result)
+			}
+			if !allow && (err == nil || !strings.Contains(result, "not on a Friday")) {
+				t.Errorf("denied, the command ran (%v) or the model was not told: %q", err, result)
+			}
+		})
+	}
+}
+
+// The decision from Telegram: the approval notice carries Allow once and
+// Deny buttons; a stranger's press (forged in their own chat) decides
+// nothing, the owner's Allow once runs the command in the same call.
+func TestServeGateApproveTelegramWithClaude(t *testing.T) {
+	const token = "gate-e2e-TOKEN"
+	owner, stranger := telegramtest.Person{Chat: 42, User: 42}, telegramtest.Person{Chat: 666, User: 666}
+	api := telegramtest.New(token)
+	t.Cleanup(api.Close)
+	g := newGateRig(t, "", []fakeapi.Iteration{bashIteration}, "TELEGRAM_BOT_TOKEN="+token, "TELEGRAM_ALLOWED_CHATS=42", "TELEGRAM_API_URL="+api.URL)
+	m, ok := api.WaitSent(0, 60*time.Second, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "asks to run") })
+	if !ok || m.ChatID != 42 || !strings.Contains(m.Text, "touch made-by-bash") || len(m.Buttons) != 2 {
+		t.Fatalf("the chat got no approval with buttons: %+v", api.Sent())
+	}
+	allow := m.Buttons[0]
+	if allow.Text != "✅ Allow once" || m.Buttons[1].Text != "⛔ Deny" {
+		t.Fatalf("buttons %+v", m.Buttons)
+	}
+	api.Press(stranger, 0, allow.Data)
+	time.Sleep(2 * time.Second)
+	if v := g.c.Status("db"); v.State != "waiting" || len(g.srv.MessageRequests()) != 1 {
+		t.Fatalf("a stranger's press decided: %+v", v)
+	}
+	api.Press(owner, m.MessageID, allow.Data)
+	v := g.c.WaitFor("db", "done", servetest.StateIs("done"))
+	if _, err := os.Stat(filepath.Join(g.dir, "made-by-bash")); err != nil || v.LoopCount != 1 {
+		t.Fatalf("allowed from the chat, the command did not run in the call: %v, %d loops", err, v.LoopCount)
 	}
 }
 
@@ -125,32 +188,45 @@ func TestServeGateAskTimeoutWithClaude(t *testing.T) {
 // asks "Which database?" with the gate's ask tool and then finishes with
 // the answer it got; rc adds to the session's .ralphrc.
 func gateDaemon(t *testing.T, rc string, extraEnv ...string) (servetest.Client, *fakeapi.Server, string) {
+	var more []fakeapi.Iteration
 	t.Helper()
-	g := newGateRig(t, rc, nil, extraEnv...)
+	g := newGateRig(t, rc, append([]fakeapi.Iteration{askIteration}, more...), extraEnv...)
 	return g.c, g.srv, g.home
 }
+
+// askIteration asks "Which database?" with the gate's ask tool and then
+// finishes with the answer it got.
+var askIteration = fakeapi.Iteration{Turns: []fakeapi.Turn{
+	fakeapi.ToolTurn("I need to know.", gate.AskTool, map[string]any{"question": "Which database?", "options": []string{"sqlite", "postgres"}}),
+	fakeapi.TextTurn("Using {{tool_result}}." + statusBlock("COMPLETE", true)),
+}}
+
+// bashIteration runs a command outside the allow-list and finishes with
+// what the tool said.
+var bashIteration = fakeapi.Iteration{Turns: []fakeapi.Turn{
+	fakeapi.ToolTurn("Making it.", "Bash", map[string]string{"command": "touch made-by-bash", "description": "make a file"}),
+	fakeapi.TextTurn("Bash said: {{tool_result}}" + statusBlock("COMPLETE", true)),
+}}
 
 // gateRig is gateDaemon's daemon, which a test can kill and start again.
 type gateRig struct {
 	c     servetest.Client
 	srv   *fakeapi.Server
 	home  string
+	dir   string // the session's project
 	proc  *servetest.Process
 	serve func() *servetest.Process
 }
 
-// newGateRig starts the daemon; more are the fake model's iterations after
-// the asking one.
-func newGateRig(t *testing.T, rc string, more []fakeapi.Iteration, extraEnv ...string) *gateRig {
+// newGateRig starts the daemon on one session ("db") whose calls the fake
+// model plays from its.
+func newGateRig(t *testing.T, rc string, its []fakeapi.Iteration, extraEnv ...string) *gateRig {
 	t.Helper()
 	claude := agenttest.ClaudeBinary(t)
 	work := t.TempDir()
 	home := filepath.Join(work, "home")
 	dir := filepath.Join(work, "src")
-	srv := fakeapi.Start(t, fakeapi.Script{Iterations: append([]fakeapi.Iteration{{Turns: []fakeapi.Turn{
-		fakeapi.ToolTurn("I need to know.", gate.AskTool, map[string]any{"question": "Which database?", "options": []string{"sqlite", "postgres"}}),
-		fakeapi.TextTurn("Using {{tool_result}}." + statusBlock("COMPLETE", true)),
-	}}}, more...)})
+	srv := fakeapi.Start(t, fakeapi.Script{Iterations: its})
 	addr, err := servetest.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +249,7 @@ func newGateRig(t *testing.T, rc string, more []fakeapi.Iteration, extraEnv ...s
 		return servetest.Serve(t, &log, ralph, env, "--home", home, "--listen", addr, "--max-parallel", "1",
 			"--session", "db="+dir, "--watch-interval", "0")
 	}
-	g := &gateRig{c: servetest.Client{T: t, Ralph: ralph, Env: env, Addr: addr}, srv: srv, home: home, proc: serve(), serve: serve}
+	g := &gateRig{c: servetest.Client{T: t, Ralph: ralph, Env: env, Addr: addr}, srv: srv, home: home, dir: dir, proc: serve(), serve: serve}
 	g.c.OK("start", "db", "Pick a database")
 	g.c.OK("loop", "db", "3")
 	return g

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,7 +42,7 @@ func (d *Daemon) gateFor(session string, timeout time.Duration) *gate.Gate {
 		d.logf("[%s] no gate for the agent's questions: %v", session, err)
 		return nil
 	}
-	return &gate.Gate{Responder: &taskGate{d: d, session: session}, Bridge: exe, Timeout: timeout, AskOnly: true}
+	return &gate.Gate{Responder: &taskGate{d: d, session: session}, Bridge: exe, Timeout: timeout}
 }
 
 // Ask shows the question on the task and waits for its answer.
@@ -67,10 +68,10 @@ func (g *taskGate) Ask(ctx context.Context, q gate.Question) (string, error) {
 	}
 }
 
-// Approve: decisions inside the call are not offered on the daemon yet;
-// its gate is AskOnly, so this is never asked.
-func (g *taskGate) Approve(context.Context, gate.Approval) (gate.Decision, error) {
-	return gate.Decision{}, gate.ErrNobody
+// Approve shows the tool call on the task and waits for a decision
+// (`ralph task approve|deny`, Telegram's buttons, the API).
+func (g *taskGate) Approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
+	return g.approve(ctx, a)
 }
 
 // askedLines are the question's lines as the task shows them.
@@ -110,24 +111,11 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 
 // dropInCall ends the task's wait for a question its call gave up on.
 func (r *taskRunner) dropInCall(a *inCallAsk) {
-	d := r.d
 	if r.inCall != a {
 		return
 	}
 	r.inCall = nil
-	r.load()
-	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting {
-		return
-	}
-	t := *r.t
-	t.State, t.Questions, t.UpdatedAt = fleet.Running, nil, d.opts.Now()
-	t.Message = "no answer to question " + a.id + " in time: the agent goes on and may ask again in its status block"
-	if err := d.db.UpdateTask(t); err != nil {
-		d.logf("[%s] question %s: %v", r.session, a.id, err)
-		return
-	}
-	r.load()
-	d.publish(t, "task_running", t.Message)
+	r.backToRunning("no answer to question " + a.id + " in time: the agent goes on and may ask again in its status block")
 }
 
 // answerInCall gives the call's question its answer: in the task file's
@@ -147,13 +135,12 @@ func (r *taskRunner) answerInCall(text, by string) (TaskView, error) {
 	}
 	a.answer <- text
 	r.inCall = nil
-	t.State, t.Questions, t.ExitReason, t.UpdatedAt = fleet.Running, nil, "", d.opts.Now()
-	t.Message = "question " + a.id + " answered by " + by
+	t.Questions, t.UpdatedAt = nil, d.opts.Now()
 	if err := d.db.UpdateTask(t); err != nil {
 		return TaskView{}, err
 	}
-	r.load()
 	d.publish(t, "task_answered", "")
+	r.backToRunning("question " + a.id + " answered by " + by)
 	return d.Status(r.session)
 }
 
@@ -164,4 +151,130 @@ func clipLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// inCallApproval is a tool call waiting inside a call for a decision.
+type inCallApproval struct {
+	id       string
+	what     string // Bash(npm publish)
+	decision chan gate.Decision
+}
+
+// approvalWhat is a tool call as people read it: the tool and, for a
+// command, the command.
+func approvalWhat(a gate.Approval) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(a.Input, &in)
+	arg := in.Command
+	if arg == "" {
+		arg = in.FilePath
+	}
+	if arg == "" {
+		return a.Tool
+	}
+	return a.Tool + "(" + clipLine(redact.String(arg), 160) + ")"
+}
+
+// approve shows the task waiting for a decision and waits for it.
+func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
+	p := &inCallApproval{what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
+	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.approvalInCall(p)} }); err != nil {
+		return gate.Decision{}, err
+	}
+	select {
+	case d := <-p.decision:
+		return d, nil
+	case <-ctx.Done():
+	}
+	bg, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = g.d.send(bg, g.session, func(r *taskRunner) outcome { r.dropApproval(p); return outcome{} })
+	select {
+	case d := <-p.decision:
+		return d, nil
+	default:
+		return gate.Decision{}, ctx.Err()
+	}
+}
+
+// approvalInCall shows the task waiting for a decision on p.
+func (r *taskRunner) approvalInCall(p *inCallApproval) error {
+	d := r.d
+	r.load()
+	if r.t == nil || r.w == nil {
+		return errors.New("no loop of this session is running")
+	}
+	if r.approvals == nil {
+		r.approvals = map[string]*inCallApproval{}
+	}
+	r.asks++
+	p.id = fmt.Sprintf("a%d", r.asks)
+	r.approvals[p.id] = p
+	t := *r.t
+	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
+	t.Message = "waiting: approval " + p.id + " for " + p.what
+	if err := d.settleWith(&t, NoticeApproval, p.id+" "+p.what); err != nil {
+		delete(r.approvals, p.id)
+		return err
+	}
+	r.load()
+	return nil
+}
+
+// dropApproval ends the wait for a decision its call no longer waits on.
+func (r *taskRunner) dropApproval(p *inCallApproval) {
+	if r.approvals[p.id] != p {
+		return
+	}
+	delete(r.approvals, p.id)
+	r.backToRunning("no decision on " + p.id + " (" + p.what + ") in time: denied")
+}
+
+// backToRunning shows the running loop running again once nothing of its
+// call waits for a person.
+func (r *taskRunner) backToRunning(msg string) {
+	d := r.d
+	r.load()
+	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting || r.inCall != nil || len(r.approvals) > 0 {
+		return
+	}
+	t := *r.t
+	t.State, t.Questions, t.Message, t.UpdatedAt = fleet.Running, nil, msg, d.opts.Now()
+	if err := d.db.UpdateTask(t); err != nil {
+		d.logf("[%s] %v", r.session, err)
+		return
+	}
+	r.load()
+	d.publish(t, "task_running", msg)
+}
+
+// decide gives the pending tool call item its decision.
+func (r *taskRunner) decide(item string, allow bool, why, by string) (TaskView, error) {
+	d := r.d
+	verb := fleet.Deny
+	if allow {
+		verb = fleet.Approve
+	}
+	if _, err := d.current(verb, r.session); err != nil {
+		return TaskView{}, err
+	}
+	p := r.approvals[item]
+	if p == nil || r.w == nil {
+		return TaskView{}, &fleet.Error{Code: fleet.Conflict, Msg: fmt.Sprintf("session %s waits for no decision %q", r.session, item)}
+	}
+	delete(r.approvals, item)
+	dec := gate.Decision{Allow: allow, Message: strings.TrimSpace(why)}
+	word := "allowed"
+	if !allow {
+		word = "denied"
+		if dec.Message == "" {
+			dec.Message = "denied by " + by
+		}
+	}
+	p.decision <- dec
+	r.backToRunning(p.what + " " + word + " by " + by)
+	return d.Status(r.session)
 }

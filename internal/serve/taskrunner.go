@@ -46,8 +46,9 @@ type taskRunner struct {
 	cmd *worker
 	// inCall is the question the running call waits on (taskgate.go);
 	// asks numbers them.
-	inCall *inCallAsk
-	asks   int
+	inCall    *inCallAsk
+	approvals map[string]*inCallApproval
+	asks      int
 
 	// What the scheduler knows, under d.mu.
 	snap     fleet.Task
