@@ -41,6 +41,10 @@ const (
 // DefaultTimeout bounds a wait for a person (APPROVAL_TIMEOUT).
 const DefaultTimeout = 30 * time.Minute
 
+// DefaultProgressEvery is how often a waiting tool sends a progress
+// notification, well inside the CLI's 30 minutes of tolerated silence.
+const DefaultProgressEvery = time.Minute
+
 // NoAnswer is the ask tool's result when nobody answered in time: the
 // question then waits as a status block's question does, across calls.
 const NoAnswer = "no answer yet: finish this call with NEEDS_CLARIFICATION and ask the question in your status block"
@@ -89,6 +93,9 @@ type Gate struct {
 	Bridge string
 	// Timeout bounds each wait for a person; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// ProgressEvery is how often a waiting tool tells the CLI it is alive;
+	// 0 means DefaultProgressEvery.
+	ProgressEvery time.Duration
 	// AskOnly offers the ask tool alone: approve is not made the agent's
 	// permission prompt, and a tool outside the allow-list is refused as
 	// without a gate (for a host that cannot take decisions yet).

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,5 +134,64 @@ func TestGateTools(t *testing.T) {
 		}
 		cs.Close()
 		stop()
+	}
+}
+
+type slowPerson struct{ delay time.Duration }
+
+func (p slowPerson) Ask(ctx context.Context, q Question) (string, error) {
+	select {
+	case <-time.After(p.delay):
+		return "later", nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+func (slowPerson) Approve(context.Context, Approval) (Decision, error) { return Decision{}, ErrNobody }
+
+// A tool waiting for a person sends progress notifications on the call's
+// progress token, so that the CLI's limit on silent tool calls never
+// fires; they stop with the answer.
+func TestGateKeepsTheCallAlive(t *testing.T) {
+	dir := t.TempDir()
+	g := &Gate{Responder: slowPerson{400 * time.Millisecond}, Bridge: "/bin/true", ProgressEvery: 50 * time.Millisecond}
+	env, stop, err := g.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	conn, err := net.Dial("unix", filepath.Join(dir, SocketName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, _ := strings.CutPrefix(env[0], SecretEnv+"=")
+	conn.Write([]byte(secret + "\n"))
+	var mu sync.Mutex
+	var progress []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Message)
+			mu.Unlock()
+		}})
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: ToolAsk, Arguments: map[string]any{"question": "When?"}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || tc.Text != "later" {
+		t.Fatalf("result %+v", res.Content)
+	}
+	time.Sleep(150 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(progress) < 3 || len(progress) > 9 || progress[0] != "waiting for a person" {
+		t.Errorf("progress notifications while waiting 400ms every 50ms: %q", progress)
 	}
 }

@@ -103,11 +103,12 @@ func (g *Gate) server() *mcp.Server {
 		Name: ToolAsk,
 		Description: "Ask the person who runs this loop a question and wait for the answer, instead of guessing " +
 			"when a decision is theirs. The answer comes back as this tool's result.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, any, error) {
 		q := Question{Text: strings.TrimSpace(in.Question), Options: in.Options}
 		if q.Text == "" {
 			return nil, nil, errors.New("ask: the question is empty")
 		}
+		defer g.keepAlive(ctx, req)()
 		return text(g.ask(ctx, q)), nil, nil
 	})
 	if g.AskOnly {
@@ -116,15 +117,45 @@ func (g *Gate) server() *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        ToolApprove,
 		Description: "ralph's permission prompt: asks the person whether a tool call outside the allow-list may run.",
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in approveInput) (*mcp.CallToolResult, any, error) {
 		input, err := marshalInput(in.Input)
 		if err != nil {
 			return nil, nil, err
 		}
+		defer g.keepAlive(ctx, req)()
 		a := Approval{Tool: in.ToolName, Input: input, ToolUseID: in.ToolUseID}
 		return text(permissionResult(a, g.approve(ctx, a))), nil, nil
 	})
 	return srv
+}
+
+// keepAlive tells the agent's CLI now and then that the tool still waits
+// for a person: Claude Code aborts a stdio tool call that sends "no
+// response or progress" for 30 minutes (docs/agents.md), whatever
+// MCP_TOOL_TIMEOUT says. The returned func stops it.
+func (g *Gate) keepAlive(ctx context.Context, req *mcp.CallToolRequest) func() {
+	tok := req.Params.GetProgressToken()
+	if tok == nil || req.Session == nil {
+		return func() {}
+	}
+	every := g.ProgressEvery
+	if every <= 0 {
+		every = DefaultProgressEvery
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(n), Message: "waiting for a person"})
+			}
+		}
+	}()
+	return cancel
 }
 
 // ask waits for the answer, at most the gate's timeout.
