@@ -69,6 +69,20 @@ type Invocation struct {
 	// OnEvent receives rendered live events (may be nil). It is called from
 	// one goroutine at a time, and never after Run has returned.
 	OnEvent func(LiveEvent)
+	// Gate, when set, lets the agent ask a person and ask for approval
+	// inside the call (package gate); nil where nobody can answer, and for
+	// an agent whose adapter does not wire it.
+	Gate Gate
+}
+
+// Gate is a human gate served in each call's private directory (package
+// gate implements it).
+type Gate interface {
+	// Open serves the call directory until stop; env goes to the agent.
+	Open(callDir string) (env []string, stop func(), err error)
+	// Waited is the time spent waiting for a person so far: the call's
+	// Timeout does not count it.
+	Waited() time.Duration
 }
 
 // Result is what one agent call left behind.

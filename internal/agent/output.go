@@ -110,6 +110,7 @@ func (c Call) Run(ctx context.Context) (Result, error) {
 	p := Process{
 		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Share: inv.Share, Timeout: inv.Timeout, Stdin: c.Stdin,
 		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath, OnStart: inv.OnStart,
+		Gate: inv.Gate,
 	}
 	if inv.Live && inv.OnEvent != nil && c.Live != nil {
 		p.OnLine = c.Live(inv.Dir, inv.OnEvent)

@@ -69,6 +69,10 @@ type Process struct {
 	// reason. Nothing reads it once the process has ended, so a sender must
 	// not block: a channel buffered for one and a send with a default.
 	Abort <-chan string
+	// Gate, when set, is opened on the call directory before the process
+	// starts and closed after it ended; the time it spends waiting for a
+	// person does not count against Timeout.
+	Gate Gate
 }
 
 // ProcessResult is how a process ended.
@@ -174,6 +178,14 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	}
 	defer os.RemoveAll(call)
 	env = append(env, CallDirEnv+"="+call)
+	if p.Gate != nil {
+		genv, stop, err := p.Gate.Open(call)
+		if err != nil {
+			return res, fmt.Errorf("agent: %w", err)
+		}
+		defer stop()
+		env = append(env, genv...)
+	}
 
 	argv := p.Argv
 	if r != nil && r.Wrap != nil {
@@ -261,17 +273,23 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	}
 
 	var timeout <-chan time.Time
+	var timer *time.Timer
 	if p.Timeout > 0 {
-		t := time.NewTimer(p.Timeout)
-		defer t.Stop()
-		timeout = t.C
+		timer = time.NewTimer(p.Timeout)
+		defer timer.Stop()
+		timeout = timer.C
 	}
 	var termAt time.Time
+wait:
 	select {
 	case <-done:
 	case <-ctx.Done():
 		res.Interrupted = true
 	case <-timeout:
+		if left := callTimeLeft(p.Timeout, time.Since(start), p.Gate); left > 0 {
+			timer.Reset(left) // a person's time is not the agent's
+			goto wait
+		}
 		res.TimedOut = true
 	case reason, ok := <-p.Abort:
 		res.Aborted = reason
@@ -317,6 +335,21 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		res.Warnings = append(res.Warnings, in.wait(r.reapTimeout())...)
 	}
 	return res, nil
+}
+
+// callTimeLeft is what is left of a call's time limit after elapsed, not
+// counting the time its gate spent waiting for a person (a wait still
+// under way counts as long as it lasts: the timer comes back).
+func callTimeLeft(limit, elapsed time.Duration, g Gate) time.Duration {
+	if g == nil {
+		return 0
+	}
+	left := limit - (elapsed - g.Waited())
+	if left <= 0 {
+		return 0
+	}
+	// A wait under way grows Waited: look again no later than a minute on.
+	return max(min(left, time.Minute), 10*time.Millisecond)
 }
 
 // teeTo is what the child writes a stream to: a pipe whose reader masks

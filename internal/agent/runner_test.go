@@ -407,3 +407,27 @@ func TestRunCallDirectory(t *testing.T) {
 		t.Errorf("two calls shared the directory %s", dirs[0])
 	}
 }
+
+type waitedGate time.Duration
+
+func (waitedGate) Open(string) ([]string, func(), error) { return nil, func() {}, nil }
+func (w waitedGate) Waited() time.Duration               { return time.Duration(w) }
+
+func TestCallTimeLeft(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		limit, elapsed time.Duration
+		gate           Gate
+		want           time.Duration
+	}{
+		{"no gate: the limit is the limit", time.Minute, time.Minute, nil, 0},
+		{"no waiting: timed out", time.Minute, time.Minute, waitedGate(0), 0},
+		{"a person's time is added", time.Minute, time.Minute, waitedGate(20 * time.Second), 20 * time.Second},
+		{"looked at again within a minute", time.Hour, time.Hour, waitedGate(50 * time.Minute), time.Minute},
+		{"all used even with waiting", time.Minute, 3 * time.Minute, waitedGate(time.Minute), 0},
+	} {
+		if got := callTimeLeft(c.limit, c.elapsed, c.gate); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

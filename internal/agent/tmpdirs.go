@@ -18,9 +18,14 @@ const tmpBase = "ralph-agent-"
 // removed after the call, swept like the temp directories after a kill):
 // the one channel from a sandboxed agent to ralph. The sandbox binds it for
 // that call alone; what ralph serves there is a unix socket, which works
-// with the sandbox's network off. Nothing serves it yet: the approvals and
-// questions of a later change will.
+// with the sandbox's network off: the gate (package gate) serves its
+// approvals and questions there.
 const CallDirEnv = "RALPH_CALL_DIR"
+
+// BridgeEnv names the executable the agent's CLI starts to reach the gate
+// (ralph itself, as `ralph mcp-bridge`): a sandbox keeps it visible,
+// read-only, wherever it lives.
+const BridgeEnv = "RALPH_MCP_BRIDGE"
 
 func tmpPattern() string { return tmpBase + strconv.Itoa(os.Getpid()) + "-" }
 

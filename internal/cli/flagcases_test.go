@@ -218,6 +218,13 @@ func versionFlagTest(t *testing.T, path string) {
 	})
 }
 
+func mcpBridgeFlagTest(t *testing.T, path string) {
+	checkFlags(t, path, newMCPBridgeCmd, []flagCase[mcpBridgeOptions]{
+		{argv: "mcp-bridge", want: &mcpBridgeOptions{}},
+		{argv: "mcp-bridge x", code: 1, says: "Run 'ralph --help' for usage."},
+	})
+}
+
 func trustFlagTest(t *testing.T, path string) {
 	checkFlags(t, path, newTrustCmd, []flagCase[trustOptions]{
 		{argv: "trust", want: &trustOptions{Project: projectFlags{dir: "."}}},
@@ -400,6 +407,15 @@ var taskFlagCases = map[string][]flagCase[taskOptions]{
 	"task answer": {
 		{argv: "task answer 5 Use SQLite, it is simpler", want: &taskOptions{Verb: "answer", Session: "5", Text: "Use SQLite, it is simpler"}},
 		{argv: "task answer 5", code: 1, says: "requires at least 2 arg(s)"},
+	},
+	"task approve": {
+		{argv: "task approve 5 a1", want: &taskOptions{Verb: "approve", Session: "5", Item: "a1"}},
+		{argv: "task approve 5", code: 1, says: "accepts 2 arg(s)"},
+	},
+	"task deny": {
+		{argv: "task deny 5 a1 not on a Friday", want: &taskOptions{Verb: "deny", Session: "5", Item: "a1", Text: "not on a Friday"}},
+		{argv: "task deny 5 a1", want: &taskOptions{Verb: "deny", Session: "5", Item: "a1"}},
+		{argv: "task deny 5", code: 1, says: "requires at least 2 arg(s)"},
 	},
 	"task watchdog": {
 		{argv: "task watchdog --json", want: &taskOptions{Verb: "watchdog", JSON: true}},

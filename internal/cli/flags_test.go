@@ -117,6 +117,7 @@ var flagSuites = map[string]func(*testing.T, string){
 	demoAgentCmd:     demoAgentFlagTest,
 	"serve":          serveFlagTest,
 	"worker":         workerFlagTest,
+	"mcp-bridge":     mcpBridgeFlagTest,
 }
 
 func init() {

@@ -106,6 +106,7 @@ Exit codes: 0 done, 1 usage or start-up error, 2 circuit breaker open,
 		newServeCmd(ios, nil),
 		newTaskCmd(ios, nil),
 		newWorkerCmd(ios, nil),
+		newMCPBridgeCmd(ios, nil),
 	)
 	usageArgs(root)
 	// `ralph --version` is what people type first; it prints what

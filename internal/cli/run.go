@@ -320,7 +320,7 @@ func agentEnv(cfg config.Config) []string {
 func specFrom(cfg config.Config, st *store.Store, agents []loop.AgentSpec) loop.Spec {
 	spec := loop.Spec{
 		Dir: st.ProjectDir(), Agents: agents, OutputFormat: cfg.OutputFormat, Live: cfg.Live,
-		Timeout: cfg.AgentTimeout, Env: agentEnv(cfg), Backup: cfg.Backup,
+		Timeout: cfg.AgentTimeout, ApprovalTimeout: cfg.ApprovalTimeout, Env: agentEnv(cfg), Backup: cfg.Backup,
 		OptionalSections: cfg.OptionalSections, Sandboxed: cfg.Sandbox.Provider != "",
 		Policy: loop.Policy{
 			Breaker: breaker.Thresholds{

@@ -34,12 +34,14 @@ type taskOptions struct {
 	Home   string
 	JSON   bool
 	// Verb is the subcommand; Session, Title (start), MaxLoops (loop, 0
-	// the daemon's default) and Text (answer) its arguments.
+	// the daemon's default), Text (answer, deny's reason) and Item
+	// (approve, deny) its arguments.
 	Verb     string
 	Session  string
 	Title    string
 	MaxLoops int
 	Text     string
+	Item     string
 	// StartLoop is start's --loop N: create and loop in one step.
 	StartLoop int
 	// History is list's --all and its filters; ID is show's task.
@@ -116,6 +118,10 @@ func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.C
 		verb("resume SESSION", "Let a paused loop go on", cobra.ExactArgs(1), nil),
 		verb("answer SESSION TEXT…", "Answer the task's question; its loop resumes", cobra.MinimumNArgs(2),
 			func(a []string) error { o.Text = strings.Join(a[1:], " "); return nil }),
+		verb("approve SESSION ID", "Allow once the tool call the agent waits on (ID as the task shows it: a1)", cobra.ExactArgs(2),
+			func(a []string) error { o.Item = a[1]; return nil }),
+		verb("deny SESSION ID [REASON…]", "Refuse the tool call the agent waits on; it reads REASON", cobra.MinimumNArgs(2),
+			func(a []string) error { o.Item, o.Text = a[1], strings.Join(a[2:], " "); return nil }),
 		verb("watchdog", "Show what the watchdog reads: each session's tmux target and what it last saw", cobra.NoArgs, nil),
 	)
 	return cmd
@@ -150,7 +156,7 @@ func runTask(ctx context.Context, o *taskOptions) error {
 			return printWatchdog(o.IO.Out, raw, o.JSON)
 		}
 	default:
-		cmd := fleet.Command{Verb: fleet.Verb(o.Verb), Session: o.Session, Title: o.Title, MaxLoops: o.MaxLoops, Text: o.Text}
+		cmd := fleet.Command{Verb: fleet.Verb(o.Verb), Session: o.Session, Title: o.Title, MaxLoops: o.MaxLoops, Text: o.Text, Item: o.Item}
 		if o.Verb == "start" && o.StartLoop > 0 {
 			cmd.Verb, cmd.MaxLoops = fleet.StartLoop, o.StartLoop
 		}

@@ -31,6 +31,7 @@ type Config struct {
 	Effort            string        // CLAUDE_EFFORT
 	OutputFormat      string        // CLAUDE_OUTPUT_FORMAT
 	AgentTimeout      time.Duration // CLAUDE_TIMEOUT_MINUTES
+	ApprovalTimeout   time.Duration // APPROVAL_TIMEOUT
 	AllowedTools      []string      // ALLOWED_TOOLS
 	SessionContinuity bool          // SESSION_CONTINUITY
 	SessionExpiry     time.Duration // SESSION_EXPIRY_HOURS

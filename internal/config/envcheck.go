@@ -20,7 +20,7 @@ var fleetEnv = []string{
 	"RALPH_TEMPORAL_API_KEY", "RALPH_TEMPORAL_CLI", "RALPH_JAEGER", // the CLI and the trace backend of the tests, as they are built
 	"RALPH_SESSION_PRIORITIES",
 	"RALPH_FLEET_MAX_COST_PER_DAY", "RALPH_SESSION_MAX_COST_PER_DAY", "RALPH_FLEET_MAX_TOKENS_PER_DAY", "RALPH_SESSION_MAX_TOKENS_PER_DAY",
-	"RALPH_AGENT_GROUP", "RALPH_CALL_DIR", // set by ralph on each agent it starts
+	"RALPH_AGENT_GROUP", "RALPH_CALL_DIR", "RALPH_GATE_SECRET", "RALPH_MCP_BRIDGE", // set by ralph on each agent it starts
 }
 
 // harnessPrefixes are variables of ralph's own test suite and benchmarks,

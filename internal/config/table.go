@@ -109,6 +109,8 @@ var keyTable = []keyInfo{
 		Doc: "Agent output format: json (structured), stream-json or text (legacy).", field: func(c *Config) any { return &c.OutputFormat }},
 	{Name: "CLAUDE_TIMEOUT_MINUTES", kind: kMinutes, min: 1, Default: "15", Flag: "--timeout", Group: gAgent, Origin: OriginBash,
 		Doc: "Minutes one agent call may run before it is stopped.", field: func(c *Config) any { return &c.AgentTimeout }},
+	{Name: "APPROVAL_TIMEOUT", kind: kDuration, Default: "30m", Group: gAgent, Origin: OriginNew,
+		Doc: "How long an agent call waits inside the call for a person's answer or decision (ralph serve) before it goes on without one.", field: func(c *Config) any { return &c.ApprovalTimeout }},
 	{Name: "ALLOWED_TOOLS", Aliases: []string{"CLAUDE_ALLOWED_TOOLS"}, kind: kList, Default: "",
 		Flag: "--allowed-tools", Group: gAgent, Origin: OriginBash,
 		Doc: "Tools the agent may use, comma separated; commas inside (...) do not split. Empty: the agent's granular default (file tools, git commands that cannot destroy work, test runners).", field: func(c *Config) any { return &c.AllowedTools }},

@@ -46,6 +46,22 @@ type checkItem struct {
 // again; this only hides buttons that would be refused).
 type can struct {
 	Pause, Resume, Stop, Cancel, Reset, Retry, Loop, Answer bool
+	// Decide: the agent waits inside its call for a decision on Pending
+	// (its id) to run Asked.
+	Decide         bool
+	Pending, Asked string
+}
+
+// pendingDecision reads the decision a task waits on from its message
+// ("waiting: approval a1 for Bash(npm publish)"): the daemon's words, the
+// one place the pending item shows.
+func pendingDecision(v serve.TaskView) (item, what string, ok bool) {
+	rest, ok := strings.CutPrefix(v.Message, "waiting: approval ")
+	if !ok || v.State != fleet.Waiting {
+		return "", "", false
+	}
+	item, what, ok = strings.Cut(rest, " for ")
+	return item, what, ok && item != ""
 }
 
 func (d *Dashboard) taskPage(w http.ResponseWriter, r *http.Request) {
@@ -99,6 +115,7 @@ func (d *Dashboard) taskData(session string) (taskData, error) {
 		Loop:   (s == fleet.Waiting || s == fleet.Halted) && len(v.Questions) == 0,
 		Answer: !s.Finished() && len(v.Questions) > 0,
 	}
+	data.Can.Pending, data.Can.Asked, data.Can.Decide = pendingDecision(v)
 	return data, nil
 }
 
@@ -132,7 +149,7 @@ func checklist(path string, ran int) ([]checkItem, string) {
 
 // verbs are the actions a task page posts, as the fleet's commands; the
 // new-task form posts start and start_loop (see start).
-var verbs = []fleet.Verb{fleet.Pause, fleet.Resume, fleet.Stop, fleet.Cancel, fleet.Reset, fleet.Retry, fleet.Loop, fleet.Answer}
+var verbs = []fleet.Verb{fleet.Pause, fleet.Resume, fleet.Stop, fleet.Cancel, fleet.Reset, fleet.Retry, fleet.Loop, fleet.Answer, fleet.Approve, fleet.Deny}
 
 // FleetVerbs lists the fleet commands the dashboard gives, with where.
 func FleetVerbs() map[fleet.Verb]string {
@@ -179,6 +196,8 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 			d.showTask(w, r, http.StatusBadRequest, "The answer is empty.")
 			return
 		}
+	case fleet.Approve, fleet.Deny:
+		c.Item, c.Text = strings.TrimSpace(r.PostForm.Get("item")), strings.TrimSpace(r.PostForm.Get("text"))
 	}
 	if _, err := d.src.Do(r.Context(), c); err != nil {
 		d.showTask(w, r, refusalCode(err), store.Redact(err.Error()))

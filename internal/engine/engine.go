@@ -100,6 +100,9 @@ type Deps struct {
 	// Verify runs the project's verify command (VERIFY_CMD) on a claimed
 	// completion; it is required when Policy.Verify is on.
 	Verify func(ctx context.Context) loop.VerifyRun
+	// Gate lets each agent call ask a person inside the call (package
+	// gate): a host where a person can answer sets it; nil: nobody.
+	Gate agent.Gate
 	// CallEnv adds to each agent call's environment, asked right after
 	// the call's iteration_start event (nil: nothing): the trace context
 	// of the call's span.

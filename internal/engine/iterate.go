@@ -98,6 +98,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		StdoutPath: stdoutPath, StderrPath: stderrPath, OnStart: e.deps.AgentStarted,
 		MaxBudgetUSD: e.callCap,
 	}
+	if e.deps.Gate != nil {
+		inv.Gate = e.deps.Gate
+	}
 	if e.spec.Live {
 		inv.OnEvent = func(le agent.LiveEvent) {
 			e.deps.Emit(loop.Event{Type: loop.EventLive, At: e.deps.Now(), Loop: n, Live: &le})

@@ -15,13 +15,18 @@ const (
 	// Retry resets a halted task's breaker and loops it again: what a
 	// request's "/ralph retry" asks.
 	Retry Verb = "retry"
+	// Approve and Deny decide a tool call the agent waits on inside its
+	// call (Command.Item names it): allow it once, or refuse it with
+	// Text as the reason the agent reads.
+	Approve Verb = "approve"
+	Deny    Verb = "deny"
 )
 
 // Verbs is every command a person can give the fleet, in the order the
 // help lists them. Every surface offers each of them, or says in its
 // surface table why it does not (see Surface).
 func Verbs() []Verb {
-	return []Verb{Start, StartLoop, Loop, Pause, Resume, Stop, Cancel, Reset, Retry, Answer}
+	return []Verb{Start, StartLoop, Loop, Pause, Resume, Stop, Cancel, Reset, Retry, Answer, Approve, Deny}
 }
 
 // Surface is where a command came from.
@@ -70,8 +75,11 @@ type Command struct {
 	Title string `json:"title,omitempty"`
 	// MaxLoops bounds a loop (loop, start_loop); 0 takes the default.
 	MaxLoops int `json:"max_loops,omitempty"`
-	// Text is an answer (answer).
+	// Text is an answer (answer), or why a tool call is refused (deny).
 	Text string `json:"text,omitempty"`
+	// Item is the pending decision a command is for (approve, deny): the
+	// id the task shows ("a1").
+	Item string `json:"item,omitempty"`
 	// Origin is where a new task came from (cli, telegram, github, slack);
 	// ReplyTo the place its notices go back to (a chat id).
 	Origin  string `json:"origin,omitempty"`
@@ -121,6 +129,14 @@ func (c Command) Validate() error {
 		}
 		if utf8.RuneCountInString(t) > MaxAnswer {
 			return refuse(Invalid, "text: %d characters; at most %d", utf8.RuneCountInString(t), MaxAnswer)
+		}
+	}
+	if c.Verb == Approve || c.Verb == Deny {
+		if strings.TrimSpace(c.Item) == "" {
+			return refuse(Invalid, "item: %s names the pending decision (its id, as the task shows it)", c.Verb)
+		}
+		if utf8.RuneCountInString(c.Text) > MaxAnswer {
+			return refuse(Invalid, "text: %d characters; at most %d", utf8.RuneCountInString(c.Text), MaxAnswer)
 		}
 	}
 	if c.OriginURL != "" && !webURL(c.OriginURL) {

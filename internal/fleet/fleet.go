@@ -223,6 +223,10 @@ func Check(verb Verb, session string, sessions []string, cur *Task) error {
 		if len(cur.Questions) == 0 {
 			return refuse(Conflict, "task %s on session %s has asked no question", cur.ID, session)
 		}
+	case Approve, Deny:
+		if cur.State != Waiting {
+			return refuse(Conflict, "task %s on session %s waits for no decision (%s)", cur.ID, session, cur.State)
+		}
 	case Retry:
 		if cur.State != Halted && cur.State != Waiting {
 			return refuse(Conflict, "task %s on session %s is %s: only a halted or waiting task is retried", cur.ID, session, cur.State)

@@ -16,10 +16,13 @@ type Spec struct {
 	Dir string `json:"dir"` // the project directory
 	// Agents are tried in order: the first is the primary, the others take
 	// over while it is held by a usage limit.
-	Agents            []AgentSpec   `json:"agents"`
-	OutputFormat      string        `json:"output_format,omitempty"`
-	Live              bool          `json:"live,omitempty"`
-	Timeout           time.Duration `json:"timeout,omitempty"`
+	Agents       []AgentSpec   `json:"agents"`
+	OutputFormat string        `json:"output_format,omitempty"`
+	Live         bool          `json:"live,omitempty"`
+	Timeout      time.Duration `json:"timeout,omitempty"`
+	// ApprovalTimeout bounds a wait for a person inside a call
+	// (APPROVAL_TIMEOUT); 0: the gate's default.
+	ApprovalTimeout   time.Duration `json:"approval_timeout,omitempty"`
 	Backup            bool          `json:"backup,omitempty"`
 	KeepIterationLogs int           `json:"keep_iteration_logs,omitempty"`
 	OptionalSections  []string      `json:"optional_sections,omitempty"` // of the plan

@@ -84,8 +84,10 @@ func FleetVerbs() (offers, lacks map[fleet.Verb]string) {
 			fleet.Pause:     "/ralph pause",
 			fleet.Resume:    "/ralph resume",
 		}, map[fleet.Verb]string{
-			fleet.Start: "a request always works toward its pull request: it starts and loops in one step",
-			fleet.Loop:  "a request loops by itself; /ralph retry loops a stopped or halted one again",
-			fleet.Reset: "/ralph retry resets the breaker and loops again: a reset alone would leave the request idle",
+			fleet.Start:   "a request always works toward its pull request: it starts and loops in one step",
+			fleet.Loop:    "a request loops by itself; /ralph retry loops a stopped or halted one again",
+			fleet.Reset:   "/ralph retry resets the breaker and loops again: a reset alone would leave the request idle",
+			fleet.Approve: "not yet: a request's tool calls are decided on the chat, the dashboard or with ralph task approve",
+			fleet.Deny:    "not yet: a request's tool calls are decided on the chat, the dashboard or with ralph task deny",
 		}
 }

@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"ralph/internal/agent"
 )
 
 // Providers.
@@ -231,6 +233,12 @@ func (s *Sandbox) Wrap(argv []string, dir string, env []string, share ...string)
 	// read-only.
 	for _, d := range programDirs(argv[0], get("PATH"), hidden) {
 		w = append(w, "--ro-bind", d, d)
+	}
+	// The gate's bridge, which the agent's CLI starts (ralph itself).
+	if b := get(agent.BridgeEnv); filepath.IsAbs(b) {
+		for _, d := range programDirs(b, "", hidden) {
+			w = append(w, "--ro-bind", d, d)
+		}
 	}
 	if home != "" && home != "/" {
 		// The agent commits its work: git needs the user's name and

@@ -382,7 +382,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	}
 	run := d.traceRun(t, spec, "local")
 	defer run.End()
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, Now: d.opts.Now,
+	deps := engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, Now: d.opts.Now,
 		Admit:   func() engine.Admission { return d.admit(t.Session) },
 		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) },
 		SharedLimits: func() map[string]loop.AgentLimit { l, _ := d.sharedLimits(t.Session, agents, true); return l },
@@ -394,7 +394,11 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 					d.logf("[%s] record agent process group: %v", t.Session, err)
 				}
 			}
-		}})
+		}}
+	if g := d.gateFor(t.Session, spec.ApprovalTimeout); g != nil {
+		deps.Gate = g
+	}
+	eng := engine.New(spec, deps)
 	res, err := eng.Run(ctx)
 	// The runner has reaped the agent's group by now. After a kill -9 this
 	// never runs, and the next daemon ends the recorded group.

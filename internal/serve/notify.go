@@ -18,9 +18,12 @@ import (
 
 // Notice kinds: what a person must hear of without asking.
 const (
-	NoticeDone       = "done"
-	NoticeHalted     = "halted"
-	NoticeQuestion   = "question"
+	NoticeDone     = "done"
+	NoticeHalted   = "halted"
+	NoticeQuestion = "question"
+	// NoticeApproval: the agent waits inside its call for a decision on a
+	// tool call (Item names it; Message is "a1 Bash(npm publish)").
+	NoticeApproval   = "approval"
 	NoticeUsageLimit = "usage_limit"
 	// NoticeStopped: the loop ended and the task waits for a new `loop`
 	// (its budget spent, stopped by hand).
@@ -43,7 +46,9 @@ type Notice struct {
 	Title     string
 	Message   string
 	Questions []string
-	Until     time.Time // of a usage-limit or budget wait
+	// Item is the pending decision of an approval notice.
+	Item  string    `json:",omitempty"`
+	Until time.Time // of a usage-limit or budget wait
 
 	// Origin and ReplyTo say who started the task and where it hears of
 	// it (a chat id; "" when nowhere in particular).
@@ -103,6 +108,9 @@ func (n Notice) Text() string {
 		return fmt.Sprintf("⛔ %s halted: %s", head, n.Message)
 	case NoticeQuestion:
 		return fmt.Sprintf("❓ %s asks: %s — answer with `ralph task answer %s TEXT…`", head, strings.Join(n.Questions, " / "), n.Session)
+	case NoticeApproval:
+		_, what, _ := strings.Cut(n.Message, " ")
+		return fmt.Sprintf("🔐 %s asks to run %s — `ralph task approve %s %s` or `ralph task deny %s %s`", head, what, n.Session, n.Item, n.Session, n.Item)
 	case NoticeUsageLimit:
 		return fmt.Sprintf("⏳ %s waits for a usage limit until %s: %s", head, n.Until.UTC().Format(time.RFC3339), n.Message)
 	case NoticeStopped:

@@ -58,6 +58,9 @@ func (r *taskRunner) waitForAnswer() {
 // saved state when it starts again, queued as any loop is.
 func (r *taskRunner) answer(text, by string) (TaskView, error) {
 	d, session := r.d, r.session
+	if r.inCall != nil && r.w != nil {
+		return r.answerInCall(text, by)
+	}
 	cur, err := d.current(fleet.Answer, session)
 	if err != nil {
 		return TaskView{}, err

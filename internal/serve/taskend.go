@@ -144,6 +144,9 @@ func (d *Daemon) settleWith(t *Task, kind, message string) error {
 		if kind == NoticeQuestion {
 			x.Questions = t.Questions
 		}
+		if kind == NoticeApproval {
+			x.Item, _, _ = strings.Cut(message, " ")
+		}
 		n = &x
 	}
 	if err := d.db.UpdateTaskNotice(*t, n, d.outbox.names, time.Now()); err != nil {

@@ -44,6 +44,11 @@ type taskRunner struct {
 	// cmd marks the session driven while a command is handled, so the
 	// watchdog does not settle the task under it (d.workers).
 	cmd *worker
+	// inCall is the question the running call waits on (taskgate.go);
+	// asks numbers them.
+	inCall    *inCallAsk
+	approvals map[string]*inCallApproval
+	asks      int
 
 	// What the scheduler knows, under d.mu.
 	snap     fleet.Task

@@ -138,6 +138,10 @@ func (b *Bot) press(ctx context.Context, to target, queryID string, msgID int, m
 		c.Verb = fleet.Reset
 	case actLoop10:
 		c.Verb, c.MaxLoops = fleet.Loop, buttonMoreLoops
+	case actAllow:
+		c.Verb, c.Item = fleet.Approve, p.item
+	case actDeny:
+		c.Verb, c.Item = fleet.Deny, p.item
 	}
 	v, err = f.Do(ctx, c)
 	if msgText != "" {

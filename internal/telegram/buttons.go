@@ -17,6 +17,10 @@ const (
 	actStop   = "stop"
 	actReset  = "reset"
 	actLoop10 = "loop10"
+	// An approval's buttons name the pending decision too
+	// ("allow:t3:5:a1"): it is decided once, whichever press comes first.
+	actAllow = "allow"
+	actDeny  = "deny"
 )
 
 // buttonMoreLoops is how many iterations "Loop 10 more" adds.
@@ -27,7 +31,7 @@ const maxButtonData = 64
 
 type button struct{ label, data string }
 
-type press struct{ act, taskID, session string }
+type press struct{ act, taskID, session, item string }
 
 func newButton(label, act, taskID, session string) (button, bool) {
 	data := act + ":" + taskID + ":" + session
@@ -36,6 +40,9 @@ func newButton(label, act, taskID, session string) (button, bool) {
 
 func parseButton(data string) (press, bool) {
 	parts := strings.Split(data, ":")
+	if len(parts) == 4 && (parts[0] == actAllow || parts[0] == actDeny) && parts[1] != "" && parts[3] != "" && serve.ValidSessionName(parts[2]) {
+		return press{act: parts[0], taskID: parts[1], session: parts[2], item: parts[3]}, true
+	}
 	if len(parts) != 3 || parts[1] == "" || !serve.ValidSessionName(parts[2]) {
 		return press{}, false
 	}
@@ -53,6 +60,10 @@ func (p press) label() string {
 		return "stop"
 	case actReset:
 		return "reset the breaker"
+	case actAllow:
+		return "allow " + p.item + " once"
+	case actDeny:
+		return "deny " + p.item
 	}
 	return "loop 10 more"
 }
@@ -94,6 +105,14 @@ func noticeButtons(n serve.Notice) []button {
 		b, ok = newButton("▶ Loop 10 more", actLoop10, n.TaskID, n.Session)
 	case serve.NoticeUsageLimit:
 		b, ok = newButton("⏹ Stop", actStop, n.TaskID, n.Session)
+	case serve.NoticeApproval:
+		var out []button
+		for _, x := range []struct{ label, act string }{{"✅ Allow once", actAllow}, {"⛔ Deny", actDeny}} {
+			if bt, ok := newButton(x.label, x.act, n.TaskID, n.Session+":"+n.Item); ok {
+				out = append(out, bt)
+			}
+		}
+		return out
 	}
 	if !ok {
 		return nil

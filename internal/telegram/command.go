@@ -47,6 +47,10 @@ func FleetVerbs() map[fleet.Verb]string {
 	for v, fv := range fleetVerbs {
 		out[fv] = usageOf(v)
 	}
+	// Decisions come as buttons only: the notice of a pending tool call
+	// carries them, with the decision's id.
+	out[fleet.Approve] = "the ✅ Allow once button of an approval notice"
+	out[fleet.Deny] = "the ⛔ Deny button of an approval notice"
 	return out
 }
 

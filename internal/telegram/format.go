@@ -232,6 +232,9 @@ func noticeText(n serve.Notice, now time.Time) string {
 		fmt.Fprintf(&b, "⏸ %s stopped — %s (%s)\n", head, clip(n.Message, summaryShown), stats)
 	case serve.NoticeBudgetWait:
 		fmt.Fprintf(&b, "⏳ %s %s\n", head, clip(n.Message, summaryShown))
+	case serve.NoticeApproval:
+		_, what, _ := strings.Cut(n.Message, " ")
+		fmt.Fprintf(&b, "🔐 %s asks to run %s (%s)\n", head, clip(what, summaryShown), n.Item)
 	default:
 		fmt.Fprintf(&b, "%s: %s\n", head, clip(n.Message, summaryShown))
 	}

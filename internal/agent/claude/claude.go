@@ -14,6 +14,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/analyze"
+	"ralph/internal/gate"
 	"ralph/internal/sandbox"
 )
 
@@ -58,7 +59,8 @@ func (a *Adapter) Capabilities() agent.Capabilities {
 // Command implements agent.Adapter. The argv is
 //
 //	<cmd words> [--model M] [--effort E] --output-format F [--verbose]
-//	[--allowedTools T1 T2 ...] [--resume ID] [--append-system-prompt CTX]
+//	[--allowedTools T1 T2 ...] [--mcp-config GATE --permission-prompt-tool
+//	mcp__ralph__approve] [--resume ID] [--append-system-prompt CTX]
 //	[--settings SANDBOX] [EXTRA...] -p -- PROMPT
 //
 // --verbose comes with stream-json because `claude -p` refuses stream-json
@@ -99,10 +101,13 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	gateArgs, tools := gateArgs(inv.Gate, tools)
 	if len(tools) > 0 {
 		argv = append(argv, "--allowedTools")
 		argv = append(argv, tools...)
 	}
+	// --mcp-config is variadic too: the flag after it ends its list.
+	argv = append(argv, gateArgs...)
 	if inv.SessionID != "" {
 		if err := agent.OptionValue(Name, "--resume", inv.SessionID); err != nil {
 			return nil, err
@@ -126,6 +131,31 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		return nil, err
 	}
 	return argv, nil
+}
+
+// mcpGate is a gate that can name its MCP server (gate.Gate).
+type mcpGate interface {
+	MCPConfig() string
+	PermissionPrompt() bool
+}
+
+// gateArgs start the call with ralph's gate as an MCP server: its approve
+// tool becomes the permission prompt (a tool outside the allow-list asks a
+// person instead of being refused), and its ask tool is allowed, or asking
+// would itself need an approval. Without a gate, nothing changes.
+func gateArgs(g agent.Gate, tools []string) (args, allowed []string) {
+	mg, ok := g.(mcpGate)
+	if !ok || g == nil {
+		return nil, tools
+	}
+	if !slices.Contains(tools, gate.AskTool) {
+		tools = append(tools, gate.AskTool)
+	}
+	args = []string{"--mcp-config", mg.MCPConfig()}
+	if mg.PermissionPrompt() {
+		args = append(args, "--permission-prompt-tool", gate.ApproveTool)
+	}
+	return args, tools
 }
 
 // toolList flattens the allow-list to one tool per element: entries may

@@ -7,6 +7,7 @@ import (
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/argvtest"
+	"ralph/internal/gate"
 )
 
 func TestCommand(t *testing.T) {
@@ -29,6 +30,17 @@ func TestCommand(t *testing.T) {
 			i.AllowedTools = []string{"Write", "Bash(git diff *)", "Read,Edit", "Write"}
 		}),
 			append([]string{"claude", "--output-format", "json", "--allowedTools", "Write", "Bash(git diff *)", "Read", "Edit"}, tail...)},
+		{"a gate: its MCP server, the permission prompt, ask allowed", "", with(func(i *agent.Invocation) {
+			i.AllowedTools, i.Gate = []string{"Write"}, &gate.Gate{Bridge: "/usr/bin/ralph"}
+		}),
+			append([]string{"claude", "--output-format", "json", "--allowedTools", "Write", "mcp__ralph__ask",
+				"--mcp-config", `{"mcpServers":{"ralph":{"args":["mcp-bridge"],"command":"/usr/bin/ralph","timeout":2100000,"type":"stdio"}}}`,
+				"--permission-prompt-tool", "mcp__ralph__approve"}, tail...)},
+		{"an ask-only gate: no permission prompt", "", with(func(i *agent.Invocation) {
+			i.Gate = &gate.Gate{Bridge: "/usr/bin/ralph", AskOnly: true}
+		}),
+			append([]string{"claude", "--output-format", "json", "--allowedTools", "mcp__ralph__ask",
+				"--mcp-config", `{"mcpServers":{"ralph":{"args":["mcp-bridge"],"command":"/usr/bin/ralph","timeout":2100000,"type":"stdio"}}}`}, tail...)},
 		{"stream-json adds verbose", "", with(func(i *agent.Invocation) { i.OutputFormat = agent.FormatStreamJSON }),
 			append([]string{"claude", "--output-format", "stream-json", "--verbose"}, tail...)},
 		{"live upgrades json to stream-json", "", with(func(i *agent.Invocation) { i.Live, i.OutputFormat = true, agent.FormatJSON }),

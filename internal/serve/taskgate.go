@@ -1,0 +1,280 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"ralph/internal/fleet"
+	"ralph/internal/gate"
+	"ralph/internal/redact"
+)
+
+// A question the agent asks with the gate's ask tool waits inside the
+// agent's call: the call stays running, its tool call open, while the task
+// shows waiting with the question; the answer (`ralph task answer`, a chat
+// reply, the API: fleet.Answer) goes back as the tool's result in the same
+// call. It dies with the call: no answer within APPROVAL_TIMEOUT, and the
+// agent is told to ask in its status block instead, which is the durable
+// question of taskask.go.
+
+// taskGate answers a task's gate: the daemon's side of package gate.
+type taskGate struct {
+	d       *Daemon
+	session string
+}
+
+// inCallAsk is a question waiting inside a call.
+type inCallAsk struct {
+	id     string
+	q      gate.Question
+	answer chan string // buffered: the runner never waits for the call
+}
+
+// gateFor is the gate of a task's local loop.
+func (d *Daemon) gateFor(session string, timeout time.Duration) *gate.Gate {
+	exe, err := os.Executable()
+	if err != nil {
+		d.logf("[%s] no gate for the agent's questions: %v", session, err)
+		return nil
+	}
+	return &gate.Gate{Responder: &taskGate{d: d, session: session}, Bridge: exe, Timeout: timeout}
+}
+
+// Ask shows the question on the task and waits for its answer.
+func (g *taskGate) Ask(ctx context.Context, q gate.Question) (string, error) {
+	a := &inCallAsk{q: q, answer: make(chan string, 1)}
+	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.askInCall(a)} }); err != nil {
+		return "", err
+	}
+	select {
+	case ans := <-a.answer:
+		return ans, nil
+	case <-ctx.Done():
+	}
+	// The task stops showing the question: the call goes on without it.
+	bg, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = g.d.send(bg, g.session, func(r *taskRunner) outcome { r.dropInCall(a); return outcome{} })
+	select {
+	case ans := <-a.answer: // answered as the wait ended
+		return ans, nil
+	default:
+		return "", ctx.Err()
+	}
+}
+
+// Approve shows the tool call on the task and waits for a decision
+// (`ralph task approve|deny`, Telegram's buttons, the API).
+func (g *taskGate) Approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
+	return g.approve(ctx, a)
+}
+
+// askedLines are the question's lines as the task shows them.
+func askedLines(q gate.Question) []string {
+	lines := []string{q.Text}
+	if len(q.Options) > 0 {
+		lines = append(lines, "options: "+strings.Join(q.Options, " / "))
+	}
+	return lines
+}
+
+// askInCall shows the task waiting with the call's question.
+func (r *taskRunner) askInCall(a *inCallAsk) error {
+	d := r.d
+	r.load()
+	if r.t == nil || r.w == nil {
+		return errors.New("no loop of this session is running")
+	}
+	if r.inCall != nil {
+		// One at a time: Claude Code runs a call's tools in turn; another
+		// agent asking twice at once gets the second after the first.
+		return errors.New("the agent already waits for an answer")
+	}
+	r.asks++
+	a.id = fmt.Sprintf("q%d", r.asks)
+	t := *r.t
+	t.State, t.Questions = fleet.Waiting, maskStrings(askedLines(a.q))
+	t.Message = "waiting: question " + a.id + ": " + clipLine(redact.String(a.q.Text), 200)
+	t.UpdatedAt = d.opts.Now()
+	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
+		return err
+	}
+	r.inCall = a
+	r.load()
+	return nil
+}
+
+// dropInCall ends the task's wait for a question its call gave up on.
+func (r *taskRunner) dropInCall(a *inCallAsk) {
+	if r.inCall != a {
+		return
+	}
+	r.inCall = nil
+	r.backToRunning("no answer to question " + a.id + " in time: the agent goes on and may ask again in its status block")
+}
+
+// answerInCall gives the call's question its answer: in the task file's
+// "## Answers" too, the record people read.
+func (r *taskRunner) answerInCall(text, by string) (TaskView, error) {
+	d, a := r.d, r.inCall
+	cur, err := d.current(fleet.Answer, r.session)
+	if err != nil {
+		return TaskView{}, err
+	}
+	t := *cur
+	text = redact.String(text)
+	if data, err := readTaskFile(t.File); err == nil {
+		if err := writeTaskFile(t.File, appendAnswer(data, maskStrings(t.Questions), text, d.opts.Now())); err != nil {
+			return TaskView{}, err
+		}
+	}
+	a.answer <- text
+	r.inCall = nil
+	t.Questions, t.UpdatedAt = nil, d.opts.Now()
+	if err := d.db.UpdateTask(t); err != nil {
+		return TaskView{}, err
+	}
+	d.publish(t, "task_answered", "")
+	r.backToRunning("question " + a.id + " answered by " + by)
+	return d.Status(r.session)
+}
+
+// clipLine is s on one line, at most n runes.
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// inCallApproval is a tool call waiting inside a call for a decision.
+type inCallApproval struct {
+	id       string
+	what     string // Bash(npm publish)
+	decision chan gate.Decision
+}
+
+// approvalWhat is a tool call as people read it: the tool and, for a
+// command, the command.
+func approvalWhat(a gate.Approval) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(a.Input, &in)
+	arg := in.Command
+	if arg == "" {
+		arg = in.FilePath
+	}
+	if arg == "" {
+		return a.Tool
+	}
+	return a.Tool + "(" + clipLine(redact.String(arg), 160) + ")"
+}
+
+// approve shows the task waiting for a decision and waits for it.
+func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
+	p := &inCallApproval{what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
+	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.approvalInCall(p)} }); err != nil {
+		return gate.Decision{}, err
+	}
+	select {
+	case d := <-p.decision:
+		return d, nil
+	case <-ctx.Done():
+	}
+	bg, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = g.d.send(bg, g.session, func(r *taskRunner) outcome { r.dropApproval(p); return outcome{} })
+	select {
+	case d := <-p.decision:
+		return d, nil
+	default:
+		return gate.Decision{}, ctx.Err()
+	}
+}
+
+// approvalInCall shows the task waiting for a decision on p.
+func (r *taskRunner) approvalInCall(p *inCallApproval) error {
+	d := r.d
+	r.load()
+	if r.t == nil || r.w == nil {
+		return errors.New("no loop of this session is running")
+	}
+	if r.approvals == nil {
+		r.approvals = map[string]*inCallApproval{}
+	}
+	r.asks++
+	p.id = fmt.Sprintf("a%d", r.asks)
+	r.approvals[p.id] = p
+	t := *r.t
+	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
+	t.Message = "waiting: approval " + p.id + " for " + p.what
+	if err := d.settleWith(&t, NoticeApproval, p.id+" "+p.what); err != nil {
+		delete(r.approvals, p.id)
+		return err
+	}
+	r.load()
+	return nil
+}
+
+// dropApproval ends the wait for a decision its call no longer waits on.
+func (r *taskRunner) dropApproval(p *inCallApproval) {
+	if r.approvals[p.id] != p {
+		return
+	}
+	delete(r.approvals, p.id)
+	r.backToRunning("no decision on " + p.id + " (" + p.what + ") in time: denied")
+}
+
+// backToRunning shows the running loop running again once nothing of its
+// call waits for a person.
+func (r *taskRunner) backToRunning(msg string) {
+	d := r.d
+	r.load()
+	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting || r.inCall != nil || len(r.approvals) > 0 {
+		return
+	}
+	t := *r.t
+	t.State, t.Questions, t.Message, t.UpdatedAt = fleet.Running, nil, msg, d.opts.Now()
+	if err := d.db.UpdateTask(t); err != nil {
+		d.logf("[%s] %v", r.session, err)
+		return
+	}
+	r.load()
+	d.publish(t, "task_running", msg)
+}
+
+// decide gives the pending tool call item its decision.
+func (r *taskRunner) decide(item string, allow bool, why, by string) (TaskView, error) {
+	d := r.d
+	verb := fleet.Deny
+	if allow {
+		verb = fleet.Approve
+	}
+	if _, err := d.current(verb, r.session); err != nil {
+		return TaskView{}, err
+	}
+	p := r.approvals[item]
+	if p == nil || r.w == nil {
+		return TaskView{}, &fleet.Error{Code: fleet.Conflict, Msg: fmt.Sprintf("session %s waits for no decision %q", r.session, item)}
+	}
+	delete(r.approvals, item)
+	dec := gate.Decision{Allow: allow, Message: strings.TrimSpace(why)}
+	word := "allowed"
+	if !allow {
+		word = "denied"
+		if dec.Message == "" {
+			dec.Message = "denied by " + by
+		}
+	}
+	p.decision <- dec
+	r.backToRunning(p.what + " " + word + " by " + by)
+	return d.Status(r.session)
+}
