@@ -101,10 +101,11 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	t.State, t.Questions = fleet.Waiting, maskStrings(askedLines(a.q))
 	t.Message = "waiting: question " + a.id + ": " + clipLine(redact.String(a.q.Text), 200)
 	t.UpdatedAt = d.opts.Now()
+	r.inCall = a
 	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
+		r.inCall = nil
 		return err
 	}
-	r.inCall = a
 	r.load()
 	return nil
 }

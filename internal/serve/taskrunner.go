@@ -247,6 +247,11 @@ func (r *taskRunner) load() {
 	r.live = r.t != nil && !r.t.State.Finished()
 	if r.t != nil {
 		r.snap = r.t.fleet()
+		if r.snap.State == fleet.Waiting && r.w != nil && (r.inCall != nil || len(r.approvals) > 0) {
+			// A call that waits inside itself for a person keeps its
+			// agent running, and so its slot: waiting, to people.
+			r.snap.State = fleet.Running
+		}
 	}
 }
 
