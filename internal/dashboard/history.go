@@ -3,7 +3,6 @@ package dashboard
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"ralph/internal/fleet"
@@ -116,6 +115,3 @@ func (d *Dashboard) historyRefusal(w http.ResponseWriter, r *http.Request, err e
 	}
 	d.refuse(w, r, http.StatusInternalServerError, what+" could not be read: "+store.Redact(err.Error()))
 }
-
-// taskHref is a task's page in the history.
-func taskHref(id string) string { return "/tasks/" + url.PathEscape(id) }
