@@ -53,7 +53,9 @@ func TestTemporalWorkersHoldAccounts(t *testing.T) {
 		r.OK("loop", s, "10")
 	}
 	why := "waiting for a worker with account spare"
-	r.WaitFor("x", why, func(v serve.TaskView) bool { return string(v.State) == "waiting" && v.Message == why && v.Account == "spare" })
+	r.WaitFor("x", why, func(v serve.TaskView) bool {
+		return string(v.State) == "waiting" && v.Message == why && v.Account == "spare"
+	})
 	if out := r.OK("status", "x"); !strings.Contains(out, why) {
 		t.Errorf("ralph task status x:\n%s", out)
 	}
