@@ -78,3 +78,35 @@ func TestTemporalWorkersHoldAccounts(t *testing.T) {
 		t.Errorf("calls ran off their account's worker:\nworker w1:\n%s\nworker w2:\n%s", w1, w2)
 	}
 }
+
+// A worker holds only accounts set on its machine; --accounts wins over
+// the environment's list.
+func TestHeldAccounts(t *testing.T) {
+	env := []string{"RALPH_ACCOUNT_SPARE=claude config=/srv/spare", "RALPH_WORKER_ACCOUNTS=spare"}
+	getenv := func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		flag, want, err string
+	}{
+		{"", "spare", ""},
+		{"Spare", "spare", ""},
+		{"main", "", `--accounts: account "main": this machine has no RALPH_ACCOUNT_MAIN setting`},
+	} {
+		got, err := heldAccounts(c.flag, env, getenv)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%q: %v, want %s", c.flag, err, c.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != 1 || got[c.want].ConfigDir != "/srv/spare" {
+			t.Errorf("%q: %v %v", c.flag, got, err)
+		}
+	}
+}
