@@ -437,6 +437,8 @@ func workerFlagTest(t *testing.T, path string) {
 		{argv: "worker --temporal-address 127.0.0.1:7233", want: defaults(workerOptions{Conn: temporal.Conn{Address: "127.0.0.1:7233"}})},
 		{argv: "worker --temporal-address h:1 --temporal-namespace ns --queue q --host-queue host-a --home w --max-calls 2",
 			want: defaults(workerOptions{Conn: temporal.Conn{Address: "h:1", Namespace: "ns"}, Queue: "q", HostQueue: "host-a", Home: "w", MaxCalls: 2})},
+		{argv: "worker --temporal-address h:1 --accounts main,spare",
+			want: defaults(workerOptions{Conn: temporal.Conn{Address: "h:1"}, Accounts: "main,spare"})},
 		{argv: "worker --temporal-address h:1 --host-queue host-b --takeover /var/lib/ralph/takeover",
 			want: defaults(workerOptions{Conn: temporal.Conn{Address: "h:1"}, HostQueue: "host-b", Takeover: "/var/lib/ralph/takeover"})},
 		{argv: "worker --temporal-address cloud:7233 --temporal-namespace ns.acct --temporal-tls-ca ca.pem --temporal-tls-cert c.pem --temporal-tls-key k.pem --temporal-tls-server-name frontend",

@@ -6,13 +6,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"ralph/internal/account"
 	"ralph/internal/agent"
 	"ralph/internal/metrics"
+	"ralph/internal/redact"
 	"ralph/internal/requests"
 	"ralph/internal/serve"
 	"ralph/internal/temporal"
@@ -44,6 +49,9 @@ type workerOptions struct {
 	// Takeover is where this worker keeps the trees it takes over from
 	// hosts that stopped answering ("": it takes none over).
 	Takeover string
+	// Accounts are the names of the accounts this worker holds
+	// (--accounts, else RALPH_WORKER_ACCOUNTS).
+	Accounts string
 	// OtelEndpoint is where traces go ("": the environment's, else off).
 	OtelEndpoint string
 }
@@ -72,6 +80,7 @@ func newWorkerCmd(ios IO, runF func(context.Context, *workerOptions) error) *cob
 	f.StringVar(&o.HostQueue, "host-queue", "", "this machine's own queue: the agent calls of sessions pinned to it (ralph serve --temporal-pin)")
 	f.StringVar(&o.Home, "home", "", "the worker's directory for prompts and logs (default: RALPH_HOME)")
 	f.IntVar(&o.MaxCalls, "max-calls", 4, "agent calls this worker runs at once")
+	f.StringVar(&o.Accounts, "accounts", "", "NAME,...: the accounts this worker holds (their RALPH_ACCOUNT_<NAME> settings are this machine's); it runs the calls of loops under them (default: $"+envWorkerAccounts+")")
 	f.StringVar(&o.OtelEndpoint, "otel-endpoint", "", "URL: export OpenTelemetry traces over OTLP to this collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT; none: off)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "ADDR: serve this worker's metrics (agent calls, tokens, cost, verify runs) as GET /metrics here, without a token")
 	f.StringVar(&o.Takeover, "takeover", "", "DIR: take over pinned sessions whose host stopped answering, into working trees under DIR (ralph serve --temporal-handover)")
@@ -103,6 +112,22 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 			return err
 		}
 	}
+	held, err := heldAccounts(o.Accounts, os.Environ(), os.Getenv)
+	if err != nil {
+		return err
+	}
+	// An account's key reaches its own calls only, and no log.
+	var accts []account.Account
+	names := make([]string, 0, len(held))
+	for name, a := range held {
+		accts = append(accts, a)
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	agent.Withhold(account.KeyVars(accts)...)
+	for _, s := range account.Secrets(accts, os.Getenv) {
+		redact.Add(s)
+	}
 	log := &syncLog{w: o.IO.Err}
 	tr, stopTraces, err := startTraces(ctx, o.OtelEndpoint, o.IO.Err)
 	if err != nil {
@@ -132,14 +157,48 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 		defer func() { stop(); <-done }()
 	}
 	fmt.Fprintf(o.IO.Err, "ralph worker: %s on %s queue %s, home %s, %d calls at once\n", id, o.Conn.Address, o.Queue, home, o.MaxCalls)
+	for _, name := range names {
+		fmt.Fprintf(o.IO.Err, "ralph worker: account %s: %s\n", name, held[name].Describe())
+	}
 	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
-		Identity: id, MaxCalls: o.MaxCalls, Log: log,
+		Accounts: names, Identity: id, MaxCalls: o.MaxCalls, Log: log,
 		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
-			HostQueue: o.HostQueue, TakeoverDir: takeover, BuildVouched: buildLoopVouched, BuildConfined: confine, Tracer: tr, Count: count}})
+			HostQueue: o.HostQueue, TakeoverDir: takeover, Accounts: held, BuildVouched: buildLoopVouched, BuildConfined: confine, Tracer: tr, Count: count}})
 	if err == nil {
 		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
 	}
 	return err
+}
+
+// envWorkerAccounts is --accounts' default.
+const envWorkerAccounts = "RALPH_WORKER_ACCOUNTS"
+
+// heldAccounts are the accounts a worker says it holds (flag, else
+// $RALPH_WORKER_ACCOUNTS): each must be set on this machine, as ralph
+// serve reads accounts (RALPH_ACCOUNT_<NAME>), since only the name comes
+// over Temporal.
+func heldAccounts(flag string, environ []string, getenv func(string) string) (map[string]account.Account, error) {
+	what := "--accounts"
+	if flag == "" {
+		flag, what = getenv(envWorkerAccounts), envWorkerAccounts
+	}
+	if strings.TrimSpace(flag) == "" {
+		return nil, nil
+	}
+	set, err := account.FromEnv(environ, getenv)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]account.Account{}
+	for _, name := range strings.Split(flag, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		i := slices.IndexFunc(set, func(a account.Account) bool { return a.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("%s: account %q: this machine has no %s%s setting", what, name, account.Prefix, strings.ToUpper(name))
+		}
+		out[name] = set[i]
+	}
+	return out, nil
 }
 
 // temporalRunner connects `ralph serve --backend temporal` to the cluster;

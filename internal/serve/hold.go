@@ -124,8 +124,8 @@ func heldBy(a store.Status) string {
 	switch {
 	case a.Wait == nil:
 		return ""
-	case a.Wait.Kind == loop.WaitBudget:
-		return a.Wait.Reason // "waiting for budget: …" already
+	case a.Wait.Kind == loop.WaitBudget, a.Wait.Kind == WaitWorker:
+		return a.Wait.Reason // "waiting for budget: …", "waiting for a worker …" already
 	case a.Wait.Kind == waitTree, a.Wait.Kind == loop.WaitResources:
 		return "waiting: " + a.Wait.Reason
 	}

@@ -89,6 +89,10 @@ type RunIn struct {
 	// SharedLimits are the usage limits any loop of the daemon saw, by
 	// agent (one account): the runner hands them to its loop.
 	SharedLimits func() map[string]loop.AgentLimit
+	// Accounts are, by agent, the accounts the daemon chose for the
+	// loop's calls (nil: the workers' own logins): names only, each
+	// worker holds its own setting of them.
+	Accounts map[string]string
 	// Hold is the daemon's hold on the loop's next call (a spent daily
 	// budget; nil: none), which the runner passes on as it changes: the
 	// loop's calls are decided where it runs, so the daemon cannot admit
@@ -102,6 +106,10 @@ type RunIn struct {
 	Shutdown <-chan struct{}
 }
 
+// WaitWorker is the wait kind of a loop elsewhere whose call no worker
+// has taken: none holds the account it runs under.
+const WaitWorker = "worker"
+
 // runElsewhere hands the task's loop to the runner.
 func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *workspace, spec loop.Spec, st loop.State, text string) (engine.Result, []string, error) {
 	spec.Policy.Agents = spec.AgentNames()
@@ -110,12 +118,12 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 	// back; the agent's call on a worker is traced by the worker.
 	run := d.traceRun(t, spec, "temporal")
 	defer run.End()
+	accts := d.elsewhereAccounts(t.Session, spec.Policy.Agents)
 	res, end, err := d.opts.Runner.RunLoop(ctx, RunIn{TaskID: t.ID, Session: t.Session, Dir: ws.session.Dir, TaskFile: ws.FixPlanFile(),
 		Prompt: text, Spec: spec, State: st, Sight: sight, Control: w.ctl, Save: ws.saveRecord, Status: func(s store.Status) { _ = ws.WriteStatus(s) },
 		Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: func() map[string]loop.AgentLimit {
-			l, _ := d.sharedLimits(t.Session, spec.Policy.Agents, false)
-			return l
-		}, Shutdown: d.ctx.Done(),
+			return d.elsewhereLimits(t.Session, spec.Policy.Agents, accts)
+		}, Accounts: accts, Shutdown: d.ctx.Done(),
 		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) },
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	return res, openQuestions(res, end), err

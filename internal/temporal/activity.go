@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"ralph/internal/account"
 	"ralph/internal/agent"
 	"ralph/internal/engine"
 	"ralph/internal/gitx"
@@ -52,6 +53,10 @@ type Activities struct {
 	// BuildVouched is Build for a tree taken over: its .ralphrc runs if
 	// its SHA-256 is rc, the one the session's host trusted.
 	BuildVouched func(dir, rc string, warn io.Writer) (loop.Spec, []agent.Adapter, error)
+	// Accounts are the accounts this worker holds, by name, read from its
+	// own settings; Getenv finds their keys (nil: os.Getenv).
+	Accounts map[string]account.Account
+	Getenv   func(string) string
 	// Tracer exports each call's spans (nil: off).
 	Tracer *tracing.Tracer
 
@@ -87,6 +92,10 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	if err != nil {
 		return IterateOutput{}, err
 	}
+	accountEnv, err := a.accountEnv(in.Account)
+	if err != nil {
+		return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+	}
 	rc := trust.Sum(dir)
 	spec, ads, err := a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
 	if err != nil {
@@ -116,7 +125,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
 	run := a.Tracer.StartCall(tracing.RunInfo{TaskID: in.TaskID, Session: in.Session, Agents: spec.Agents}, int(info.Attempt))
 	defer run.End()
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv,
+	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, AccountEnv: accountEnv,
 		Emit: func(ev loop.Event) {
 			run.Observe(ev)
 			if ev.Type == loop.EventWarning || ev.Type == loop.EventError {
@@ -175,6 +184,31 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		out.Host, out.Dir = a.HostQueue, dir
 	}
 	return out, nil
+}
+
+// accountEnv is engine.Deps.AccountEnv for a call under the account
+// named name ("": nil, the worker's own login), as the local engine adds
+// it: the account's login for its agent's calls, none for another agent's.
+// A worker asked for an account it does not hold fails the call: it would
+// run under whatever login the machine has.
+func (a *Activities) accountEnv(name string) (func(string) ([]string, string), error) {
+	if name == "" {
+		return nil, nil
+	}
+	acct, ok := a.Accounts[name]
+	if !ok {
+		return nil, fmt.Errorf("account %s: this worker does not hold it (ralph worker --accounts)", name)
+	}
+	getenv := a.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return func(agent string) ([]string, string) {
+		if agent != acct.Agent {
+			return nil, ""
+		}
+		return acct.Env(getenv), ""
+	}, nil
 }
 
 // workspace is the call's working tree: the session's, or for a takeover

@@ -74,7 +74,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
 		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined,
-		Sight: &in.Sight, Hold: hold(in)})
+		Sight: &in.Sight, Hold: hold(in), Accounts: in.Accounts})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
@@ -99,6 +99,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	sentOnce := false
 	var sentLimits map[string]loop.AgentLimit
 	sentHold, holdSent := hold(in), false
+	var asked time.Time
 	for {
 		select {
 		case <-done:
@@ -155,6 +156,15 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 				if err := r.Client.SignalWorkflow(ctx, id, "", SignalHold, h); err == nil {
 					sentHold, holdSent = h, true
 				}
+			}
+			if len(in.Accounts) > 0 && time.Since(asked) >= workerGrace {
+				// The call may wait for a worker with its account.
+				asked = time.Now()
+				name := ""
+				if m.activity == "executing" && r.unstarted(ctx, id) {
+					name = heldAccount(in.Accounts, m.st, in.Spec.Policy.Agents)
+				}
+				m.noWorker(name)
 			}
 			if in.SharedLimits != nil {
 				if l := in.SharedLimits(); !maps.EqualFunc(l, sentLimits, sameLimit) {
@@ -310,6 +320,10 @@ type mirror struct {
 	until   time.Time
 	// host is the queue the session's calls go to, as last announced.
 	host string
+	// activity is the workflow's, as last told; account the one whose
+	// worker the call is shown waiting for ("": none).
+	activity string
+	account  string
 }
 
 func (m *mirror) emit(ev loop.Event) {
@@ -322,6 +336,7 @@ func (m *mirror) emit(ev loop.Event) {
 func (m *mirror) update(s Status) {
 	m.records(s.State, s.Records)
 	m.moved(s.Host, s.Dir, s.State.Loop)
+	m.activity, m.account = s.Activity, ""
 	kind, waiting := strings.CutPrefix(s.Activity, "waiting: ")
 	// A budget's wait is the daemon's own hold: its reason is the
 	// daemon's to tell, on every surface as on the local backend.

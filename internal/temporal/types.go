@@ -33,6 +33,12 @@ type Input struct {
 	// on the machine that holds the session's working tree ("": any
 	// worker of the workflow's queue).
 	HostQueue string `json:"host_queue,omitempty"`
+	// Accounts are, by agent, the account the daemon chose for the loop's
+	// calls of that agent: they go to that account's queue (AccountQueue),
+	// which only the workers holding it poll. Only the name travels; each
+	// worker reads the account's login from its own settings. None (an
+	// agent absent): any worker, under its own login.
+	Accounts map[string]string `json:"accounts,omitempty"`
 	// ContinueAfter is how many calls one run makes before it continues
 	// as new (0: ContinueAfter).
 	ContinueAfter int `json:"continue_after,omitempty"`
@@ -89,6 +95,11 @@ type Snapshot struct {
 // TakeoverSuffix names, after the workflow's queue, the queue of the agent
 // calls whose host stopped answering: workers with `--takeover` poll it.
 const TakeoverSuffix = ".takeover"
+
+// AccountQueue is, after the workflow's queue, the queue of the agent
+// calls under account: `ralph worker --accounts` polls it for each account
+// the worker holds.
+func AccountQueue(queue, account string) string { return queue + ".account." + account }
 
 // Output is how a task's loop ended.
 type Output struct {
@@ -172,6 +183,9 @@ type IterateInput struct {
 	// unspent. A workflow from before the look-first version sets neither.
 	Look bool          `json:"look,omitempty"`
 	Seen *engine.Sight `json:"seen,omitempty"`
+	// Account is the account the call runs under ("": the worker's own
+	// login of the agent): the worker's own setting of that name.
+	Account string `json:"account,omitempty"`
 	// MaxBudgetUSD caps what the call may spend (the daemon's allowance
 	// left; 0: no cap), for an agent that takes a cap.
 	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`

@@ -16,6 +16,9 @@ type WorkerOptions struct {
 	// HostQueue is this machine's own queue ("" for none): the agent calls
 	// of the sessions whose working trees live here are pinned to it.
 	HostQueue string
+	// Accounts are the names of the accounts this worker holds
+	// (Activities.Accounts): it polls each one's AccountQueue too.
+	Accounts []string
 	// Identity names the worker in Temporal's history (the host and pid
 	// when empty).
 	Identity   string
@@ -64,6 +67,18 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 			return err
 		}
 		defer h.Stop()
+	}
+	for _, name := range o.Accounts {
+		// Agent calls only, as for the host queue: the account's login is
+		// this machine's, the decisions any worker's.
+		aw := worker.New(c, AccountQueue(queue, name), worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+			DisableWorkflowWorker: true})
+		aw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+		aw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: ActivityVerify})
+		if err := aw.Start(); err != nil {
+			return err
+		}
+		defer aw.Stop()
 	}
 	if o.Activities.TakeoverDir != "" {
 		// The calls of sessions whose host stopped answering.

@@ -467,6 +467,14 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 	ci := IterateInput{TaskID: in.TaskID, Session: in.Session, Dir: w.dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
 		Agent: agent, State: w.st, AgentSession: w.st.Session.ID, Confined: in.Confined, Look: w.look, Seen: w.sight,
 		MaxBudgetUSD: w.hold.LeftUSD(w.st)}
+	if name := w.account(agent); name != "" {
+		// The account's workers only: its login is theirs. A pinned
+		// session's host must hold it itself.
+		ci.Account = name
+		if w.host == "" {
+			opts.TaskQueue = AccountQueue(workflow.GetInfo(ctx).TaskQueueName, name)
+		}
+	}
 	if h := in.Handover; h != nil {
 		ci.Push, ci.Ref = h.Remote, gitx.HandoverPrefix+in.Session
 		if w.snap != nil {
@@ -484,6 +492,15 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 	var out IterateOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
 	return out, err
+}
+
+// account is the account the daemon chose for the loop's calls of its
+// agent at index agent ("": none, the worker's own login).
+func (w *run) account(agent int) string {
+	if agent < 0 || agent >= len(w.policy.Agents) {
+		return ""
+	}
+	return w.in.Accounts[w.policy.Agents[agent]]
 }
 
 // check runs the Verify activity on a claimed success and folds its run
