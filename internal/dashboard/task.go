@@ -198,6 +198,7 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 		}
 	case fleet.Approve, fleet.Deny:
 		c.Item, c.Text = strings.TrimSpace(r.PostForm.Get("item")), strings.TrimSpace(r.PostForm.Get("text"))
+		c.ForTask = verb == fleet.Approve && r.PostForm.Get("scope") == "task"
 	}
 	if _, err := d.src.Do(r.Context(), c); err != nil {
 		d.showTask(w, r, refusalCode(err), store.Redact(err.Error()))

@@ -157,6 +157,7 @@ func clipLine(s string, n int) string {
 // inCallApproval is a tool call waiting inside a call for a decision.
 type inCallApproval struct {
 	id       string
+	a        gate.Approval
 	what     string // Bash(npm publish)
 	decision chan gate.Decision
 }
@@ -181,7 +182,7 @@ func approvalWhat(a gate.Approval) string {
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	p := &inCallApproval{what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
+	p := &inCallApproval{a: a, what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
 	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.approvalInCall(p)} }); err != nil {
 		return gate.Decision{}, err
 	}
@@ -207,6 +208,12 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	r.load()
 	if r.t == nil || r.w == nil {
 		return errors.New("no loop of this session is running")
+	}
+	if r.granted(p.a) {
+		// Allowed for this task already: the call goes on unasked.
+		p.decision <- gate.Decision{Allow: true}
+		d.logf("[%s] %s allowed for this task earlier: not asked again", r.session, p.what)
+		return nil
 	}
 	if r.approvals == nil {
 		r.approvals = map[string]*inCallApproval{}
@@ -252,8 +259,34 @@ func (r *taskRunner) backToRunning(msg string) {
 	d.publish(t, "task_running", msg)
 }
 
-// decide gives the pending tool call item its decision.
-func (r *taskRunner) decide(item string, allow bool, why, by string) (TaskView, error) {
+// granted reports a tool call the task's "allow for this task" covers.
+func (r *taskRunner) granted(a gate.Approval) bool {
+	if r.t == nil || r.grantsOf != r.t.ID {
+		return false
+	}
+	for _, g := range r.grants {
+		if g.Covers(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// grant allows p's exact tool call for the rest of the task.
+func (r *taskRunner) grant(p *inCallApproval) {
+	g, ok := gate.GrantFor(p.a)
+	if !ok || r.t == nil {
+		return
+	}
+	if r.grantsOf != r.t.ID {
+		r.grants, r.grantsOf = nil, r.t.ID
+	}
+	r.grants = append(r.grants, g)
+}
+
+// decide gives the pending tool call item its decision; forTask allows
+// its exact call for the rest of the task too.
+func (r *taskRunner) decide(item string, allow, forTask bool, why, by string) (TaskView, error) {
 	d := r.d
 	verb := fleet.Deny
 	if allow {
@@ -273,6 +306,17 @@ func (r *taskRunner) decide(item string, allow bool, why, by string) (TaskView, 
 		word = "denied"
 		if dec.Message == "" {
 			dec.Message = "denied by " + by
+		}
+	}
+	if allow && forTask {
+		r.grant(p)
+		word = "allowed for this task"
+		// The same call waiting twice at once is decided once.
+		for id, q := range r.approvals {
+			if r.granted(q.a) {
+				delete(r.approvals, id)
+				q.decision <- gate.Decision{Allow: true}
+			}
 		}
 	}
 	p.decision <- dec

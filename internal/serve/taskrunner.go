@@ -7,6 +7,7 @@ import (
 
 	"ralph/internal/engine"
 	"ralph/internal/fleet"
+	"ralph/internal/gate"
 	"ralph/internal/scarce"
 )
 
@@ -49,6 +50,10 @@ type taskRunner struct {
 	inCall    *inCallAsk
 	approvals map[string]*inCallApproval
 	asks      int
+	// grants are the task's "allow for this task" decisions (grantsOf
+	// names the task): later identical tool calls run without asking.
+	grants   []gate.Grant
+	grantsOf string
 
 	// What the scheduler knows, under d.mu.
 	snap     fleet.Task
