@@ -209,9 +209,43 @@ func TestServeGateAllowForTaskWithClaude(t *testing.T) {
 				t.Fatalf("runs.txt is %q; the command ran not twice", runs)
 			}
 			g.c.OK("deny", "db", "a2")
-			g.c.WaitFor("db", "done", servetest.StateIs("done"))
+			v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
 			if _, err := os.Stat(filepath.Join(g.dir, "other")); err == nil {
 				t.Error("the other command ran although denied")
+			}
+			// The iteration's receipt records each decision: who, when,
+			// what, from where.
+			who := "by telegram:42"
+			if from == "cli" {
+				who = "by cli"
+			}
+			shown := g.c.OK("show", v.ID)
+			for _, want := range []string{
+				"decided: ", "Bash(echo run >> runs.txt) allowed for this task (a1) " + who,
+				"Bash(echo run >> runs.txt) allowed (for this task, earlier)\n",
+				"Bash(touch other) denied (a2) by cli",
+			} {
+				if !strings.Contains(shown, want) {
+					t.Errorf("ralph task show lacks %q:\n%s", want, shown)
+				}
+			}
+			var detail struct {
+				Iterations []struct {
+					Decisions []struct {
+						At                                 time.Time
+						Item, What, Outcome, Surface, User string
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(g.c.OK("show", v.ID, "--json")), &detail); err != nil {
+				t.Fatal(err)
+			}
+			if len(detail.Iterations) != 1 || len(detail.Iterations[0].Decisions) != 3 {
+				t.Fatalf("the receipt keeps %+v; want the three decisions", detail.Iterations)
+			}
+			d := detail.Iterations[0].Decisions[0]
+			if d.At.IsZero() || d.Item != "a1" || d.Surface != from || (from == "telegram" && d.User != "42") {
+				t.Errorf("the first decision is recorded as %+v", d)
 			}
 		})
 	}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"ralph/internal/fleet"
 	"ralph/internal/gate"
+	"ralph/internal/loop"
 	"ralph/internal/redact"
 )
 
@@ -26,6 +28,33 @@ import (
 type taskGate struct {
 	d       *Daemon
 	session string
+
+	mu  sync.Mutex
+	log []loop.GateDecision // since the engine last took them
+}
+
+// maxDecisionLog bounds what a call's decisions keep in memory; the
+// receipt keeps fewer still (loop.MaxGateDecisions) and counts the rest.
+const maxDecisionLog = 1000
+
+// record keeps a decision for the call's receipt.
+func (g *taskGate) record(p *inCallApproval, outcome string, who fleet.Who) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.log) >= maxDecisionLog {
+		return
+	}
+	g.log = append(g.log, loop.GateDecision{At: g.d.opts.Now(), Item: p.id, What: p.what, Outcome: outcome,
+		Surface: string(who.Surface), User: clipLine(redact.String(who.User), 100)})
+}
+
+// take is engine.Deps.Decisions: the decisions made since it last ran.
+func (g *taskGate) take() []loop.GateDecision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.log
+	g.log = nil
+	return out
 }
 
 // inCallAsk is a question waiting inside a call.
@@ -35,14 +64,16 @@ type inCallAsk struct {
 	answer chan string // buffered: the runner never waits for the call
 }
 
-// gateFor is the gate of a task's local loop.
-func (d *Daemon) gateFor(session string, timeout time.Duration) *gate.Gate {
+// gateFor is the gate of a task's local loop, and the daemon's side of it
+// (whose take feeds the receipts).
+func (d *Daemon) gateFor(session string, timeout time.Duration) (*gate.Gate, *taskGate) {
 	exe, err := os.Executable()
 	if err != nil {
 		d.logf("[%s] no gate for the agent's questions: %v", session, err)
-		return nil
+		return nil, nil
 	}
-	return &gate.Gate{Responder: &taskGate{d: d, session: session}, Bridge: exe, Timeout: timeout}
+	tg := &taskGate{d: d, session: session}
+	return &gate.Gate{Responder: tg, Bridge: exe, Timeout: timeout}, tg
 }
 
 // Ask shows the question on the task and waits for its answer.
@@ -156,6 +187,7 @@ func clipLine(s string, n int) string {
 
 // inCallApproval is a tool call waiting inside a call for a decision.
 type inCallApproval struct {
+	g        *taskGate
 	id       string
 	a        gate.Approval
 	what     string // Bash(npm publish)
@@ -182,7 +214,7 @@ func approvalWhat(a gate.Approval) string {
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	p := &inCallApproval{a: a, what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
+	p := &inCallApproval{g: g, a: a, what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
 	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.approvalInCall(p)} }); err != nil {
 		return gate.Decision{}, err
 	}
@@ -212,6 +244,7 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	if r.granted(p.a) {
 		// Allowed for this task already: the call goes on unasked.
 		p.decision <- gate.Decision{Allow: true}
+		p.g.record(p, "allowed (for this task, earlier)", fleet.Who{})
 		d.logf("[%s] %s allowed for this task earlier: not asked again", r.session, p.what)
 		return nil
 	}
@@ -238,6 +271,7 @@ func (r *taskRunner) dropApproval(p *inCallApproval) {
 		return
 	}
 	delete(r.approvals, p.id)
+	p.g.record(p, "denied (no decision in time)", fleet.Who{})
 	r.backToRunning("no decision on " + p.id + " (" + p.what + ") in time: denied")
 }
 
@@ -286,8 +320,8 @@ func (r *taskRunner) grant(p *inCallApproval) {
 
 // decide gives the pending tool call item its decision; forTask allows
 // its exact call for the rest of the task too.
-func (r *taskRunner) decide(item string, allow, forTask bool, why, by string) (TaskView, error) {
-	d := r.d
+func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fleet.Who) (TaskView, error) {
+	d, by := r.d, who.String()
 	verb := fleet.Deny
 	if allow {
 		verb = fleet.Approve
@@ -301,7 +335,7 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why, by string) (T
 	}
 	delete(r.approvals, item)
 	dec := gate.Decision{Allow: allow, Message: strings.TrimSpace(why)}
-	word := "allowed"
+	word := "allowed once"
 	if !allow {
 		word = "denied"
 		if dec.Message == "" {
@@ -316,10 +350,12 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why, by string) (T
 			if r.granted(q.a) {
 				delete(r.approvals, id)
 				q.decision <- gate.Decision{Allow: true}
+				q.g.record(q, "allowed (for this task)", who)
 			}
 		}
 	}
 	p.decision <- dec
+	p.g.record(p, word, who)
 	r.backToRunning(p.what + " " + word + " by " + by)
 	return d.Status(r.session)
 }
