@@ -336,6 +336,9 @@ func printTaskStatus(w io.Writer, t serve.TaskView) {
 		}
 		fmt.Fprintf(w, "  loop %d: %d files%s, %d errors, %s%s\n", h.Loop, h.FilesModified, lines, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]), verifyNote(h))
 	}
+	for _, p := range t.Pending {
+		fmt.Fprintf(w, "  pending %s %s: %s\n", p.ID, p.Kind, p.What)
+	}
 	for _, q := range t.Questions {
 		fmt.Fprintf(w, "  question: %s\n", q)
 	}

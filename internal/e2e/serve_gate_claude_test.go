@@ -384,3 +384,41 @@ func toolResultText(t *testing.T, body []byte) string {
 	}
 	return out
 }
+
+// Two tool calls the model makes at once wait at once: the task lists both
+// with their ids (the API's pending, `ralph task status` lines), its
+// message names the newest; deciding one leaves the other listed.
+func TestServeGateSeveralPendingWithClaude(t *testing.T) {
+	g := newGateRig(t, "", []fakeapi.Iteration{twoAtOnceIteration})
+	v := g.c.WaitFor("db", "two pending decisions", func(v serve.TaskView) bool { return len(v.Pending) == 2 })
+	ids := []string{v.Pending[0].ID, v.Pending[1].ID}
+	if ids[0] != "a1" || ids[1] != "a2" || v.Pending[0].Kind != "approval" || !strings.HasPrefix(v.Pending[0].What, "WebFetch") {
+		t.Fatalf("pending %+v", v.Pending)
+	}
+	status := g.c.OK("status", "db")
+	for _, want := range []string{"pending a1 approval: WebFetch", "pending a2 approval: WebFetch"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("ralph task status lacks %q:\n%s", want, status)
+		}
+	}
+	g.c.OK("deny", "db", "a2", "not", "now")
+	v = g.c.WaitFor("db", "one pending decision", func(v serve.TaskView) bool { return len(v.Pending) == 1 })
+	if v.Pending[0].ID != "a1" || v.State != "waiting" || !strings.HasPrefix(v.Message, "waiting: approval a1 for WebFetch") {
+		t.Fatalf("after denying a2: %+v, %s, %q", v.Pending, v.State, v.Message)
+	}
+	g.c.OK("deny", "db", "a1", "not", "now")
+	v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
+	if len(v.Pending) != 0 {
+		t.Errorf("done, yet pending %+v", v.Pending)
+	}
+}
+
+// twoAtOnceIteration makes two tool calls outside the allow-list in one
+// turn; Claude Code runs read-only tools like WebFetch side by side.
+var twoAtOnceIteration = fakeapi.Iteration{Turns: []fakeapi.Turn{
+	{Text: "Fetching both.", ToolUses: []fakeapi.ToolUse{
+		{Name: "WebFetch", Input: json.RawMessage(`{"url":"http://127.0.0.1:9/a","prompt":"a"}`)},
+		{Name: "WebFetch", Input: json.RawMessage(`{"url":"http://127.0.0.1:9/b","prompt":"b"}`)},
+	}},
+	fakeapi.TextTurn("Got {{tool_result}}" + statusBlock("COMPLETE", true)),
+}}

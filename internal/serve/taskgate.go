@@ -133,8 +133,10 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	t.Message = "waiting: question " + a.id + ": " + clipLine(redact.String(a.q.Text), 200)
 	t.UpdatedAt = d.opts.Now()
 	r.inCall = a
+	r.syncPending()
 	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
 		r.inCall = nil
+		r.syncPending()
 		return err
 	}
 	r.load()
@@ -254,11 +256,13 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	r.asks++
 	p.id = fmt.Sprintf("a%d", r.asks)
 	r.approvals[p.id] = p
+	r.syncPending()
 	t := *r.t
 	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
 	t.Message = "waiting: approval " + p.id + " for " + p.what
 	if err := d.settleWith(&t, NoticeApproval, p.id+" "+p.what); err != nil {
 		delete(r.approvals, p.id)
+		r.syncPending()
 		return err
 	}
 	r.load()
@@ -276,11 +280,32 @@ func (r *taskRunner) dropApproval(p *inCallApproval) {
 }
 
 // backToRunning shows the running loop running again once nothing of its
-// call waits for a person.
+// call waits for a person; while something still does, the task's message
+// names the newest item left.
 func (r *taskRunner) backToRunning(msg string) {
 	d := r.d
 	r.load()
-	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting || r.inCall != nil || len(r.approvals) > 0 {
+	r.syncPending()
+	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting {
+		return
+	}
+	if items := r.pendingItems(); len(items) > 0 {
+		t := *r.t
+		if last := items[len(items)-1]; last.Kind == pendingApproval {
+			t.Message = "waiting: approval " + last.ID + " for " + last.What
+		} else {
+			t.Message = "waiting: question " + last.ID + ": " + last.What
+		}
+		if t.Message == r.t.Message {
+			return
+		}
+		t.UpdatedAt = d.opts.Now()
+		if err := d.db.UpdateTask(t); err != nil {
+			d.logf("[%s] %v", r.session, err)
+			return
+		}
+		r.load()
+		d.publish(t, "task_waiting", t.Message)
 		return
 	}
 	t := *r.t

@@ -56,9 +56,13 @@ type taskRunner struct {
 	grantsOf string
 
 	// What the scheduler knows, under d.mu.
-	snap     fleet.Task
-	live     bool // snap is a task that is not finished
-	starting bool // the scheduler chose it; the runner has not started it yet
+	// pending is what the call waits on, for views (pendingOf), of the
+	// task pendingTask.
+	pending     []PendingItem
+	pendingTask string
+	snap        fleet.Task
+	live        bool // snap is a task that is not finished
+	starting    bool // the scheduler chose it; the runner has not started it yet
 }
 
 // message is a command for a runner: do runs on its goroutine.
