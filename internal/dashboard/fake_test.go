@@ -221,6 +221,12 @@ func (f *fakeSource) Do(_ context.Context, c fleet.Command) (serve.TaskView, err
 		f.mu.Unlock()
 		return serve.TaskView{Session: c.Session, Title: c.Title, State: fleet.Queued}, nil
 	}
+	if c.Verb == fleet.Approve || c.Verb == fleet.Deny {
+		if c.ForTask {
+			return f.verb(string(c.Verb), c.Session, c.Item, "for-task")
+		}
+		return f.verb(string(c.Verb), c.Session, c.Item)
+	}
 	return f.verb(string(c.Verb), c.Session)
 }
 
