@@ -331,16 +331,25 @@ func (r *taskRunner) granted(a gate.Approval) bool {
 	return false
 }
 
-// grant allows p's exact tool call for the rest of the task.
-func (r *taskRunner) grant(p *inCallApproval) {
+// maxGrants bounds a task's "allow for this task" decisions.
+const maxGrants = 100
+
+// grant allows p's exact tool call for the rest of the task; false when
+// there is nothing exact to allow (a Bash call without its command) or the
+// task has as many grants as it may keep.
+func (r *taskRunner) grant(p *inCallApproval) bool {
 	g, ok := gate.GrantFor(p.a)
 	if !ok || r.t == nil {
-		return
+		return false
 	}
 	if r.grantsOf != r.t.ID {
 		r.grants, r.grantsOf = nil, r.t.ID
 	}
+	if len(r.grants) >= maxGrants {
+		return false
+	}
 	r.grants = append(r.grants, g)
+	return true
 }
 
 // decide gives the pending tool call item its decision; forTask allows
@@ -367,8 +376,9 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fl
 			dec.Message = "denied by " + by
 		}
 	}
-	if allow && forTask {
-		r.grant(p)
+	if allow && forTask && !r.grant(p) {
+		word = "allowed once (nothing exact to allow for the task)"
+	} else if allow && forTask {
 		word = "allowed for this task"
 		// The same call waiting twice at once is decided once.
 		for id, q := range r.approvals {
