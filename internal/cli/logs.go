@@ -468,7 +468,23 @@ func receipt(st *store.Store, n int) string {
 			s += ": " + last
 		}
 	}
+	for _, l := range decisionLines(rec.Decisions, rec.DecisionsDropped) {
+		s += "\n  decided: " + l
+	}
 	return store.Redact(s)
+}
+
+// decisionLines are a receipt's decisions on the gate's tool calls, one a
+// line, with how many more the record did not keep.
+func decisionLines(ds []loop.GateDecision, dropped int) []string {
+	out := make([]string, 0, len(ds)+1)
+	for _, g := range ds {
+		out = append(out, g.String())
+	}
+	if dropped > 0 {
+		out = append(out, fmt.Sprintf("… %d more not kept", dropped))
+	}
+	return out
 }
 
 func shortHash(h string) string {

@@ -42,6 +42,9 @@ type taskOptions struct {
 	MaxLoops int
 	Text     string
 	Item     string
+	// ForTask is approve's --task: allow the exact call for the rest of
+	// the task.
+	ForTask bool
 	// StartLoop is start's --loop N: create and loop in one step.
 	StartLoop int
 	// History is list's --all and its filters; ID is show's task.
@@ -99,6 +102,9 @@ func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.C
 			}
 			return nil
 		})
+	approve := verb("approve SESSION ID", "Allow the tool call the agent waits on (ID as the task shows it: a1): once, or with --task for the rest of the task", cobra.ExactArgs(2),
+		func(a []string) error { o.Item = a[1]; return nil })
+	approve.Flags().BoolVar(&o.ForTask, "task", false, "allow this exact tool (for Bash: this exact command) for the rest of the task, without asking again")
 	start.Flags().IntVar(&o.StartLoop, "loop", 0, "loop the new task at once, for up to N iterations (one step instead of start, then loop)")
 	cmd.AddCommand(
 		start,
@@ -118,8 +124,7 @@ func newTaskCmd(ios IO, runF func(context.Context, *taskOptions) error) *cobra.C
 		verb("resume SESSION", "Let a paused loop go on", cobra.ExactArgs(1), nil),
 		verb("answer SESSION TEXT…", "Answer the task's question; its loop resumes", cobra.MinimumNArgs(2),
 			func(a []string) error { o.Text = strings.Join(a[1:], " "); return nil }),
-		verb("approve SESSION ID", "Allow once the tool call the agent waits on (ID as the task shows it: a1)", cobra.ExactArgs(2),
-			func(a []string) error { o.Item = a[1]; return nil }),
+		approve,
 		verb("deny SESSION ID [REASON…]", "Refuse the tool call the agent waits on; it reads REASON", cobra.MinimumNArgs(2),
 			func(a []string) error { o.Item, o.Text = a[1], strings.Join(a[2:], " "); return nil }),
 		verb("watchdog", "Show what the watchdog reads: each session's tmux target and what it last saw", cobra.NoArgs, nil),
@@ -156,7 +161,7 @@ func runTask(ctx context.Context, o *taskOptions) error {
 			return printWatchdog(o.IO.Out, raw, o.JSON)
 		}
 	default:
-		cmd := fleet.Command{Verb: fleet.Verb(o.Verb), Session: o.Session, Title: o.Title, MaxLoops: o.MaxLoops, Text: o.Text, Item: o.Item}
+		cmd := fleet.Command{Verb: fleet.Verb(o.Verb), Session: o.Session, Title: o.Title, MaxLoops: o.MaxLoops, Text: o.Text, Item: o.Item, ForTask: o.ForTask}
 		if o.Verb == "start" && o.StartLoop > 0 {
 			cmd.Verb, cmd.MaxLoops = fleet.StartLoop, o.StartLoop
 		}
@@ -330,6 +335,9 @@ func printTaskStatus(w io.Writer, t serve.TaskView) {
 			lines = fmt.Sprintf(" (+%d −%d)", h.LinesAdded, h.LinesRemoved)
 		}
 		fmt.Fprintf(w, "  loop %d: %d files%s, %d errors, %s%s\n", h.Loop, h.FilesModified, lines, h.ErrorsDetected, orNone(h.StatusBlock["STATUS"]), verifyNote(h))
+	}
+	for _, p := range t.Pending {
+		fmt.Fprintf(w, "  pending %s %s: %s\n", p.ID, p.Kind, p.What)
 	}
 	for _, q := range t.Questions {
 		fmt.Fprintf(w, "  question: %s\n", q)

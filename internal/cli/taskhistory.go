@@ -144,6 +144,9 @@ func printRecord(w io.Writer, r serve.TaskDetail) {
 		if it.Why != "" {
 			fmt.Fprintf(w, "     why: %s\n", it.Why)
 		}
+		for _, l := range decisionLines(it.Decisions, it.DecisionsDropped) {
+			fmt.Fprintf(w, "     decided: %s\n", l)
+		}
 		if s := strings.TrimSpace(it.Summary); s != "" {
 			fmt.Fprintf(w, "     said: %s\n", oneLine(s, 200))
 		}

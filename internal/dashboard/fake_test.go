@@ -221,6 +221,12 @@ func (f *fakeSource) Do(_ context.Context, c fleet.Command) (serve.TaskView, err
 		f.mu.Unlock()
 		return serve.TaskView{Session: c.Session, Title: c.Title, State: fleet.Queued}, nil
 	}
+	if c.Verb == fleet.Approve || c.Verb == fleet.Deny {
+		if c.ForTask {
+			return f.verb(string(c.Verb), c.Session, c.Item, "for-task")
+		}
+		return f.verb(string(c.Verb), c.Session, c.Item)
+	}
 	return f.verb(string(c.Verb), c.Session)
 }
 
@@ -277,7 +283,9 @@ func fleetFixture(t *testing.T) *fakeSource {
 	it := serve.IterationRecord{Metrics: loop.Metrics{Loop: 1, StartedAt: t0.Add(-49 * time.Hour), DurationMS: 61000, InputTokens: 5000, OutputTokens: 900,
 		CostUSD: 0.2, FilesChanged: 2, LinesAdded: 40, LinesRemoved: 3, Commit: "0123456789abcdef0123", Progress: true, Status: "COMPLETE",
 		Decision: "stop:project_complete", Breaker: "CLOSED", Agent: "claude", Summary: "Outlined <all> chapters",
-		Verify: &loop.VerifyRun{Command: "make test"}, Verified: true}, SessionLoop: 1, Why: "status COMPLETE, progress, +40 −3 lines", HasLog: true}
+		Verify: &loop.VerifyRun{Command: "make test"}, Verified: true,
+		Decisions: []loop.GateDecision{{At: t0.Add(-49 * time.Hour), Item: "a1", What: "Bash(npm <publish>)", Outcome: "allowed for this task", Surface: "telegram", User: "42"},
+			{At: t0.Add(-49 * time.Hour), What: "Bash(npm <publish>)", Outcome: "allowed (for this task, earlier)"}}, DecisionsDropped: 2}, SessionLoop: 1, Why: "status COMPLETE, progress, +40 −3 lines", HasLog: true}
 	f.details["t0"] = serve.TaskDetail{TaskView: f.past[0], Iterations: []serve.IterationRecord{it},
 		Answers: []serve.Answer{{At: "2026-03-12 13:00", Questions: []string{"Which <chapters>?"}, Answer: "All of them"}}}
 	d := f.details["t0"]

@@ -46,22 +46,36 @@ type checkItem struct {
 // again; this only hides buttons that would be refused).
 type can struct {
 	Pause, Resume, Stop, Cancel, Reset, Retry, Loop, Answer bool
-	// Decide: the agent waits inside its call for a decision on Pending
-	// (its id) to run Asked.
-	Decide         bool
-	Pending, Asked string
+	// Decide: the agent waits inside its call for decisions on Pending:
+	// each tool call with its id, oldest first.
+	Decide  bool
+	Pending []serve.PendingItem
 }
 
-// pendingDecision reads the decision a task waits on from its message
-// ("waiting: approval a1 for Bash(npm publish)"): the daemon's words, the
-// one place the pending item shows.
-func pendingDecision(v serve.TaskView) (item, what string, ok bool) {
-	rest, ok := strings.CutPrefix(v.Message, "waiting: approval ")
-	if !ok || v.State != fleet.Waiting {
-		return "", "", false
+// pendingDecisions are the tool calls a task waits on: the view's pending
+// list, or else its message ("waiting: approval a1 for Bash(npm publish)",
+// from a daemon that lists none).
+func pendingDecisions(v serve.TaskView) []serve.PendingItem {
+	if v.State != fleet.Waiting {
+		return nil
 	}
-	item, what, ok = strings.Cut(rest, " for ")
-	return item, what, ok && item != ""
+	var out []serve.PendingItem
+	for _, p := range v.Pending {
+		if p.Kind == "approval" {
+			out = append(out, p)
+		}
+	}
+	if len(v.Pending) > 0 {
+		return out
+	}
+	rest, ok := strings.CutPrefix(v.Message, "waiting: approval ")
+	if !ok {
+		return nil
+	}
+	if item, what, ok := strings.Cut(rest, " for "); ok && item != "" {
+		out = append(out, serve.PendingItem{ID: item, Kind: "approval", What: what})
+	}
+	return out
 }
 
 func (d *Dashboard) taskPage(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +129,8 @@ func (d *Dashboard) taskData(session string) (taskData, error) {
 		Loop:   (s == fleet.Waiting || s == fleet.Halted) && len(v.Questions) == 0,
 		Answer: !s.Finished() && len(v.Questions) > 0,
 	}
-	data.Can.Pending, data.Can.Asked, data.Can.Decide = pendingDecision(v)
+	data.Can.Pending = pendingDecisions(v)
+	data.Can.Decide = len(data.Can.Pending) > 0
 	return data, nil
 }
 
@@ -198,6 +213,7 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request) {
 		}
 	case fleet.Approve, fleet.Deny:
 		c.Item, c.Text = strings.TrimSpace(r.PostForm.Get("item")), strings.TrimSpace(r.PostForm.Get("text"))
+		c.ForTask = verb == fleet.Approve && r.PostForm.Get("scope") == "task"
 	}
 	if _, err := d.src.Do(r.Context(), c); err != nil {
 		d.showTask(w, r, refusalCode(err), store.Redact(err.Error()))

@@ -151,11 +151,11 @@ func TestServeGateApproveTelegramWithClaude(t *testing.T) {
 	t.Cleanup(api.Close)
 	g := newGateRig(t, "", []fakeapi.Iteration{bashIteration}, "TELEGRAM_BOT_TOKEN="+token, "TELEGRAM_ALLOWED_CHATS=42", "TELEGRAM_API_URL="+api.URL)
 	m, ok := api.WaitSent(0, 60*time.Second, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "asks to run") })
-	if !ok || m.ChatID != 42 || !strings.Contains(m.Text, "touch made-by-bash") || len(m.Buttons) != 2 {
+	if !ok || m.ChatID != 42 || !strings.Contains(m.Text, "touch made-by-bash") || len(m.Buttons) != 3 {
 		t.Fatalf("the chat got no approval with buttons: %+v", api.Sent())
 	}
 	allow := m.Buttons[0]
-	if allow.Text != "✅ Allow once" || m.Buttons[1].Text != "⛔ Deny" {
+	if allow.Text != "✅ Allow once" || m.Buttons[1].Text != "☑️ Allow for this task" || m.Buttons[2].Text != "⛔ Deny" {
 		t.Fatalf("buttons %+v", m.Buttons)
 	}
 	api.Press(stranger, 0, allow.Data)
@@ -169,6 +169,95 @@ func TestServeGateApproveTelegramWithClaude(t *testing.T) {
 		t.Fatalf("allowed from the chat, the command did not run in the call: %v, %d loops", err, v.LoopCount)
 	}
 }
+
+// "Allow for this task" covers the exact command for the rest of the task:
+// the same Bash command again runs without a prompt, a different one still
+// asks. From the CLI (approve --task) and from Telegram's button.
+func TestServeGateAllowForTaskWithClaude(t *testing.T) {
+	for _, from := range []string{"cli", "telegram"} {
+		t.Run(from, func(t *testing.T) {
+			const token = "gate-e2e-TOKEN"
+			owner := telegramtest.Person{Chat: 42, User: 42}
+			api := telegramtest.New(token)
+			t.Cleanup(api.Close)
+			g := newGateRig(t, "", []fakeapi.Iteration{twiceIteration},
+				"TELEGRAM_BOT_TOKEN="+token, "TELEGRAM_ALLOWED_CHATS=42", "TELEGRAM_API_URL="+api.URL)
+			v := g.c.WaitFor("db", "waiting for a decision", servetest.StateIs("waiting"))
+			if v.Message != "waiting: approval a1 for Bash(echo run >> runs.txt)" {
+				t.Fatalf("the task shows %q", v.Message)
+			}
+			if from == "cli" {
+				g.c.OK("approve", "--task", "db", "a1")
+			} else {
+				m, ok := api.WaitSent(0, 60*time.Second, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "asks to run") })
+				if !ok || len(m.Buttons) != 3 || m.Buttons[1].Text != "☑️ Allow for this task" {
+					t.Fatalf("no Allow for this task button: %+v", api.Sent())
+				}
+				api.Press(owner, m.MessageID, m.Buttons[1].Data)
+			}
+			v = g.c.WaitFor("db", "waiting for the other command", func(v serve.TaskView) bool {
+				return v.State == "waiting" && strings.Contains(v.Message, "touch other")
+			})
+			if v.Message != "waiting: approval a2 for Bash(touch other)" {
+				t.Fatalf("the identical command asked again, or the other did not ask: %q", v.Message)
+			}
+			if n := len(g.srv.MessageRequests()); n != 3 {
+				t.Fatalf("%d model requests; want 3 (the second identical call ran unasked)", n)
+			}
+			runs, _ := os.ReadFile(filepath.Join(g.dir, "runs.txt"))
+			if string(runs) != "run\nrun\n" {
+				t.Fatalf("runs.txt is %q; the command ran not twice", runs)
+			}
+			g.c.OK("deny", "db", "a2")
+			v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
+			if _, err := os.Stat(filepath.Join(g.dir, "other")); err == nil {
+				t.Error("the other command ran although denied")
+			}
+			// The iteration's receipt records each decision: who, when,
+			// what, from where.
+			who := "by telegram:42"
+			if from == "cli" {
+				who = "by cli"
+			}
+			shown := g.c.OK("show", v.ID)
+			for _, want := range []string{
+				"decided: ", "Bash(echo run >> runs.txt) allowed for this task (a1) " + who,
+				"Bash(echo run >> runs.txt) allowed (for this task, earlier)\n",
+				"Bash(touch other) denied (a2) by cli",
+			} {
+				if !strings.Contains(shown, want) {
+					t.Errorf("ralph task show lacks %q:\n%s", want, shown)
+				}
+			}
+			var detail struct {
+				Iterations []struct {
+					Decisions []struct {
+						At                                 time.Time
+						Item, What, Outcome, Surface, User string
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(g.c.OK("show", v.ID, "--json")), &detail); err != nil {
+				t.Fatal(err)
+			}
+			if len(detail.Iterations) != 1 || len(detail.Iterations[0].Decisions) != 3 {
+				t.Fatalf("the receipt keeps %+v; want the three decisions", detail.Iterations)
+			}
+			d := detail.Iterations[0].Decisions[0]
+			if d.At.IsZero() || d.Item != "a1" || d.Surface != from || (from == "telegram" && d.User != "42") {
+				t.Errorf("the first decision is recorded as %+v", d)
+			}
+		})
+	}
+}
+
+// twiceIteration runs one command twice, then another.
+var twiceIteration = fakeapi.Iteration{Turns: []fakeapi.Turn{
+	fakeapi.ToolTurn("First.", "Bash", map[string]string{"command": "echo run >> runs.txt", "description": "count"}),
+	fakeapi.ToolTurn("Again.", "Bash", map[string]string{"command": "echo run >> runs.txt", "description": "count again"}),
+	fakeapi.ToolTurn("Other.", "Bash", map[string]string{"command": "touch other", "description": "make a file"}),
+	fakeapi.TextTurn("Done." + statusBlock("COMPLETE", true)),
+}}
 
 // Nobody answers within APPROVAL_TIMEOUT: the agent is told so as the
 // tool's result, in the same call, and the task no longer shows the
@@ -295,3 +384,41 @@ func toolResultText(t *testing.T, body []byte) string {
 	}
 	return out
 }
+
+// Two tool calls the model makes at once wait at once: the task lists both
+// with their ids (the API's pending, `ralph task status` lines), its
+// message names the newest; deciding one leaves the other listed.
+func TestServeGateSeveralPendingWithClaude(t *testing.T) {
+	g := newGateRig(t, "", []fakeapi.Iteration{twoAtOnceIteration})
+	v := g.c.WaitFor("db", "two pending decisions", func(v serve.TaskView) bool { return len(v.Pending) == 2 })
+	ids := []string{v.Pending[0].ID, v.Pending[1].ID}
+	if ids[0] != "a1" || ids[1] != "a2" || v.Pending[0].Kind != "approval" || !strings.HasPrefix(v.Pending[0].What, "WebFetch") {
+		t.Fatalf("pending %+v", v.Pending)
+	}
+	status := g.c.OK("status", "db")
+	for _, want := range []string{"pending a1 approval: WebFetch", "pending a2 approval: WebFetch"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("ralph task status lacks %q:\n%s", want, status)
+		}
+	}
+	g.c.OK("deny", "db", "a2", "not", "now")
+	v = g.c.WaitFor("db", "one pending decision", func(v serve.TaskView) bool { return len(v.Pending) == 1 })
+	if v.Pending[0].ID != "a1" || v.State != "waiting" || !strings.HasPrefix(v.Message, "waiting: approval a1 for WebFetch") {
+		t.Fatalf("after denying a2: %+v, %s, %q", v.Pending, v.State, v.Message)
+	}
+	g.c.OK("deny", "db", "a1", "not", "now")
+	v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
+	if len(v.Pending) != 0 {
+		t.Errorf("done, yet pending %+v", v.Pending)
+	}
+}
+
+// twoAtOnceIteration makes two tool calls outside the allow-list in one
+// turn; Claude Code runs read-only tools like WebFetch side by side.
+var twoAtOnceIteration = fakeapi.Iteration{Turns: []fakeapi.Turn{
+	{Text: "Fetching both.", ToolUses: []fakeapi.ToolUse{
+		{Name: "WebFetch", Input: json.RawMessage(`{"url":"http://127.0.0.1:9/a","prompt":"a"}`)},
+		{Name: "WebFetch", Input: json.RawMessage(`{"url":"http://127.0.0.1:9/b","prompt":"b"}`)},
+	}},
+	fakeapi.TextTurn("Got {{tool_result}}" + statusBlock("COMPLETE", true)),
+}}

@@ -103,6 +103,10 @@ type Deps struct {
 	// Gate lets each agent call ask a person inside the call (package
 	// gate): a host where a person can answer sets it; nil: nobody.
 	Gate agent.Gate
+	// Decisions takes the people's decisions on the gate's tool calls made
+	// since it was last asked (nil: none are kept): each call's go into its
+	// iteration's receipt.
+	Decisions func() []loop.GateDecision
 	// CallEnv adds to each agent call's environment, asked right after
 	// the call's iteration_start event (nil: nothing): the trace context
 	// of the call's span.

@@ -119,6 +119,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		inv.Env = append(slices.Clip(inv.Env), accountEnv...)
 	}
 
+	if e.deps.Decisions != nil {
+		e.deps.Decisions() // an interrupted call's are not this one's
+	}
 	res, runErr := ad.Run(ctx, inv)
 	if scarce.Of(runErr) != "" {
 		return it, false, runErr // not the agent's doing: Run waits and calls again
@@ -173,6 +176,9 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 		PlanGain: change.Checked + change.AddedDone, Plan: stopPlan(afterPlan),
 		Observed:       loop.Observe(res.Analysis),
 		CumulativeCost: caps.CumulativeCost, CumulativeTokens: caps.CumulativeTokens,
+	}
+	if e.deps.Decisions != nil {
+		it.Decisions = e.deps.Decisions()
 	}
 	if res.StartErr != nil {
 		it.StartErr = res.StartErr.Error()

@@ -80,6 +80,9 @@ type Command struct {
 	// Item is the pending decision a command is for (approve, deny): the
 	// id the task shows ("a1").
 	Item string `json:"item,omitempty"`
+	// ForTask widens an approve to the rest of the task: the same tool
+	// and, for Bash, the same command string, allowed without asking.
+	ForTask bool `json:"for_task,omitempty"`
 	// Origin is where a new task came from (cli, telegram, github, slack);
 	// ReplyTo the place its notices go back to (a chat id).
 	Origin  string `json:"origin,omitempty"`
@@ -130,6 +133,9 @@ func (c Command) Validate() error {
 		if utf8.RuneCountInString(t) > MaxAnswer {
 			return refuse(Invalid, "text: %d characters; at most %d", utf8.RuneCountInString(t), MaxAnswer)
 		}
+	}
+	if c.ForTask && c.Verb != Approve {
+		return refuse(Invalid, "for_task: only approve allows for the rest of the task, not %s", c.Verb)
 	}
 	if c.Verb == Approve || c.Verb == Deny {
 		if strings.TrimSpace(c.Item) == "" {

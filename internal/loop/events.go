@@ -99,6 +99,10 @@ type Metrics struct {
 	// TestsStatus: Typed reads them.
 	PRReady     bool   `json:"pr_ready,omitempty"`
 	TestsStatus string `json:"tests_status,omitempty"`
+	// Decisions are who allowed or denied which tool call inside the call
+	// (at most MaxGateDecisions; DecisionsDropped counts the rest).
+	Decisions        []GateDecision `json:"decisions,omitempty"`
+	DecisionsDropped int            `json:"decisions_dropped,omitempty"`
 	// Replay is what `ralph replay` needs to make the iteration's
 	// decisions again (nil in records from before it was kept). Views and
 	// events leave it out: Lean.

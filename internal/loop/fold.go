@@ -3,6 +3,7 @@ package loop
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,9 @@ type Iteration struct {
 	// The agent's reports add up a resumed session (agent.Capabilities).
 	CumulativeCost   bool `json:"cumulative_cost,omitempty"`
 	CumulativeTokens bool `json:"cumulative_tokens,omitempty"`
+	// Decisions are the people's decisions on tool calls the call waited
+	// on (package gate), in order.
+	Decisions []GateDecision `json:"decisions,omitempty"`
 }
 
 // Decision is Fold's verdict on one iteration.
@@ -315,6 +319,7 @@ func firstNonEmpty(s ...string) string {
 // Record is the metrics line of an iteration folded into st with d.
 func Record(it Iteration, d Decision, st State) Metrics {
 	o := it.Observed
+	ds, dropped := boundDecisions(slices.Clone(it.Decisions))
 	return Metrics{
 		Loop: it.Loop, StartedAt: it.Started, DurationMS: it.Ended.Sub(it.Started).Milliseconds(), ExitCode: it.ExitCode,
 		TimedOut: it.TimedOut, InputTokens: d.Usage.InputTokens, OutputTokens: d.Usage.OutputTokens,
@@ -327,5 +332,6 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, Model: it.Model, StatusBlock: maps.Clone(o.StatusBlock),
 		Verified: st.Verify.Verified,
 		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus),
+		Decisions: ds, DecisionsDropped: dropped,
 	}
 }

@@ -395,8 +395,8 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 				}
 			}
 		}}
-	if g := d.gateFor(t.Session, spec.ApprovalTimeout); g != nil {
-		deps.Gate = g
+	if g, tg := d.gateFor(t.Session, spec.ApprovalTimeout); g != nil {
+		deps.Gate, deps.Decisions = g, tg.take
 	}
 	eng := engine.New(spec, deps)
 	res, err := eng.Run(ctx)

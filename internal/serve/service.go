@@ -52,7 +52,7 @@ func (d *Daemon) Do(ctx context.Context, c fleet.Command) (TaskView, error) {
 		case fleet.Answer:
 			v, err = r.answer(c.Text, by)
 		case fleet.Approve, fleet.Deny:
-			v, err = r.decide(c.Item, c.Verb == fleet.Approve, c.Text, by)
+			v, err = r.decide(c.Item, c.Verb == fleet.Approve, c.ForTask, c.Text, c.Who)
 		case fleet.Pause, fleet.Resume:
 			v, err = r.pauseResume(c.Verb, by)
 		}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"ralph/internal/fleet"
 	"ralph/internal/gate"
+	"ralph/internal/loop"
 	"ralph/internal/redact"
 )
 
@@ -26,6 +28,33 @@ import (
 type taskGate struct {
 	d       *Daemon
 	session string
+
+	mu  sync.Mutex
+	log []loop.GateDecision // since the engine last took them
+}
+
+// maxDecisionLog bounds what a call's decisions keep in memory; the
+// receipt keeps fewer still (loop.MaxGateDecisions) and counts the rest.
+const maxDecisionLog = 1000
+
+// record keeps a decision for the call's receipt.
+func (g *taskGate) record(p *inCallApproval, outcome string, who fleet.Who) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.log) >= maxDecisionLog {
+		return
+	}
+	g.log = append(g.log, loop.GateDecision{At: g.d.opts.Now(), Item: p.id, What: p.what, Outcome: outcome,
+		Surface: string(who.Surface), User: clipLine(redact.String(who.User), 100)})
+}
+
+// take is engine.Deps.Decisions: the decisions made since it last ran.
+func (g *taskGate) take() []loop.GateDecision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.log
+	g.log = nil
+	return out
 }
 
 // inCallAsk is a question waiting inside a call.
@@ -35,14 +64,16 @@ type inCallAsk struct {
 	answer chan string // buffered: the runner never waits for the call
 }
 
-// gateFor is the gate of a task's local loop.
-func (d *Daemon) gateFor(session string, timeout time.Duration) *gate.Gate {
+// gateFor is the gate of a task's local loop, and the daemon's side of it
+// (whose take feeds the receipts).
+func (d *Daemon) gateFor(session string, timeout time.Duration) (*gate.Gate, *taskGate) {
 	exe, err := os.Executable()
 	if err != nil {
 		d.logf("[%s] no gate for the agent's questions: %v", session, err)
-		return nil
+		return nil, nil
 	}
-	return &gate.Gate{Responder: &taskGate{d: d, session: session}, Bridge: exe, Timeout: timeout}
+	tg := &taskGate{d: d, session: session}
+	return &gate.Gate{Responder: tg, Bridge: exe, Timeout: timeout}, tg
 }
 
 // Ask shows the question on the task and waits for its answer.
@@ -102,8 +133,10 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	t.Message = "waiting: question " + a.id + ": " + clipLine(redact.String(a.q.Text), 200)
 	t.UpdatedAt = d.opts.Now()
 	r.inCall = a
+	r.syncPending()
 	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
 		r.inCall = nil
+		r.syncPending()
 		return err
 	}
 	r.load()
@@ -156,7 +189,9 @@ func clipLine(s string, n int) string {
 
 // inCallApproval is a tool call waiting inside a call for a decision.
 type inCallApproval struct {
+	g        *taskGate
 	id       string
+	a        gate.Approval
 	what     string // Bash(npm publish)
 	decision chan gate.Decision
 }
@@ -181,7 +216,7 @@ func approvalWhat(a gate.Approval) string {
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	p := &inCallApproval{what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
+	p := &inCallApproval{g: g, a: a, what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
 	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.approvalInCall(p)} }); err != nil {
 		return gate.Decision{}, err
 	}
@@ -208,17 +243,26 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	if r.t == nil || r.w == nil {
 		return errors.New("no loop of this session is running")
 	}
+	if r.granted(p.a) {
+		// Allowed for this task already: the call goes on unasked.
+		p.decision <- gate.Decision{Allow: true}
+		p.g.record(p, "allowed (for this task, earlier)", fleet.Who{})
+		d.logf("[%s] %s allowed for this task earlier: not asked again", r.session, p.what)
+		return nil
+	}
 	if r.approvals == nil {
 		r.approvals = map[string]*inCallApproval{}
 	}
 	r.asks++
 	p.id = fmt.Sprintf("a%d", r.asks)
 	r.approvals[p.id] = p
+	r.syncPending()
 	t := *r.t
 	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
 	t.Message = "waiting: approval " + p.id + " for " + p.what
 	if err := d.settleWith(&t, NoticeApproval, p.id+" "+p.what); err != nil {
 		delete(r.approvals, p.id)
+		r.syncPending()
 		return err
 	}
 	r.load()
@@ -231,15 +275,37 @@ func (r *taskRunner) dropApproval(p *inCallApproval) {
 		return
 	}
 	delete(r.approvals, p.id)
+	p.g.record(p, "denied (no decision in time)", fleet.Who{})
 	r.backToRunning("no decision on " + p.id + " (" + p.what + ") in time: denied")
 }
 
 // backToRunning shows the running loop running again once nothing of its
-// call waits for a person.
+// call waits for a person; while something still does, the task's message
+// names the newest item left.
 func (r *taskRunner) backToRunning(msg string) {
 	d := r.d
 	r.load()
-	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting || r.inCall != nil || len(r.approvals) > 0 {
+	r.syncPending()
+	if r.w == nil || r.t == nil || r.t.State != fleet.Waiting {
+		return
+	}
+	if items := r.pendingItems(); len(items) > 0 {
+		t := *r.t
+		if last := items[len(items)-1]; last.Kind == pendingApproval {
+			t.Message = "waiting: approval " + last.ID + " for " + last.What
+		} else {
+			t.Message = "waiting: question " + last.ID + ": " + last.What
+		}
+		if t.Message == r.t.Message {
+			return
+		}
+		t.UpdatedAt = d.opts.Now()
+		if err := d.db.UpdateTask(t); err != nil {
+			d.logf("[%s] %v", r.session, err)
+			return
+		}
+		r.load()
+		d.publish(t, "task_waiting", t.Message)
 		return
 	}
 	t := *r.t
@@ -252,9 +318,44 @@ func (r *taskRunner) backToRunning(msg string) {
 	d.publish(t, "task_running", msg)
 }
 
-// decide gives the pending tool call item its decision.
-func (r *taskRunner) decide(item string, allow bool, why, by string) (TaskView, error) {
-	d := r.d
+// granted reports a tool call the task's "allow for this task" covers.
+func (r *taskRunner) granted(a gate.Approval) bool {
+	if r.t == nil || r.grantsOf != r.t.ID {
+		return false
+	}
+	for _, g := range r.grants {
+		if g.Covers(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxGrants bounds a task's "allow for this task" decisions.
+const maxGrants = 100
+
+// grant allows p's exact tool call for the rest of the task; false when
+// there is nothing exact to allow (a Bash call without its command) or the
+// task has as many grants as it may keep.
+func (r *taskRunner) grant(p *inCallApproval) bool {
+	g, ok := gate.GrantFor(p.a)
+	if !ok || r.t == nil {
+		return false
+	}
+	if r.grantsOf != r.t.ID {
+		r.grants, r.grantsOf = nil, r.t.ID
+	}
+	if len(r.grants) >= maxGrants {
+		return false
+	}
+	r.grants = append(r.grants, g)
+	return true
+}
+
+// decide gives the pending tool call item its decision; forTask allows
+// its exact call for the rest of the task too.
+func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fleet.Who) (TaskView, error) {
+	d, by := r.d, who.String()
 	verb := fleet.Deny
 	if allow {
 		verb = fleet.Approve
@@ -268,14 +369,28 @@ func (r *taskRunner) decide(item string, allow bool, why, by string) (TaskView, 
 	}
 	delete(r.approvals, item)
 	dec := gate.Decision{Allow: allow, Message: strings.TrimSpace(why)}
-	word := "allowed"
+	word := "allowed once"
 	if !allow {
 		word = "denied"
 		if dec.Message == "" {
 			dec.Message = "denied by " + by
 		}
 	}
+	if allow && forTask && !r.grant(p) {
+		word = "allowed once (nothing exact to allow for the task)"
+	} else if allow && forTask {
+		word = "allowed for this task"
+		// The same call waiting twice at once is decided once.
+		for id, q := range r.approvals {
+			if r.granted(q.a) {
+				delete(r.approvals, id)
+				q.decision <- gate.Decision{Allow: true}
+				q.g.record(q, "allowed (for this task)", who)
+			}
+		}
+	}
 	p.decision <- dec
+	p.g.record(p, word, who)
 	r.backToRunning(p.what + " " + word + " by " + by)
 	return d.Status(r.session)
 }

@@ -7,6 +7,7 @@ import (
 
 	"ralph/internal/engine"
 	"ralph/internal/fleet"
+	"ralph/internal/gate"
 	"ralph/internal/scarce"
 )
 
@@ -49,11 +50,19 @@ type taskRunner struct {
 	inCall    *inCallAsk
 	approvals map[string]*inCallApproval
 	asks      int
+	// grants are the task's "allow for this task" decisions (grantsOf
+	// names the task): later identical tool calls run without asking.
+	grants   []gate.Grant
+	grantsOf string
 
 	// What the scheduler knows, under d.mu.
-	snap     fleet.Task
-	live     bool // snap is a task that is not finished
-	starting bool // the scheduler chose it; the runner has not started it yet
+	// pending is what the call waits on, for views (pendingOf), of the
+	// task pendingTask.
+	pending     []PendingItem
+	pendingTask string
+	snap        fleet.Task
+	live        bool // snap is a task that is not finished
+	starting    bool // the scheduler chose it; the runner has not started it yet
 }
 
 // message is a command for a runner: do runs on its goroutine.

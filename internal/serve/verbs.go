@@ -29,7 +29,11 @@ type TaskView struct {
 	CircuitBreaker BreakerView   `json:"circuit_breaker"`
 	History        []HistoryItem `json:"history"`
 	Questions      []string      `json:"questions"`
-	PRURL          string        `json:"pr_url"`
+	// Pending is every approval and question the agent waits on inside
+	// its call, each with the id a decision or an answer names, oldest
+	// first (Message shows the newest).
+	Pending []PendingItem `json:"pending,omitempty"`
+	PRURL   string        `json:"pr_url"`
 	// PRDraft says the pull request is a draft (not ready for review).
 	PRDraft  bool   `json:"pr_draft,omitempty"`
 	TaskFile string `json:"task_file"`
@@ -152,6 +156,9 @@ func (d *Daemon) viewOf(t Task) (TaskView, error) {
 				v.Activity = why // the fleet's, not this loop's: said in full
 			}
 		}
+	}
+	if t.State == fleet.Waiting {
+		v.Pending = d.pendingOf(t)
 	}
 	if w, ok := d.watch.get(t.Session); ok && t.State == fleet.Waiting && w.Active && w.TaskID == t.ID {
 		v.Activity = "watched: tmux " + w.Target

@@ -140,6 +140,8 @@ func (b *Bot) press(ctx context.Context, to target, queryID string, msgID int, m
 		c.Verb, c.MaxLoops = fleet.Loop, buttonMoreLoops
 	case actAllow:
 		c.Verb, c.Item = fleet.Approve, p.item
+	case actAllowTask:
+		c.Verb, c.Item, c.ForTask = fleet.Approve, p.item, true
 	case actDeny:
 		c.Verb, c.Item = fleet.Deny, p.item
 	}

@@ -21,6 +21,8 @@ const (
 	// ("allow:t3:5:a1"): it is decided once, whichever press comes first.
 	actAllow = "allow"
 	actDeny  = "deny"
+	// actAllowTask allows the exact call for the rest of the task.
+	actAllowTask = "allowtask"
 )
 
 // buttonMoreLoops is how many iterations "Loop 10 more" adds.
@@ -40,7 +42,7 @@ func newButton(label, act, taskID, session string) (button, bool) {
 
 func parseButton(data string) (press, bool) {
 	parts := strings.Split(data, ":")
-	if len(parts) == 4 && (parts[0] == actAllow || parts[0] == actDeny) && parts[1] != "" && parts[3] != "" && serve.ValidSessionName(parts[2]) {
+	if len(parts) == 4 && (parts[0] == actAllow || parts[0] == actAllowTask || parts[0] == actDeny) && parts[1] != "" && parts[3] != "" && serve.ValidSessionName(parts[2]) {
 		return press{act: parts[0], taskID: parts[1], session: parts[2], item: parts[3]}, true
 	}
 	if len(parts) != 3 || parts[1] == "" || !serve.ValidSessionName(parts[2]) {
@@ -62,6 +64,8 @@ func (p press) label() string {
 		return "reset the breaker"
 	case actAllow:
 		return "allow " + p.item + " once"
+	case actAllowTask:
+		return "allow " + p.item + " for this task"
 	case actDeny:
 		return "deny " + p.item
 	}
@@ -107,7 +111,7 @@ func noticeButtons(n serve.Notice) []button {
 		b, ok = newButton("⏹ Stop", actStop, n.TaskID, n.Session)
 	case serve.NoticeApproval:
 		var out []button
-		for _, x := range []struct{ label, act string }{{"✅ Allow once", actAllow}, {"⛔ Deny", actDeny}} {
+		for _, x := range []struct{ label, act string }{{"✅ Allow once", actAllow}, {"☑️ Allow for this task", actAllowTask}, {"⛔ Deny", actDeny}} {
 			if bt, ok := newButton(x.label, x.act, n.TaskID, n.Session+":"+n.Item); ok {
 				out = append(out, bt)
 			}

@@ -49,7 +49,7 @@ func FleetVerbs() map[fleet.Verb]string {
 	}
 	// Decisions come as buttons only: the notice of a pending tool call
 	// carries them, with the decision's id.
-	out[fleet.Approve] = "the ✅ Allow once button of an approval notice"
+	out[fleet.Approve] = "the ✅ Allow once and ☑️ Allow for this task buttons of an approval notice"
 	out[fleet.Deny] = "the ⛔ Deny button of an approval notice"
 	return out
 }

@@ -1,0 +1,55 @@
+package gate
+
+import "encoding/json"
+
+// Grant is a person's "allow for this task": the exact tool and, for Bash,
+// the exact command string. It is never a pattern: a command that differs
+// by one character (a space, an argument) is asked about again.
+type Grant struct {
+	Tool    string `json:"tool"`
+	Command string `json:"command,omitempty"`
+}
+
+// bashTool is Claude Code's shell tool, the one a grant narrows to its
+// command.
+const bashTool = "Bash"
+
+// GrantFor is the grant an allowed tool call gives for the rest of its
+// task; ok is false for a call nothing can be granted for (a Bash call
+// without a command string).
+func GrantFor(a Approval) (g Grant, ok bool) {
+	if a.Tool == "" {
+		return Grant{}, false
+	}
+	if a.Tool != bashTool {
+		return Grant{Tool: a.Tool}, true
+	}
+	cmd, ok := bashCommand(a.Input)
+	if !ok || cmd == "" {
+		return Grant{}, false
+	}
+	return Grant{Tool: a.Tool, Command: cmd}, true
+}
+
+// Covers reports whether the grant allows a without asking.
+func (g Grant) Covers(a Approval) bool {
+	if g.Tool == "" || a.Tool != g.Tool {
+		return false
+	}
+	if g.Tool != bashTool {
+		return true
+	}
+	cmd, ok := bashCommand(a.Input)
+	return ok && g.Command != "" && cmd == g.Command
+}
+
+// bashCommand is a Bash call's command string, byte for byte.
+func bashCommand(input json.RawMessage) (string, bool) {
+	var in struct {
+		Command *string `json:"command"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Command == nil {
+		return "", false
+	}
+	return *in.Command, true
+}
