@@ -119,6 +119,19 @@ func TestAccountsUsageWindows(t *testing.T) {
 			rep.Accounts[1].Name != "spare" || rep.Accounts[1].Status != "quota left" || rep.Accounts[1].Login != "config "+spareDir {
 			t.Errorf("%s, the accounts: %+v", when, rep.Accounts)
 		}
+		// Every call of the day counts under the account it ran under.
+		per := map[string]serve.SpendFigures{}
+		sum := 0
+		for _, a := range rep.PerAccount {
+			per[a.Account] = a
+			sum += a.Calls
+		}
+		if sp := per["spare"]; sp.Calls < 6 || sum != rep.Fleet.Calls || len(per) > 2 {
+			t.Errorf("%s, the spend per account: %+v (fleet: %d calls)", when, rep.PerAccount, rep.Fleet.Calls)
+		}
+		if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, "Spend today per account: ") || !strings.Contains(page, "spare $") {
+			t.Errorf("%s, the dashboard (%d) without the spend per account:\n%s", when, code, page)
+		}
 		if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, html.EscapeString("Accounts: main (claude): "+why+"; spare (claude): quota left.")) {
 			t.Errorf("%s, the dashboard (%d) without the accounts' windows:\n%s", when, code, page)
 		}

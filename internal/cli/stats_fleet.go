@@ -41,6 +41,13 @@ func printFleetSpend(w io.Writer, r serve.BudgetReport) {
 	for _, s := range r.Sessions {
 		row("session "+s.Session, s, r.Limits.SessionCostUSD, r.Limits.SessionTokens)
 	}
+	for _, a := range r.PerAccount {
+		name := a.Account
+		if name == "" {
+			name = "(before accounts)"
+		}
+		row("account "+name, a, 0, 0)
+	}
 	_ = tw.Flush()
 	if len(r.Accounts) == 0 {
 		return

@@ -14,6 +14,9 @@ var laterColumns = []struct{ table, column, decl string }{
 	{"tasks", "first_cost", `REAL NOT NULL DEFAULT 0`},
 	{"tasks", "origin_url", `TEXT NOT NULL DEFAULT ''`},
 	{"tasks", "pr_draft", `INTEGER NOT NULL DEFAULT 0`},
+	// The account a call ran under: calls from before it count under
+	// none.
+	{"spend", "account", `TEXT NOT NULL DEFAULT ''`},
 }
 
 // rekeyIterations brings an older store's iterations under the key of
