@@ -40,4 +40,3 @@ func TestWindowsUsed(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
