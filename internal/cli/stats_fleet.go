@@ -59,7 +59,11 @@ func printFleetSpend(w io.Writer, r serve.BudgetReport) {
 		if login == "" {
 			login = "its own login"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a.Name, a.Agent, login, a.Status)
+		status := a.Status
+		for _, w := range a.Windows {
+			status += "; " + w.Text
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a.Name, a.Agent, login, status)
 	}
 	_ = tw.Flush()
 }

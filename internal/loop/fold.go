@@ -3,6 +3,7 @@ package loop
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -326,6 +327,6 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, Model: it.Model, StatusBlock: maps.Clone(o.StatusBlock),
 		Verified: st.Verify.Verified,
-		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus),
+		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus), Windows: slices.Clone(o.Windows),
 	}
 }

@@ -91,6 +91,14 @@ CREATE TABLE IF NOT EXISTS usage_windows (
 	session TEXT NOT NULL,
 	seen    INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS window_usage (
+	account   TEXT NOT NULL,
+	kind      TEXT NOT NULL,
+	used      REAL NOT NULL,
+	resets_at INTEGER NOT NULL,
+	seen      INTEGER NOT NULL,
+	PRIMARY KEY (account, kind)
+);
 CREATE TABLE IF NOT EXISTS session_accounts (
 	session TEXT NOT NULL,
 	agent   TEXT NOT NULL,
