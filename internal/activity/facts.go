@@ -76,6 +76,12 @@ type Facts interface {
 	// QuotaError is an error object with HTTP status 429: msg is what it
 	// says, detail the whole object to look for a reset time in.
 	QuotaError(msg, detail string)
+	// WindowUsed is how much of a usage window the account has used, as a
+	// rate-limit event tells it whether or not it refused the call: the
+	// window's kind in the agent's words ("five_hour", "seven_day"), the
+	// fraction used (0–1, negative when not said) and when it resets
+	// (zero when not said).
+	WindowUsed(kind string, used float64, resetsAt time.Time)
 }
 
 // Usage is the token usage and cost an agent reports.

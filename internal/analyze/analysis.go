@@ -98,7 +98,23 @@ type Analysis struct {
 	OutputBytes int64 `json:"-"` // size of the input read
 	// ToolCalls counts the tool invocations seen in a structured transcript.
 	ToolCalls int `json:"-"`
+	// Windows are the account's usage windows as the agent reported them
+	// during the call (Claude Code's rate-limit events).
+	Windows []Window `json:"-"`
 }
+
+// Window is what an agent reported of one of its account's usage windows.
+type Window struct {
+	// Kind is the window in the agent's words: "five_hour", "seven_day".
+	Kind string `json:"kind"`
+	// Used is the fraction of it used, 0–1; negative: not said.
+	Used float64 `json:"used"`
+	// ResetsAt is when it resets (zero: not said).
+	ResetsAt time.Time `json:"resets_at,omitzero"`
+}
+
+// maxWindows bounds the windows kept of one call: an agent has a few.
+const maxWindows = 8
 
 // StatusBlock is the last complete status block found in the agent's words.
 type StatusBlock struct {

@@ -61,6 +61,9 @@ type collector struct {
 	toolCalls           int
 
 	limit limitState
+	// windows are the usage windows the rate-limit events told of, the
+	// last word on each kind kept.
+	windows []Window
 	// stderrLines are the first lines of stderr (setup failures).
 	stderrLines []string
 	flat        flatFields

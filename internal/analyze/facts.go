@@ -262,6 +262,20 @@ func (c *collector) LimitRejected(resetsAt time.Time, kind string) {
 	}
 }
 
+// WindowUsed implements activity.Facts.
+func (c *collector) WindowUsed(kind string, used float64, resetsAt time.Time) {
+	w := Window{Kind: kind, Used: used, ResetsAt: resetsAt}
+	for i := range c.windows {
+		if c.windows[i].Kind == kind {
+			c.windows[i] = w
+			return
+		}
+	}
+	if len(c.windows) < maxWindows {
+		c.windows = append(c.windows, w)
+	}
+}
+
 // QuotaError implements activity.Facts: the limit's message, unless the
 // agent's words already gave one.
 func (c *collector) QuotaError(msg, detail string) {

@@ -101,6 +101,7 @@ func (c *collector) finish() *Analysis {
 	var denialNotes []string
 	a.PermissionDenials, denialNotes = filterDenials(c.denials, c.opts.AllowedTools)
 	a.UsageLimit = c.usageLimit()
+	a.Windows = c.windows
 	if !a.UsageLimit.Detected && !c.resultOK && (a.IsError || c.opts.ExitCode > 0) {
 		texts := append([]string{final}, a.Errors...)
 		a.SetupFailure = setupFailure(append(texts, c.stderrLines...))

@@ -18,12 +18,14 @@ import (
 )
 
 // worksUnder is an agent call that works on (a file changes, the plan
-// stays open) and writes the account it ran under to account.txt.
+// stays open) and writes the account it ran under to account.txt. Its
+// agent says a quarter of the weekly window is used.
 func worksUnder(session string) script.Iteration {
 	return script.Iteration{Append: map[string]string{"work.txt": "call {{call}}\n"}, Files: map[string]string{"account.txt": "{{config_dir}}"},
 		Sleep: script.Duration(300 * time.Millisecond),
-		StdoutLines: []json.RawMessage{servetest.Result{Session: session + "-{{call}}", CostUSD: 0.1,
-			Text: "Worked." + servetest.RalphStatus("IN_PROGRESS", false, 3)}.Line()}}
+		StdoutLines: []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","rateLimitType":"seven_day","utilization":0.25,"resetsAt":%d}}`, weekReset.Unix())),
+			servetest.Result{Session: session + "-{{call}}", CostUSD: 0.1,
+				Text: "Worked." + servetest.RalphStatus("IN_PROGRESS", false, 3)}.Line()}}
 }
 
 // Two accounts of Claude Code: one loop exhausts "main" — every loop on
@@ -33,6 +35,9 @@ func worksUnder(session string) script.Iteration {
 // to spare. A restart keeps the window (a new task on main waits at
 // once); once the daemon's clock passes the reset the waiting ones
 // resume by themselves, with every call made counted once.
+// weekReset is when the weekly window worksUnder's agent tells of resets.
+var weekReset = time.Now().Add(7 * 24 * time.Hour).Truncate(time.Hour)
+
 func TestAccountsUsageWindows(t *testing.T) {
 	home := t.TempDir()
 	mainDir, spareDir := filepath.Join(home, "claude-main"), filepath.Join(home, "claude-spare")
@@ -119,7 +124,32 @@ func TestAccountsUsageWindows(t *testing.T) {
 			rep.Accounts[1].Name != "spare" || rep.Accounts[1].Status != "quota left" || rep.Accounts[1].Login != "config "+spareDir {
 			t.Errorf("%s, the accounts: %+v", when, rep.Accounts)
 		}
-		if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, html.EscapeString("Accounts: main (claude): "+why+"; spare (claude): quota left.")) {
+		// Every call of the day counts under the account it ran under.
+		per := map[string]serve.SpendFigures{}
+		sum := 0
+		for _, a := range rep.PerAccount {
+			per[a.Account] = a
+			sum += a.Calls
+		}
+		if sp := per["spare"]; sp.Calls < 6 || sum != rep.Fleet.Calls || len(per) > 2 {
+			t.Errorf("%s, the spend per account: %+v (fleet: %d calls)", when, rep.PerAccount, rep.Fleet.Calls)
+		}
+		if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, "Spend today per account: ") || !strings.Contains(page, "spare $") {
+			t.Errorf("%s, the dashboard (%d) without the spend per account:\n%s", when, code, page)
+		}
+		// How much of each window is used, as the agents said: main's
+		// five-hour window used up by the call that hit it, spare's weekly
+		// one a quarter used.
+		var mw, sw []serve.WindowFigures
+		if len(rep.Accounts) == 2 {
+			mw, sw = rep.Accounts[0].Windows, rep.Accounts[1].Windows
+		}
+		if len(mw) != 1 || mw[0].Kind != "five_hour" || mw[0].Used == nil || *mw[0].Used != 1 || !mw[0].ResetsAt.Equal(reset) ||
+			len(sw) != 1 || sw[0].Kind != "seven_day" || sw[0].Used == nil || *sw[0].Used != 0.25 || !sw[0].ResetsAt.Equal(weekReset) {
+			t.Errorf("%s, the windows: main %+v, spare %+v", when, mw, sw)
+		}
+		if code, page := r.API("GET", "/", tok, ""); code != 200 || !strings.Contains(page, html.EscapeString("Accounts: main (claude): "+why+", five_hour 100% used, resets ")) ||
+			!strings.Contains(page, "; spare (claude): quota left, seven_day 25% used, resets ") {
 			t.Errorf("%s, the dashboard (%d) without the accounts' windows:\n%s", when, code, page)
 		}
 	}

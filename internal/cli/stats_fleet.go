@@ -41,6 +41,13 @@ func printFleetSpend(w io.Writer, r serve.BudgetReport) {
 	for _, s := range r.Sessions {
 		row("session "+s.Session, s, r.Limits.SessionCostUSD, r.Limits.SessionTokens)
 	}
+	for _, a := range r.PerAccount {
+		name := a.Account
+		if name == "" {
+			name = "(before accounts)"
+		}
+		row("account "+name, a, 0, 0)
+	}
 	_ = tw.Flush()
 	if len(r.Accounts) == 0 {
 		return
@@ -52,7 +59,11 @@ func printFleetSpend(w io.Writer, r serve.BudgetReport) {
 		if login == "" {
 			login = "its own login"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a.Name, a.Agent, login, a.Status)
+		status := a.Status
+		for _, w := range a.Windows {
+			status += "; " + w.Text
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", a.Name, a.Agent, login, status)
 	}
 	_ = tw.Flush()
 }

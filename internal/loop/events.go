@@ -91,8 +91,12 @@ type Metrics struct {
 	StatusBlock map[string]string `json:"status_block,omitempty"`
 	// Verify is the verify command's run when the iteration claimed
 	// completion under the gate; Verified says the claim passed it.
-	Verify   *VerifyRun `json:"verify,omitempty"`
-	Verified bool       `json:"verified,omitempty"`
+	// Windows are the usage windows of the call's account as the agent
+	// reported them (how much is used, when each resets): the fleet keeps
+	// them per account.
+	Windows  []analyze.Window `json:"usage_windows,omitempty"`
+	Verify   *VerifyRun       `json:"verify,omitempty"`
+	Verified bool             `json:"verified,omitempty"`
 	// PRReady and TestsStatus are the analysis's reading of the block, so
 	// that what decides on a record (a request's pull request) never reads
 	// the block's strings again. Records from before them have no

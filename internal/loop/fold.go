@@ -331,7 +331,7 @@ func Record(it Iteration, d Decision, st State) Metrics {
 		UsageLimit: o.UsageLimit.Detected, Summary: o.Summary, Decision: d.Label(),
 		Breaker: string(st.Breaker.Status), Agent: it.Agent, Model: it.Model, StatusBlock: maps.Clone(o.StatusBlock),
 		Verified: st.Verify.Verified,
-		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus),
+		PRReady:  o.PRReady, TestsStatus: testsStatus(o.TestsStatus), Windows: slices.Clone(o.Windows),
 		Decisions: ds, DecisionsDropped: dropped,
 	}
 }

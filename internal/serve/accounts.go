@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -203,11 +204,67 @@ type AccountFigures struct {
 	Status  string    `json:"status"`
 	Message string    `json:"message,omitempty"`
 	Session string    `json:"seen_by,omitempty"`
+	// Windows are how much of each of its usage windows the agent last
+	// said is used, and when each resets.
+	Windows []WindowFigures `json:"windows,omitempty"`
+}
+
+// WindowFigures are one usage window of an account.
+type WindowFigures struct {
+	Kind string `json:"kind"` // in the agent's words: five_hour, seven_day
+	// Used is the fraction used, 0–1 (absent: the agent did not say);
+	// a window whose reset has passed is a new one, none of it used.
+	Used     *float64  `json:"used,omitempty"`
+	ResetsAt time.Time `json:"resets_at,omitzero"`
+	// Seen is when the agent said it.
+	Seen time.Time `json:"seen"`
+	// Text is the figures in words, in the budgets' zone.
+	Text string `json:"text"`
+}
+
+// windowFigures are an account's known windows as of now.
+func windowFigures(ws []WindowUse, now time.Time, zone *time.Location) []WindowFigures {
+	var out []WindowFigures
+	for _, w := range ws {
+		f := WindowFigures{Kind: w.Kind, ResetsAt: w.ResetsAt, Seen: w.Seen}
+		switch {
+		case !w.ResetsAt.IsZero() && !now.Before(w.ResetsAt):
+			zero := 0.0
+			f.Used, f.ResetsAt = &zero, time.Time{}
+		case w.Used >= 0:
+			used := w.Used
+			f.Used = &used
+		}
+		f.Text = windowText(f, zone)
+		out = append(out, f)
+	}
+	return out
+}
+
+// windowText is a window's figures in words: "five_hour 42% used,
+// resets Nov 27 14:00 UTC".
+func windowText(w WindowFigures, zone *time.Location) string {
+	s := w.Kind
+	if w.Used != nil {
+		s += fmt.Sprintf(" %.0f%% used", *w.Used*100)
+	}
+	if !w.ResetsAt.IsZero() {
+		if zone == nil {
+			zone = time.Local
+		}
+		t := w.ResetsAt.In(zone)
+		s += ", resets " + t.Format("Jan 2 15:04 MST")
+	}
+	return s
 }
 
 // accountFigures are the accounts set and the agents' own logins whose
 // window is known, by name.
 func (d *Daemon) accountFigures(now time.Time) []AccountFigures {
+	used, err := d.db.WindowUsage()
+	if err != nil {
+		d.logf("read the accounts' usage windows: %v", err)
+	}
 	d.actMu.Lock()
 	defer d.actMu.Unlock()
 	out := []AccountFigures{}
@@ -217,6 +274,7 @@ func (d *Daemon) accountFigures(now time.Time) []AccountFigures {
 		if w, ok := d.quota.windows[f.Name]; ok && w.Held(now) {
 			f.Until, f.Status, f.Message, f.Session = w.Until, account.WaitText(w, now, d.opts.Budget.Zone), w.Message, w.Session
 		}
+		f.Windows = windowFigures(used[f.Name], now, d.opts.Budget.Zone)
 		out = append(out, f)
 		named[f.Name] = true
 	}
@@ -230,6 +288,11 @@ func (d *Daemon) accountFigures(now time.Time) []AccountFigures {
 	var own []string
 	for name, w := range d.quota.windows {
 		if !named[name] && w.Held(now) {
+			own = append(own, name)
+		}
+	}
+	for name := range used {
+		if !named[name] && !slices.Contains(own, name) && name != "" {
 			own = append(own, name)
 		}
 	}

@@ -183,6 +183,10 @@ type BudgetReport struct {
 	// Accounts are the agents' accounts and what is known of their usage
 	// windows (accounts.go).
 	Accounts []AccountFigures `json:"accounts"`
+	// PerAccount is the day's spend by the account the calls ran under
+	// (an agent's name: its own login; "": calls recorded before the
+	// ledger kept accounts).
+	PerAccount []SpendFigures `json:"per_account"`
 }
 
 // BudgetLimits are the budgets set (0: none).
@@ -196,6 +200,7 @@ type BudgetLimits struct {
 // SpendFigures are one day's spend of the fleet or a session.
 type SpendFigures struct {
 	Session string  `json:"session,omitempty"`
+	Account string  `json:"account,omitempty"`
 	Calls   int     `json:"calls"`
 	CostUSD float64 `json:"cost_usd"`
 	Tokens  int64   `json:"tokens"`
@@ -236,5 +241,10 @@ func (d *Daemon) Budget() (BudgetReport, error) {
 	}
 	sort.Slice(r.Sessions, func(i, j int) bool { return r.Sessions[i].Session < r.Sessions[j].Session })
 	r.Accounts = d.accountFigures(now)
+	r.PerAccount = []SpendFigures{}
+	for a, x := range spent.Accounts {
+		r.PerAccount = append(r.PerAccount, SpendFigures{Account: a, Calls: x.Calls, CostUSD: x.CostUSD, Tokens: x.Tokens})
+	}
+	sort.Slice(r.PerAccount, func(i, j int) bool { return r.PerAccount[i].Account < r.PerAccount[j].Account })
 	return r, nil
 }

@@ -242,6 +242,9 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 		if err := d.recordSpend(tx, session, taskID, rec); err != nil {
 			return err
 		}
+		if err := recordWindows(tx, session, rec); err != nil {
+			return err
+		}
 		if _, err := tx.Stmt(d.st.clearGroup).Exec(session); err != nil {
 			return err
 		}

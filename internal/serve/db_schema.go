@@ -14,6 +14,9 @@ var laterColumns = []struct{ table, column, decl string }{
 	{"tasks", "first_cost", `REAL NOT NULL DEFAULT 0`},
 	{"tasks", "origin_url", `TEXT NOT NULL DEFAULT ''`},
 	{"tasks", "pr_draft", `INTEGER NOT NULL DEFAULT 0`},
+	// The account a call ran under: calls from before it count under
+	// none.
+	{"spend", "account", `TEXT NOT NULL DEFAULT ''`},
 }
 
 // rekeyIterations brings an older store's iterations under the key of
@@ -87,6 +90,14 @@ CREATE TABLE IF NOT EXISTS usage_windows (
 	message TEXT NOT NULL,
 	session TEXT NOT NULL,
 	seen    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS window_usage (
+	account   TEXT NOT NULL,
+	kind      TEXT NOT NULL,
+	used      REAL NOT NULL,
+	resets_at INTEGER NOT NULL,
+	seen      INTEGER NOT NULL,
+	PRIMARY KEY (account, kind)
 );
 CREATE TABLE IF NOT EXISTS session_accounts (
 	session TEXT NOT NULL,

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"time"
 
+	"ralph/internal/account"
 	"ralph/internal/budget"
 	"ralph/internal/loop"
 )
@@ -18,10 +19,14 @@ import (
 // zone, and then some for the figures of the days before.
 const keepSpend = 8 * 24 * time.Hour
 
-// recordSpend adds rec's call to the ledger in tx (again: replaced).
+// recordSpend adds rec's call to the ledger in tx (again: replaced), under
+// the account the call ran under: the session's account of its agent,
+// which the daemon keeps before the call starts (accountEnv), else the
+// agent's own login (a loop on a Temporal worker, or no accounts set).
 func (d *DB) recordSpend(tx *sql.Tx, session, taskID string, rec *loop.Metrics) error {
 	at := spendAt(rec)
-	if _, err := tx.Stmt(d.st.putSpend).Exec(session, taskID, rec.Loop, at.UnixMilli(), rec.CostUSD, callTokens(rec)); err != nil {
+	if _, err := tx.Stmt(d.st.putSpend).Exec(session, taskID, rec.Loop, at.UnixMilli(), rec.CostUSD, callTokens(rec),
+		session, rec.Agent, account.Default(rec.Agent)); err != nil {
 		return err
 	}
 	_, err := tx.Stmt(d.st.trimSpend).Exec(at.Add(-keepSpend).UnixMilli())
@@ -38,10 +43,14 @@ func spendAt(rec *loop.Metrics) time.Time {
 // not include either).
 func callTokens(rec *loop.Metrics) int64 { return rec.InputTokens + rec.OutputTokens }
 
-// Spend is what the fleet and each session spent from since on.
+// Spend is what the fleet, each session and each account spent from since
+// on.
 type Spend struct {
 	Fleet    budget.Spend
 	Sessions map[string]budget.Spend
+	// Accounts are by the account the calls ran under ("": calls recorded
+	// before the ledger kept it).
+	Accounts map[string]budget.Spend
 }
 
 // Spent sums the ledger's calls that ended at since or later.
@@ -67,6 +76,31 @@ func (d *DB) Spent(since time.Time) (Spend, error) {
 		f.Tokens += s.Tokens
 		f.MaxCallCost = max(f.MaxCallCost, s.MaxCallCost)
 		f.MaxCallTokens = max(f.MaxCallTokens, s.MaxCallTokens)
+	}
+	if err := rows.Err(); err != nil {
+		return Spend{}, err
+	}
+	out.Accounts, err = d.spentByAccount(since)
+	return out, err
+}
+
+// spentByAccount sums the ledger's calls from since on by account.
+func (d *DB) spentByAccount(since time.Time) (map[string]budget.Spend, error) {
+	rows, err := d.ro.Query(`SELECT account, COUNT(*), TOTAL(cost), TOTAL(tokens) FROM spend WHERE at >= ? GROUP BY account`, since.UnixMilli())
+	if err != nil {
+		return nil, dbErr(err)
+	}
+	defer rows.Close()
+	out := map[string]budget.Spend{}
+	for rows.Next() {
+		var name string
+		var s budget.Spend
+		var tokens float64
+		if err := rows.Scan(&name, &s.Calls, &s.CostUSD, &tokens); err != nil {
+			return nil, err
+		}
+		s.Tokens = int64(tokens)
+		out[name] = s
 	}
 	return out, rows.Err()
 }

@@ -132,3 +132,57 @@ func BenchmarkSpent(b *testing.B) {
 		}
 	}
 }
+
+// Each call counts under the account it ran under: the session's account
+// of the call's agent when the call ended, else the agent's own login; a
+// call from before the ledger kept accounts counts under none. The figures
+// outlive a restart.
+func TestSpendPerAccount(t *testing.T) {
+	dir := t.TempDir()
+	db := openTestDB(t, dir)
+	for _, s := range []string{"api", "web"} {
+		if err := db.PutSession(Session{Name: s, Dir: "/src/" + s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	save := func(session, agent string, n int, cost float64, in int64) {
+		t.Helper()
+		rec := &loop.Metrics{Loop: n, Agent: agent, StartedAt: day.Add(time.Hour), DurationMS: 1000, CostUSD: cost, InputTokens: in}
+		if err := db.SaveState(session, "t-"+session, loop.State{Loop: n}, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.PutSessionAccount("api", "claude", "work"); err != nil {
+		t.Fatal(err)
+	}
+	save("api", "claude", 1, 1, 100)
+	save("web", "claude", 1, 2, 200) // no account of its own: the agent's login
+	save("api", "codex", 2, 4, 400)  // another agent of the same session
+	if err := db.PutSessionAccount("api", "claude", "home"); err != nil {
+		t.Fatal(err)
+	}
+	save("api", "claude", 3, 8, 800)
+	if _, err := db.db.Exec(`INSERT INTO spend(session, task_id, loop, at, cost, tokens) VALUES('web', 'old', 9, ?, 16, 1600)`, day.Add(time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{"work": {1, 100}, "home": {8, 800}, "claude": {2, 200}, "codex": {4, 400}, "": {16, 1600}}
+	check := func(db *DB) {
+		t.Helper()
+		s, err := db.Spent(day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Accounts) != len(want) {
+			t.Errorf("accounts: %+v", s.Accounts)
+		}
+		for name, w := range want {
+			if a := s.Accounts[name]; a.Calls != 1 || a.CostUSD != w[0] || a.Tokens != int64(w[1]) {
+				t.Errorf("account %q: %+v, want $%v and %v tokens", name, a, w[0], w[1])
+			}
+		}
+	}
+	check(db)
+	db.Close()
+	check(openTestDB(t, dir))
+}

@@ -25,7 +25,8 @@ func (s *stmts) prepare(w, r *sql.DB) error {
 		{w, &s.setState, `UPDATE sessions SET state = ? WHERE name = ?`},
 		{w, &s.putRecord, `INSERT OR REPLACE INTO iterations(session, loop, task_id, record) VALUES(?, ?, ?, ?)`},
 		{w, &s.trimRecords, `DELETE FROM iterations WHERE session = ? AND task_id = ? AND loop <= ?`},
-		{w, &s.putSpend, `INSERT OR REPLACE INTO spend(session, task_id, loop, at, cost, tokens) VALUES(?, ?, ?, ?, ?, ?)`},
+		{w, &s.putSpend, `INSERT OR REPLACE INTO spend(session, task_id, loop, at, cost, tokens, account)
+			VALUES(?, ?, ?, ?, ?, ?, COALESCE((SELECT account FROM session_accounts WHERE session = ? AND agent = ?), ?))`},
 		{w, &s.trimSpend, `DELETE FROM spend WHERE at < ?`},
 		{w, &s.setGroup, `INSERT OR REPLACE INTO agents(session, pgid, start) VALUES(?, ?, ?)`},
 		{w, &s.clearGroup, `DELETE FROM agents WHERE session = ?`},

@@ -105,5 +105,14 @@ func (f *Facts) LimitRejected(resetsAt time.Time, kind string) {
 	f.add("limit rejected resets=%s kind=%s", at, kind)
 }
 
+// WindowUsed implements activity.Facts.
+func (f *Facts) WindowUsed(kind string, used float64, resetsAt time.Time) {
+	at := "unknown"
+	if !resetsAt.IsZero() {
+		at = resetsAt.Format(time.RFC3339)
+	}
+	f.add("window %s used=%g resets=%s", kind, used, at)
+}
+
 // QuotaError implements activity.Facts.
 func (f *Facts) QuotaError(msg, detail string) { f.add("quota error %q", msg) }

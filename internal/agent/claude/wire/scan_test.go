@@ -68,8 +68,11 @@ func TestScannerFacts(t *testing.T) {
 			"result failed=true succeeded=false\nlimit reached\nlimit 429\nusage in=1 out=2 cache_read=0 cache_write=0 cost=0.5 tokens=true\nresult text \"Limit.\" failed=true"},
 		{"a rate limit that refused the call, reset in milliseconds", "rate_limit_event",
 			`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1763683200000,"rateLimitType":"five_hour"}}`,
-			"limit rejected resets=2025-11-21T00:00:00Z kind=five_hour"},
+			"window five_hour used=1 resets=2025-11-21T00:00:00Z\nlimit rejected resets=2025-11-21T00:00:00Z kind=five_hour"},
 		{"one that allowed it", "rate_limit_event", `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed"}}`, ""},
+		{"one that allowed it and told how much of the window is used", "rate_limit_event",
+			`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"seven_day","utilization":0.8,"resetsAt":1763683200}}`,
+			"window seven_day used=0.8 resets=2025-11-21T00:00:00Z"},
 		{"stream events carry no facts", "stream_event", `{"type":"stream_event","event":{"delta":{"text":"x"}}}`, ""},
 	}
 	for _, tt := range tests {

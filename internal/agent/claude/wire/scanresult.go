@@ -245,6 +245,9 @@ func modelUsage(raw []byte, u *activity.Usage) {
 // rateLimit reads a rate_limit_event: only a rejection is a fact, with
 // when the limit resets and its kind.
 func (sc *Scanner) rateLimit(raw []byte) {
+	for _, w := range windowsUsed(raw) {
+		sc.f.WindowUsed(w.kind, w.used, w.resetsAt)
+	}
 	status, kind, resets := rateLimitInfo(raw)
 	if status != "rejected" {
 		return
