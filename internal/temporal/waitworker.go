@@ -61,11 +61,11 @@ func heldAccount(accounts map[string]string, st loop.State, agents []string) str
 func (r *Runner) unstarted(ctx context.Context, id string) bool {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	d, err := r.Client.DescribeWorkflowExecution(cctx, id, "")
-	if err != nil {
+	d, err := r.Client.DescribeWorkflow(cctx, id, "")
+	if err != nil || d.RawResponse == nil {
 		return false
 	}
-	return waitsForWorker(d.GetPendingActivities(), time.Now(), workerGrace)
+	return waitsForWorker(d.RawResponse.GetPendingActivities(), time.Now(), workerGrace)
 }
 
 // noWorker shows (name "": clears) that the loop's call waits for a
