@@ -203,25 +203,9 @@ func (h *hub) LabelledIssues(ctx context.Context, repo, label string) ([]*gh.Iss
 // Comments lists an issue's comments, oldest first.
 func (h *hub) Comments(ctx context.Context, repo string, number int) ([]*gh.IssueComment, error) {
 	owner, name, _ := strings.Cut(repo, "/")
-	opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
-	var out []*gh.IssueComment
-	for {
-		var page []*gh.IssueComment
-		var resp *gh.Response
-		err := h.retry(ctx, func() (r *gh.Response, err error) {
-			page, r, err = h.c.Issues.ListComments(ctx, owner, name, number, opt)
-			resp = r
-			return
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page...)
-		if resp == nil || resp.NextPage == 0 {
-			return out, nil
-		}
-		opt.Page = resp.NextPage
-	}
+	return pages(ctx, h, func(o gh.ListOptions) ([]*gh.IssueComment, *gh.Response, error) {
+		return h.c.Issues.ListComments(ctx, owner, name, number, &gh.IssueListCommentsOptions{ListOptions: o})
+	})
 }
 
 // Comment posts body on an issue, unless a comment carrying marker is
