@@ -25,6 +25,15 @@ import (
 // dashboard or with ralph task status.
 const fleetDemoAnswerAfter = 3 * time.Second
 
+// fleetDemoDeadline bounds the whole demo; it takes seconds.
+const fleetDemoDeadline = 2 * time.Minute
+
+// stuck is a task the demo's script never leaves waiting: stopped for a
+// reason other than its question (the agent refused to start, say).
+func stuck(v serve.TaskView) bool {
+	return v.State == fleet.Waiting && len(v.Questions) == 0 && v.ExitReason != ""
+}
+
 // runFleetDemo is `ralph demo --serve`: a real `ralph serve` with two
 // throwaway sessions, worked by the built-in agent against a scripted
 // model, driven through its API as `ralph task` drives it: a task that
@@ -125,6 +134,9 @@ func runFleetDemo(ctx context.Context, o *demoOptions) error {
 	}
 	answered := false
 	var asked time.Time
+	// The script takes seconds; a demo that cannot finish says so rather
+	// than wait for a person who is not coming.
+	deadline := time.After(fleetDemoDeadline)
 	for {
 		shop, docs, err := w.poll(ctx)
 		if err != nil {
@@ -148,10 +160,16 @@ func runFleetDemo(ctx context.Context, o *demoOptions) error {
 		case shop.State == fleet.Halted || docs.State == fleet.Halted:
 			fmt.Fprintf(ios.Out, "\nthe demo went wrong: a task halted; the daemon's log is %s\n", logPath)
 			return &ExitError{Code: 1}
+		case stuck(shop) || stuck(docs):
+			fmt.Fprintf(ios.Out, "\nthe demo went wrong: a task stopped without a question; the daemon's log is %s\n", logPath)
+			return &ExitError{Code: 1}
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-deadline:
+			fmt.Fprintf(ios.Out, "\nthe demo went wrong: it did not finish in %s; the daemon's log is %s\n", fleetDemoDeadline, logPath)
+			return &ExitError{Code: 1}
 		case err := <-exited:
 			return fmt.Errorf("ralph serve ended early (%v); its log: %s", err, logPath)
 		case <-time.After(150 * time.Millisecond):

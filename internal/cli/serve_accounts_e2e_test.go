@@ -274,14 +274,16 @@ func TestAccountKeyReachesOnlyItsCalls(t *testing.T) {
 func TestSessionPriorities(t *testing.T) {
 	r := servetest.New(t, servetest.Options{})
 	r.Env = append(r.Env, "RALPH_SESSION_PRIORITIES=hi:5")
-	slow := func(s string) script.Script {
+	// x's and hi's calls run until the test lets them end, however slow
+	// the machine: the order the queued ones start in is the point.
+	held := func(s string) script.Script {
 		it := worksUnder(s)
-		it.Sleep = script.Duration(1500 * time.Millisecond)
+		it.WaitFile = "release"
 		return script.Script{RepeatLast: true, Iterations: []script.Iteration{it}}
 	}
-	for _, s := range []string{"x", "lo", "hi"} {
-		r.Session(s, slow(s))
-	}
+	xdir, _ := r.Session("x", held("x"))
+	hidir, _ := r.Session("hi", held("hi"))
+	r.Session("lo", script.Script{RepeatLast: true, Iterations: []script.Iteration{worksUnder("lo")}})
 	r.Start(1)
 	r.OK("start", "x", "First")
 	r.OK("loop", "x", "1")
@@ -293,9 +295,16 @@ func TestSessionPriorities(t *testing.T) {
 	if v := r.Status("lo"); v.State != "queued" {
 		t.Fatalf("lo is %s while x runs", v.State)
 	}
+	release := func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "release"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release(xdir)
 	r.WaitFor("hi", "running", servetest.StateIs("running"))
 	if v := r.Status("lo"); v.State != "queued" {
 		t.Errorf("lo is %s while hi runs: hi's priority did not put it first", v.State)
 	}
+	release(hidir)
 	r.WaitFor("lo", "its turn", func(v serve.TaskView) bool { return v.ExitReason == "max_loops" })
 }

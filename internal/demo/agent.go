@@ -72,6 +72,10 @@ func parseAgentArgs(args []string) (agentOptions, error) {
 			o.model, err = value(&i)
 		case "--effort":
 			_, err = value(&i) // accepted for compatibility; the demo's model has one effort
+		case "--mcp-config", "--permission-prompt-tool":
+			// ralph serve passes its gate; the demo's script never calls a
+			// tool outside the allow-list, nor asks inside a call.
+			_, err = value(&i)
 		case "--max-turns":
 			var v string
 			if v, err = value(&i); err == nil {

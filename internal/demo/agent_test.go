@@ -265,6 +265,11 @@ func TestParseAgentArgs(t *testing.T) {
 	if !o.allows("Edit") || o.allows("Bash") {
 		t.Error("allows")
 	}
+	// ralph serve starts every Claude call with its gate.
+	gated := append([]string{"--mcp-config", "/call/gate.json", "--permission-prompt-tool", "mcp__ralph__approve"}, argv(t, "go", "")...)
+	if o, err := parseAgentArgs(gated); err != nil || o.prompt != "go" {
+		t.Errorf("with the gate's options: %+v, %v", o, err)
+	}
 	if o, _ := parseAgentArgs([]string{"-p", "x"}); !o.allows("Read") || o.allows("Write") {
 		t.Error("without an allow-list only Read may run")
 	}

@@ -241,6 +241,13 @@ func play(it script.Iteration, scriptDir string, v vars) (int, error) {
 	if it.Sleep > 0 {
 		time.Sleep(time.Duration(it.Sleep))
 	}
+	if it.WaitFile != "" {
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(it.WaitFile); err == nil {
+				break
+			}
+		}
+	}
 	return it.ExitCode, nil
 }
 

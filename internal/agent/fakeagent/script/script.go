@@ -72,6 +72,11 @@ type Iteration struct {
 	ExitCode  int      `json:"exit_code,omitempty"`
 	// Sleep waits after printing, before exiting (timeouts, cancellation).
 	Sleep Duration `json:"sleep,omitempty"`
+	// WaitFile waits, after printing, until this file exists (at most a
+	// minute): a test holds the call until it has done what must happen
+	// while the call runs, however slow the machine. Relative to the
+	// working directory.
+	WaitFile string `json:"wait_file,omitempty"`
 
 	// Files are created or overwritten, Append appended to (created if
 	// missing), Remove deleted; paths relative to the working directory.
