@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +25,9 @@ func TestServeAnsweredQuestionWaitsForASlot(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := servetest.New(t, servetest.Options{})
 			_, scriptQ := r.Session("q", questionScript())
-			r.Session("b", script.Script{RepeatLast: true, Iterations: []script.Iteration{
-				{Sleep: script.Duration(4 * time.Second), Files: map[string]string{"b.txt": "b\n"},
+			// b's call holds the only slot until the test releases it.
+			bdir, _ := r.Session("b", script.Script{RepeatLast: true, Iterations: []script.Iteration{
+				{WaitFile: "release", Files: map[string]string{"b.txt": "b\n"},
 					StdoutLines: []json.RawMessage{servetest.ResultLine("sess-b", "Done."+servetest.CompleteStatus)}},
 			}})
 			r.Start(1)
@@ -46,11 +49,19 @@ func TestServeAnsweredQuestionWaitsForASlot(t *testing.T) {
 					t.Fatalf("q made call %d while b holds the only slot", n)
 				}
 			}
+			release := func() {
+				if err := os.WriteFile(filepath.Join(bdir, "release"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if kill {
 				r.Kill()
+				release()
 				r.Start(1)
 			} else if v := r.Status("b"); v.State != "running" {
 				t.Fatalf("b is %s before its call ended", v.State)
+			} else {
+				release()
 			}
 			r.WaitFor("b", "done", servetest.StateIs("done"))
 			if v := r.WaitFor("q", "done", servetest.StateIs("done")); v.LoopCount != 2 {
