@@ -73,6 +73,11 @@ type Process struct {
 	// starts and closed after it ended; the time it spends waiting for a
 	// person does not count against Timeout.
 	Gate Gate
+	// CallFiles, when set, writes what the agent's CLI reads from the call
+	// directory (its configuration for this call alone, which the sandbox
+	// binds with the directory) after the gate is open; env goes to the
+	// agent.
+	CallFiles func(callDir string) (env []string, err error)
 }
 
 // ProcessResult is how a process ended.
@@ -185,6 +190,13 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		}
 		defer stop()
 		env = append(env, genv...)
+	}
+	if p.CallFiles != nil {
+		fenv, err := p.CallFiles(call)
+		if err != nil {
+			return res, fmt.Errorf("agent: call directory: %w", err)
+		}
+		env = append(env, fenv...)
 	}
 
 	argv := p.Argv
