@@ -77,20 +77,11 @@ type responsesCall struct {
 
 // addTools lists the offered tools, namespaces flattened.
 func (c *responsesCall) addTools(tools []responsesTool) {
-	c.addToolsIn("", tools)
-}
-
-func (c *responsesCall) addToolsIn(namespace string, tools []responsesTool) {
 	for _, t := range tools {
 		switch {
 		case t.Type == "namespace":
-			c.addToolsIn(t.Name, t.Tools)
+			c.addTools(t.Tools)
 			continue
-		case namespace != "":
-			if c.namespace == nil {
-				c.namespace = map[string]string{}
-			}
-			c.namespace[t.Name] = namespace
 		case t.Type == "custom":
 			c.custom[t.Name] = true
 		case t.Type == "tool_search":
@@ -101,6 +92,23 @@ func (c *responsesCall) addToolsIn(namespace string, tools []responsesTool) {
 			name = t.Type // built-in tools such as web_search
 		}
 		c.mr.Tools = append(c.mr.Tools, Tool{Name: name, InputSchema: t.Parameters})
+	}
+}
+
+// addFound lists the tools a tool search found: those in a namespace are
+// called with its name.
+func (c *responsesCall) addFound(tools []responsesTool) {
+	c.addTools(tools)
+	for _, ns := range tools {
+		if ns.Type != "namespace" {
+			continue
+		}
+		for _, t := range ns.Tools {
+			if c.namespace == nil {
+				c.namespace = map[string]string{}
+			}
+			c.namespace[t.Name] = ns.Name
+		}
 	}
 }
 
@@ -163,9 +171,9 @@ func decodeResponses(body []byte) (responsesCall, error) {
 		case "tool_search_output":
 			// The tools found are offered from now on; the result the script
 			// sees is their names.
-			found := &responsesCall{mr: &MessagesRequest{}, custom: call.custom}
+			found := &responsesCall{mr: &MessagesRequest{}, custom: map[string]bool{}}
 			found.addTools(it.Tools)
-			call.addTools(it.Tools)
+			call.addFound(it.Tools)
 			add("user", Block{Type: "tool_result", ToolUseID: it.CallID, Content: Content{{Type: "text", Text: strings.Join(found.mr.ToolNames(), " ")}}})
 		case "custom_tool_call":
 			in, _ := json.Marshal(map[string]string{"input": it.Input})
