@@ -32,6 +32,9 @@ type otherCLI struct {
 	// find are the turns a model takes before it can call the tool: Codex
 	// defers every MCP server's tools until its tool_search finds them.
 	find []fakeapi.Turn
+	// lowLimit sets, as a user might, a limit on the server's tool calls
+	// of 2 s; nil where the CLI has none but the server's own.
+	lowLimit func(t *testing.T, env []string) []string
 }
 
 var otherCLIs = map[string]otherCLI{
@@ -40,6 +43,18 @@ var otherCLIs = map[string]otherCLI{
 		adapter: func(cmd string) (agent.Adapter, error) { return codex.New(cmd) },
 		askTool: "ask", // in the namespace mcp__ralph
 		find:    []fakeapi.Turn{fakeapi.ToolTurn("", fakeapi.ToolSearch, map[string]any{"query": "ask the person"})},
+		lowLimit: func(t *testing.T, env []string) []string {
+			config := filepath.Join(envValue(env, "CODEX_HOME"), "config.toml")
+			f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString("\n[mcp_servers.ralph]\ncommand = \"ralph\"\ntool_timeout_sec = 2\n"); err != nil {
+				t.Fatal(err)
+			}
+			return env
+		},
 	},
 	"gemini": {
 		binary: agenttest.GeminiBinary, env: agenttest.GeminiEnv, model: agenttest.GeminiModel,
@@ -50,13 +65,16 @@ var otherCLIs = map[string]otherCLI{
 		binary: agenttest.OpencodeBinary, env: agenttest.OpencodeEnv,
 		adapter: func(cmd string) (agent.Adapter, error) { return opencode.New(cmd) },
 		askTool: "ralph_ask",
+		lowLimit: func(t *testing.T, env []string) []string {
+			return append(env, opencode.ConfigContentEnv+`={"experimental": {"mcp_timeout": 2000}}`)
+		},
 	},
 }
 
 // askCall runs one real call of cli whose model asks the person a question
 // and then ends, repeating the tool's result; it returns the requests the
 // fake model API received.
-func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate) (agent.Result, []fakeapi.Request) {
+func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate, setup ...func(*testing.T, []string) []string) (agent.Result, []fakeapi.Request) {
 	t.Helper()
 	bin := cli.binary(t)
 	turns := append(slices.Clone(cli.find),
@@ -71,10 +89,14 @@ func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate) (agent.Result,
 	g.Responder, g.Bridge = p, exe
 	logs := t.TempDir()
 	dir := t.TempDir()
+	env := cli.env(t, fake.URL)
+	for _, f := range setup {
+		env = f(t, env)
+	}
 	inv := agent.Invocation{
 		Dir: dir, Prompt: "go", Model: cli.model, Gate: g, Timeout: 2 * time.Minute,
 		// OpenCode takes its project from PWD, which is the test's.
-		Env:        append(cli.env(t, fake.URL), "PWD="+dir),
+		Env:        append(env, "PWD="+dir),
 		StdoutPath: filepath.Join(logs, "out"), StderrPath: filepath.Join(logs, "err"),
 	}
 	res, err := runWithGrace(a, inv)
@@ -131,4 +153,29 @@ func TestGateRealOtherAgentsAsk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A person's wait outlasts a lower limit the user set on MCP tool calls:
+// the call's configuration of the gate's server carries its own, which
+// outranks it (a 2 s limit, an answer after 4 s).
+func TestGateRealOtherAgentsOutlastToolTimeout(t *testing.T) {
+	for _, name := range []string{"codex", "opencode"} {
+		t.Run(name, func(t *testing.T) {
+			cli := otherCLIs[name]
+			p := &person{answer: "blue", delay: 4 * time.Second}
+			_, reqs := askCall(t, cli, p, &gate.Gate{}, cli.lowLimit)
+			if got := reqs[len(reqs)-1].Messages.LastToolResult(); !strings.Contains(got, "blue") {
+				t.Errorf("the model received %q as the tool's result", got)
+			}
+		})
+	}
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
