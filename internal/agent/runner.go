@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -183,6 +184,13 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	}
 	defer os.RemoveAll(call)
 	env = append(env, CallDirEnv+"="+call)
+	if p.Dir != "" {
+		// The inherited PWD would name ralph's own directory: OpenCode
+		// takes its project from PWD, not from the directory it runs in.
+		if abs, err := filepath.Abs(p.Dir); err == nil {
+			env = append(env, "PWD="+abs)
+		}
+	}
 	if p.Gate != nil {
 		genv, stop, err := p.Gate.Open(call)
 		if err != nil {

@@ -95,8 +95,7 @@ func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate, setup ...func(
 	}
 	inv := agent.Invocation{
 		Dir: dir, Prompt: "go", Model: cli.model, Gate: g, Timeout: 2 * time.Minute,
-		// OpenCode takes its project from PWD, which is the test's.
-		Env:        append(env, "PWD="+dir),
+		Env:        env,
 		StdoutPath: filepath.Join(logs, "out"), StderrPath: filepath.Join(logs, "err"),
 	}
 	res, err := runWithGrace(a, inv)
