@@ -74,7 +74,7 @@ var otherCLIs = map[string]otherCLI{
 // askCall runs one real call of cli whose model asks the person a question
 // and then ends, repeating the tool's result; it returns the requests the
 // fake model API received.
-func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate, setup ...func(*testing.T, []string) []string) (agent.Result, []fakeapi.Request) {
+func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate, wrap wrapFunc, setup ...func(*testing.T, []string) []string) (agent.Result, []fakeapi.Request) {
 	t.Helper()
 	bin := cli.binary(t)
 	turns := append(slices.Clone(cli.find),
@@ -98,7 +98,7 @@ func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate, setup ...func(
 		Env:        env,
 		StdoutPath: filepath.Join(logs, "out"), StderrPath: filepath.Join(logs, "err"),
 	}
-	res, err := runWithGrace(a, inv)
+	res, err := runWithGrace(a, inv, wrap)
 	out, _ := os.ReadFile(inv.StdoutPath)
 	errOut, _ := os.ReadFile(inv.StderrPath)
 	if err != nil {
@@ -118,14 +118,17 @@ func askCall(t *testing.T, cli otherCLI, p *person, g *gate.Gate, setup ...func(
 	return res, reqs
 }
 
-func runWithGrace(a agent.Adapter, inv agent.Invocation) (agent.Result, error) {
+type wrapFunc = func([]string, string, []string, ...string) ([]string, error)
+
+func runWithGrace(a agent.Adapter, inv agent.Invocation, wrap wrapFunc) (agent.Result, error) {
+	r := &agent.Runner{Grace: time.Second, Wrap: wrap}
 	switch a := a.(type) {
 	case *codex.Adapter:
-		a.Runner = &agent.Runner{Grace: time.Second}
+		a.Runner = r
 	case *gemini.Adapter:
-		a.Runner = &agent.Runner{Grace: time.Second}
+		a.Runner = r
 	case *opencode.Adapter:
-		a.Runner = &agent.Runner{Grace: time.Second}
+		a.Runner = r
 	}
 	return a.Run(context.Background(), inv)
 }
@@ -138,7 +141,7 @@ func TestGateRealOtherAgentsAsk(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cli := otherCLIs[name]
 			p := &person{answer: "blue"}
-			_, reqs := askCall(t, cli, p, &gate.Gate{})
+			_, reqs := askCall(t, cli, p, &gate.Gate{}, nil)
 			asking := reqs[len(reqs)-2]
 			tools := asking.Messages.ToolNames()
 			if !slices.Contains(tools, cli.askTool) || slices.ContainsFunc(tools, func(s string) bool { return strings.Contains(s, gate.ToolApprove) }) {
@@ -162,7 +165,7 @@ func TestGateRealOtherAgentsOutlastToolTimeout(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cli := otherCLIs[name]
 			p := &person{answer: "blue", delay: 4 * time.Second}
-			_, reqs := askCall(t, cli, p, &gate.Gate{}, cli.lowLimit)
+			_, reqs := askCall(t, cli, p, &gate.Gate{}, nil, cli.lowLimit)
 			if got := reqs[len(reqs)-1].Messages.LastToolResult(); !strings.Contains(got, "blue") {
 				t.Errorf("the model received %q as the tool's result", got)
 			}
