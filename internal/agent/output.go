@@ -101,6 +101,8 @@ type Call struct {
 	Options analyze.Options
 	// Analyze reads the stdout log; nil means analyze.Analyze.
 	Analyze Analyzer
+	// CallFiles is Process.CallFiles.
+	CallFiles func(callDir string) (env []string, err error)
 }
 
 // Run runs the process and analyses its output, following the contract of
@@ -110,7 +112,7 @@ func (c Call) Run(ctx context.Context) (Result, error) {
 	p := Process{
 		Argv: c.Argv, Dir: inv.Dir, Env: inv.Env, Share: inv.Share, Timeout: inv.Timeout, Stdin: c.Stdin,
 		StdoutPath: inv.StdoutPath, StderrPath: inv.StderrPath, OnStart: inv.OnStart,
-		Gate: inv.Gate,
+		Gate: inv.Gate, CallFiles: c.CallFiles,
 	}
 	if inv.Live && inv.OnEvent != nil && c.Live != nil {
 		p.OnLine = c.Live(inv.Dir, inv.OnEvent)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -73,6 +74,11 @@ type Process struct {
 	// starts and closed after it ended; the time it spends waiting for a
 	// person does not count against Timeout.
 	Gate Gate
+	// CallFiles, when set, writes what the agent's CLI reads from the call
+	// directory (its configuration for this call alone, which the sandbox
+	// binds with the directory) after the gate is open; env goes to the
+	// agent.
+	CallFiles func(callDir string) (env []string, err error)
 }
 
 // ProcessResult is how a process ended.
@@ -178,6 +184,13 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	}
 	defer os.RemoveAll(call)
 	env = append(env, CallDirEnv+"="+call)
+	if p.Dir != "" {
+		// The inherited PWD would name ralph's own directory: OpenCode
+		// takes its project from PWD, not from the directory it runs in.
+		if abs, err := filepath.Abs(p.Dir); err == nil {
+			env = append(env, "PWD="+abs)
+		}
+	}
 	if p.Gate != nil {
 		genv, stop, err := p.Gate.Open(call)
 		if err != nil {
@@ -185,6 +198,13 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		}
 		defer stop()
 		env = append(env, genv...)
+	}
+	if p.CallFiles != nil {
+		fenv, err := p.CallFiles(call)
+		if err != nil {
+			return res, fmt.Errorf("agent: call directory: %w", err)
+		}
+		env = append(env, fenv...)
 	}
 
 	argv := p.Argv

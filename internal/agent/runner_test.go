@@ -408,6 +408,41 @@ func TestRunCallDirectory(t *testing.T) {
 	}
 }
 
+// PWD names the agent's directory, not ralph's: OpenCode takes its
+// project from it (checked with 1.18.33), and ralph serve runs each task
+// somewhere else than its own directory.
+func TestRunPWD(t *testing.T) {
+	p := proc(t, "printenv", "PWD")
+	if _, err := testRunner().Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(readFile(t, p.StdoutPath)); got != p.Dir {
+		t.Errorf("PWD = %q, want %q", got, p.Dir)
+	}
+}
+
+// A call's CLI configuration is written into its call directory before
+// the process starts, and the variables that point at it reach the agent.
+func TestRunCallFiles(t *testing.T) {
+	p := proc(t, "/bin/sh", "-c", `cat "$RALPH_TEST_CONFIG"; echo; dirname "$RALPH_TEST_CONFIG"; echo "$`+CallDirEnv+`"`)
+	p.CallFiles = func(dir string) ([]string, error) {
+		path := filepath.Join(dir, "config.json")
+		return []string{"RALPH_TEST_CONFIG=" + path}, os.WriteFile(path, []byte(`{"x":1}`), 0o600)
+	}
+	if _, err := testRunner().Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, p.StdoutPath)), "\n")
+	if len(lines) != 3 || lines[0] != `{"x":1}` || lines[1] != lines[2] {
+		t.Fatalf("output %q", lines)
+	}
+	p = proc(t, "/bin/true")
+	p.CallFiles = func(string) ([]string, error) { return nil, errors.New("no room") }
+	if _, err := testRunner().Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "no room") {
+		t.Errorf("err %v", err)
+	}
+}
+
 type waitedGate time.Duration
 
 func (waitedGate) Open(string) ([]string, func(), error) { return nil, func() {}, nil }

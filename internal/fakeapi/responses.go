@@ -19,6 +19,12 @@ import (
 // offered as free text (Codex's apply_patch) it is a custom_tool_call whose
 // input is the "input" string of the ToolUse input.
 
+// ToolSearch is Codex's tool_search: a ToolUse of that name, when the
+// client offers it, becomes a tool_search_call item that the client runs
+// itself (it finds the deferred tools, MCP servers' tools among them, that
+// the next request then offers).
+const ToolSearch = "tool_search"
+
 // responsesRequest is the part of a Responses API body the fake reads.
 type responsesRequest struct {
 	Model        string          `json:"model"`
@@ -44,16 +50,29 @@ type responsesItem struct {
 	Content   json.RawMessage `json:"content"` // a string or parts
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"` // function_call: JSON text
+	Arguments json.RawMessage `json:"arguments"` // function_call: JSON text in a string; tool_search_call: an object
 	Input     string          `json:"input"`     // custom_tool_call: free text
 	Output    json.RawMessage `json:"output"`    // a string or parts
-	Tools     []responsesTool `json:"tools"`     // additional_tools
+	Tools     []responsesTool `json:"tools"`     // additional_tools, tool_search_output
+}
+
+// functionArguments is a function call's arguments: JSON text in a string.
+func (it responsesItem) functionArguments() string {
+	var s string
+	if json.Unmarshal(it.Arguments, &s) != nil {
+		return string(it.Arguments)
+	}
+	return s
 }
 
 // responsesCall is a decoded Responses API request.
 type responsesCall struct {
 	mr     *MessagesRequest
 	custom map[string]bool // tools that take free text instead of JSON
+	search bool            // the client runs tool_search itself (Codex's deferred tools)
+	// namespace is the namespace of each tool offered inside one: a call
+	// to it names both.
+	namespace map[string]string
 }
 
 // addTools lists the offered tools, namespaces flattened.
@@ -65,12 +84,31 @@ func (c *responsesCall) addTools(tools []responsesTool) {
 			continue
 		case t.Type == "custom":
 			c.custom[t.Name] = true
+		case t.Type == "tool_search":
+			c.search = true
 		}
 		name := t.Name
 		if name == "" {
 			name = t.Type // built-in tools such as web_search
 		}
 		c.mr.Tools = append(c.mr.Tools, Tool{Name: name, InputSchema: t.Parameters})
+	}
+}
+
+// addFound lists the tools a tool search found: those in a namespace are
+// called with its name.
+func (c *responsesCall) addFound(tools []responsesTool) {
+	c.addTools(tools)
+	for _, ns := range tools {
+		if ns.Type != "namespace" {
+			continue
+		}
+		for _, t := range ns.Tools {
+			if c.namespace == nil {
+				c.namespace = map[string]string{}
+			}
+			c.namespace[t.Name] = ns.Name
+		}
 	}
 }
 
@@ -127,7 +165,16 @@ func decodeResponses(body []byte) (responsesCall, error) {
 		case "additional_tools":
 			call.addTools(it.Tools)
 		case "function_call":
-			add("assistant", Block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: argumentsJSON(it.Arguments)})
+			add("assistant", Block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: argumentsJSON(it.functionArguments())})
+		case "tool_search_call":
+			add("assistant", Block{Type: "tool_use", ID: it.CallID, Name: ToolSearch, Input: it.Arguments})
+		case "tool_search_output":
+			// The tools found are offered from now on; the result the script
+			// sees is their names.
+			found := &responsesCall{mr: &MessagesRequest{}, custom: map[string]bool{}}
+			found.addTools(it.Tools)
+			call.addFound(it.Tools)
+			add("user", Block{Type: "tool_result", ToolUseID: it.CallID, Content: Content{{Type: "text", Text: strings.Join(found.mr.ToolNames(), " ")}}})
 		case "custom_tool_call":
 			in, _ := json.Marshal(map[string]string{"input": it.Input})
 			add("assistant", Block{Type: "tool_use", ID: it.CallID, Name: it.Name, Input: in})
@@ -182,7 +229,7 @@ func argumentsJSON(args string) json.RawMessage {
 
 func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) {
 	call, err := decodeResponses(rec.Body)
-	out := responsesWire{custom: call.custom, now: s.now}
+	out := responsesWire{custom: call.custom, search: call.search, namespace: call.namespace, now: s.now}
 	if call.mr != nil {
 		out.stream = call.mr.Stream
 	}
@@ -190,9 +237,11 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 }
 
 type responsesWire struct {
-	stream bool
-	custom map[string]bool
-	now    func() time.Time
+	stream    bool
+	custom    map[string]bool
+	search    bool
+	namespace map[string]string
+	now       func() time.Time
 }
 
 // responseObject is the response the stream's first and last events carry,
@@ -255,6 +304,11 @@ func (rw responsesWire) items(r reply) []item {
 				added: map[string]any{"id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}},
 				delta: "response.output_text.delta", field: "text", text: b.text,
 			}
+		case b.name == ToolSearch && rw.search:
+			id := "tsc_" + randomHex(12)
+			done := map[string]any{"id": id, "type": "tool_search_call", "status": "completed", "call_id": b.id,
+				"execution": "client", "arguments": json.RawMessage(b.input)}
+			out[i] = item{done: done, added: with(done, "status", "in_progress")}
 		case rw.custom[b.name]:
 			var in struct {
 				Input *string `json:"input"`
@@ -271,9 +325,13 @@ func (rw responsesWire) items(r reply) []item {
 			}
 		default:
 			id := "fc_" + randomHex(12)
+			done := map[string]any{"id": id, "type": "function_call", "status": "completed", "call_id": b.id, "name": b.name, "arguments": string(b.input)}
+			if ns := rw.namespace[b.name]; ns != "" {
+				done["namespace"] = ns
+			}
 			out[i] = item{
-				done:  map[string]any{"id": id, "type": "function_call", "status": "completed", "call_id": b.id, "name": b.name, "arguments": string(b.input)},
-				added: map[string]any{"id": id, "type": "function_call", "status": "in_progress", "call_id": b.id, "name": b.name, "arguments": ""},
+				done:  done,
+				added: with(done, "status", "in_progress", "arguments", ""),
 				delta: "response.function_call_arguments.delta", field: "arguments", text: string(b.input),
 			}
 		}
@@ -323,10 +381,12 @@ func (rw responsesWire) reply(w http.ResponseWriter, r reply) {
 			at["content_index"] = 0
 			send(with(at, "type", "response.content_part.added", "part", map[string]any{"type": "output_text", "text": "", "annotations": []any{}}))
 		}
-		for _, c := range chunks(it.text, 32) {
-			send(with(at, "type", it.delta, "delta", c))
+		if it.delta != "" { // a tool search call has no deltas
+			for _, c := range chunks(it.text, 32) {
+				send(with(at, "type", it.delta, "delta", c))
+			}
+			send(with(at, "type", strings.TrimSuffix(it.delta, "delta")+"done", it.field, it.text))
 		}
-		send(with(at, "type", strings.TrimSuffix(it.delta, "delta")+"done", it.field, it.text))
 		if it.field == "text" {
 			send(with(at, "type", "response.content_part.done", "part", map[string]any{"type": "output_text", "text": it.text, "annotations": []any{}}))
 		}

@@ -280,3 +280,43 @@ func postString(t *testing.T, url, body string) (*http.Response, []byte) {
 	}
 	return resp, out
 }
+
+func TestResponsesToolSearch(t *testing.T) {
+	// Codex defers MCP servers' tools: the model finds them with
+	// tool_search, which Codex runs itself, and then calls one in its
+	// namespace.
+	s := Start(t, Script{Iterations: []Iteration{{Turns: []Turn{
+		ToolTurn("", ToolSearch, map[string]string{"query": "ask"}),
+		ToolTurn("", "ask", map[string]string{"question": "?"}),
+		TextTurn("{{tool_result}}"),
+	}}}})
+	doneItem := func(raw []byte) map[string]any {
+		for _, e := range readSSE(t, raw) {
+			if e.name == "response.output_item.done" {
+				return e.data["item"].(map[string]any)
+			}
+		}
+		t.Fatalf("no item in %s", raw)
+		return nil
+	}
+	offered := []msg{{"type": "function", "name": "exec_command"}, {"type": "tool_search", "execution": "client"}}
+	prompt := msg{"type": "message", "role": "user", "content": "go"}
+	_, raw := post(t, s.URL, "/v1/responses", msg{"model": "gpt-5.5", "stream": true, "tools": offered, "input": []msg{prompt}})
+	search := doneItem(raw)
+	if search["type"] != "tool_search_call" || search["execution"] != "client" || search["arguments"].(map[string]any)["query"] != "ask" {
+		t.Fatalf("search item %v", search)
+	}
+	found := msg{"type": "tool_search_output", "call_id": search["call_id"], "execution": "client", "tools": []msg{
+		{"type": "namespace", "name": "mcp__ralph", "tools": []msg{{"type": "function", "name": "ask"}}},
+	}}
+	_, raw = post(t, s.URL, "/v1/responses", msg{"model": "gpt-5.5", "stream": true, "tools": offered,
+		"input": []msg{prompt, search, found}})
+	call := doneItem(raw)
+	if call["type"] != "function_call" || call["name"] != "ask" || call["namespace"] != "mcp__ralph" {
+		t.Fatalf("call item %v", call)
+	}
+	req := s.RequestsTo("/v1/")[1].Messages
+	if !slices.Contains(req.ToolNames(), "ask") || req.LastToolResult() != "ask" {
+		t.Errorf("tools %v, search result %q", req.ToolNames(), req.LastToolResult())
+	}
+}

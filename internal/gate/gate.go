@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"ralph/internal/agent"
 )
 
 // Names the agent sees: its CLI prefixes a tool with mcp__<server>__.
@@ -148,6 +150,25 @@ func (g *Gate) wait() func() {
 // deadline comes first, with a message the agent can act on.
 const toolTimeoutMargin = 5 * time.Minute
 
+// StdioServer is how an agent's CLI starts the gate's MCP server: Command
+// with Args, given the variables named in Env from the call's environment
+// (a CLI that starts its servers with a pared-down environment must pass
+// these on), and ToolTimeout, the limit to set on each of its tool calls.
+type StdioServer struct {
+	Command     string
+	Args        []string
+	Env         []string
+	ToolTimeout time.Duration
+}
+
+// Stdio is the gate's MCP server for a call's configuration. Its tool
+// timeout is longer than a wait for a person: the gate's own deadline
+// comes first, with a message the agent can act on.
+func (g *Gate) Stdio() StdioServer {
+	return StdioServer{Command: g.Bridge, Args: []string{"mcp-bridge"},
+		Env: []string{agent.CallDirEnv, SecretEnv}, ToolTimeout: g.timeout() + toolTimeoutMargin}
+}
+
 // MCPConfig is the --mcp-config value for a call: one stdio server, the
 // bridge. It names no secret and no path of the call: the bridge finds both
 // in its environment, which the CLI passes on. Its timeout (milliseconds)
@@ -156,8 +177,8 @@ const toolTimeoutMargin = 5 * time.Minute
 // otherwise cut a person's wait short).
 func (g *Gate) MCPConfig() string {
 	cfg := map[string]any{"mcpServers": map[string]any{
-		ServerName: map[string]any{"type": "stdio", "command": g.Bridge, "args": []string{"mcp-bridge"},
-			"timeout": (g.timeout() + toolTimeoutMargin).Milliseconds()},
+		ServerName: map[string]any{"type": "stdio", "command": g.Bridge, "args": g.Stdio().Args,
+			"timeout": g.Stdio().ToolTimeout.Milliseconds()},
 	}}
 	b, _ := json.Marshal(cfg)
 	return string(b)

@@ -312,9 +312,11 @@ func prompt(title, taskFile, projectPrompt, answers string) string {
 2. Work on the first unchecked item. When it is finished, tick it ("- [x]") in the task file.
 3. If a "## Answers" section is present, it holds answers to questions you asked: follow them.
 4. Leave the "**Status:**" line and the "## RALPH_STATUS" section alone: ralph rewrites them.
-5. If you cannot go on without a person's decision, ask instead of guessing: with the
-   mcp__ralph__ask tool when you have it (the answer comes back as its result, and you go on),
-   otherwise with a CLARITY_STATUS block (CLARIFICATION_NEEDED: true and your questions).
+5. If you cannot go on without a person's decision, ask instead of guessing: with the ask
+   tool of the ralph MCP server when you have it (the mcp__ralph__ask tool; mcp_ralph_ask or
+   ralph_ask in some CLIs, or found by searching your deferred tools for it), whose result is
+   the answer, and you go on; otherwise with a CLARITY_STATUS block (CLARIFICATION_NEEDED:
+   true and your questions).
 6. End every answer with a status block:
 
 ---RALPH_STATUS---

@@ -6,12 +6,15 @@ package codex
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"ralph/internal/agent"
+	"ralph/internal/gate"
 )
 
 // Name is the adapter's name.
@@ -81,7 +84,8 @@ func CheckSandbox(mode string) error {
 // Command implements agent.Adapter. The argv is
 //
 //	<cmd words> exec [--json] --skip-git-repo-check --sandbox MODE [-m MODEL]
-//	[-c model_reasoning_effort="E"] [EXTRA...] [resume ID] -- PROMPT
+//	[-c model_reasoning_effort="E"] [-c mcp_servers.ralph.…=… (the gate)]
+//	[EXTRA...] [resume ID] -- PROMPT
 //
 // The options go before "resume" because `codex exec resume` accepts
 // neither --sandbox nor most other exec options after it, while those given
@@ -142,6 +146,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		}
 		argv = append(argv, "-c", `model_reasoning_effort="`+strings.ToLower(inv.Effort)+`"`)
 	}
+	argv = append(argv, gateArgs(inv.Gate)...)
 	argv = append(argv, a.ExtraArgs...)
 	if inv.SessionID != "" {
 		if err := agent.OptionValue(Name, "resume", inv.SessionID); err != nil {
@@ -154,6 +159,41 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 		return nil, err
 	}
 	return argv, nil
+}
+
+// gateArgs start the call with ralph's gate as an MCP server, given as
+// -c overrides, which reach this call alone and leave the user's
+// config.toml (and its own servers) as they are. Codex starts a stdio
+// server with only a few variables of its environment (PATH, HOME, …):
+// env_vars passes on the bridge's call directory and secret by name, so
+// the secret is never on a command line. An MCP tool call needs an
+// approval that `codex exec` (approval policy never) refuses unless the
+// server's tools are approved up front. Its tool calls are cut after
+// tool_timeout_sec (60 s unless set), shorter than a person's wait. Only
+// ask is enabled: Codex has no permission prompt tool to make of approve
+// (docs/agents.md). Checked with Codex 0.169.0.
+func gateArgs(g agent.Gate) []string {
+	s, ok := g.(interface{ Stdio() gate.StdioServer })
+	if !ok || g == nil {
+		return nil
+	}
+	srv := s.Stdio()
+	key := "mcp_servers." + gate.ServerName + "."
+	return []string{
+		"-c", key + "command=" + tomlValue(srv.Command),
+		"-c", key + "args=" + tomlValue(srv.Args),
+		"-c", key + "env_vars=" + tomlValue(srv.Env),
+		"-c", key + "enabled_tools=" + tomlValue([]string{gate.ToolAsk}),
+		"-c", key + "default_tools_approval_mode=" + tomlValue("approve"),
+		"-c", key + "tool_timeout_sec=" + strconv.FormatInt(int64(srv.ToolTimeout.Seconds()), 10),
+	}
+}
+
+// tomlValue writes a string or a list of strings as TOML: a JSON string is
+// a TOML basic string, and its escapes are TOML's too.
+func tomlValue(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // structured says whether the call asks for the JSONL stream, the only

@@ -2,9 +2,11 @@ package codex
 
 import (
 	"testing"
+	"time"
 
 	"ralph/internal/agent"
 	"ralph/internal/agent/argvtest"
+	"ralph/internal/gate"
 )
 
 func TestCommand(t *testing.T) {
@@ -50,6 +52,18 @@ func TestCommand(t *testing.T) {
 			plus(head, []string{"--", "do the task"})},
 		{"loop context appended to the prompt", "", "", nil, with(func(i *agent.Invocation) { i.AppendSystemPrompt = "[ralph loop 3]" }),
 			plus(head, []string{"--", agent.PromptWithContext("do the task", "[ralph loop 3]")})},
+		// The gate's server, for this call alone, before a resume: its
+		// secret passed on by name, approve left out, the wait's limit raised.
+		{"gate", "", "", []string{"--oss"}, with(func(i *agent.Invocation) {
+			i.Gate, i.SessionID = &gate.Gate{Bridge: `/opt/ralph "x"/ralph`, Timeout: 10 * time.Minute}, "01a1fb32"
+		}), plus(head, []string{
+			"-c", `mcp_servers.ralph.command="/opt/ralph \"x\"/ralph"`,
+			"-c", `mcp_servers.ralph.args=["mcp-bridge"]`,
+			"-c", `mcp_servers.ralph.env_vars=["RALPH_CALL_DIR","RALPH_GATE_SECRET"]`,
+			"-c", `mcp_servers.ralph.enabled_tools=["ask"]`,
+			"-c", `mcp_servers.ralph.default_tools_approval_mode="approve"`,
+			"-c", "mcp_servers.ralph.tool_timeout_sec=900",
+			"--oss", "resume", "01a1fb32", "--", "do the task"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,6 +134,7 @@ func (a *Adapter) Command(inv agent.Invocation) ([]string, error) {
 func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, error) {
 	return a.Base.Run(ctx, inv, a.Command, agent.Call{
 		Agent: Name, Live: LiveParser,
-		Hint: "set --agent-cmd to the Gemini CLI executable, or install it: npm install -g @google/gemini-cli",
+		Hint:      "set --agent-cmd to the Gemini CLI executable, or install it: npm install -g @google/gemini-cli",
+		CallFiles: gateHome(inv),
 	})
 }

@@ -6,6 +6,7 @@ package opencode
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,6 +115,11 @@ func (a *Adapter) Run(ctx context.Context, inv agent.Invocation) (agent.Result, 
 	if runner == nil {
 		runner = &agent.Runner{}
 	}
+	genv, err := gateEnv(inv)
+	if err != nil {
+		return agent.NotRun(inv), err
+	}
+	inv.Env = append(slices.Clip(inv.Env), genv...)
 	return a.Base.Run(ctx, inv, a.Command, agent.Call{
 		Agent: Name, Live: LiveParser,
 		Runner:  watchedRunner{inner: runner, w: newLimitWatch(a.LimitQuiet)},
