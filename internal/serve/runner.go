@@ -128,7 +128,7 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 		Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: func() map[string]loop.AgentLimit {
 			return d.elsewhereLimits(t.Session, spec.Policy.Agents, accts)
 		}, Accounts: accts, Shutdown: d.ctx.Done(),
-		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) }, Gate: d.remoteGate(t.Session),
+		Hold: func() *loop.Hold { return d.budgetHold(t.Session) }, Gate: d.remoteGate(t.Session),
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	return res, openQuestions(res, end), err
 }
