@@ -264,8 +264,10 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	if r.t == nil || r.w == nil {
 		return errors.New("no loop of this session is running")
 	}
-	if r.granted(p.a) {
-		// Allowed for this task already: the call goes on unasked.
+	if !p.g.elsewhere && r.granted(p.a) {
+		// Allowed for this task already: the call goes on unasked. (A
+		// loop elsewhere keeps its grants itself, on the exact call: what
+		// it shows here is masked.)
 		p.g.record(p, "allowed (for this task, earlier)", fleet.Who{})
 		p.decision <- gate.Decision{Allow: true}
 		d.logf("[%s] %s allowed for this task earlier: not asked again", r.session, p.what)
@@ -405,7 +407,7 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fl
 		word, p.forTask = "allowed for this task", true
 		// The same call waiting twice at once is decided once.
 		for id, q := range r.approvals {
-			if r.granted(q.a) {
+			if !q.g.elsewhere && r.granted(q.a) {
 				delete(r.approvals, id)
 				q.g.record(q, "allowed (for this task)", who)
 				q.decision <- gate.Decision{Allow: true}

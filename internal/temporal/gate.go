@@ -61,8 +61,14 @@ type GateAsk struct {
 	Attempt  int32          `json:"attempt"`
 	Question *gate.Question `json:"question,omitempty"`
 	Approval *gate.Approval `json:"approval,omitempty"`
-	// What is the tool call as people read it (Bash(npm publish)).
-	What string `json:"what,omitempty"`
+	// What is the tool call as people read it (Bash(npm publish)). The
+	// question and the tool call are masked (they are history); Key is
+	// the SHA-256 of the exact tool call, which a retry asks again, and
+	// Grant the "allow for this task" that would cover it, its command a
+	// SHA-256 too (nil: nothing exact to allow).
+	What  string      `json:"what,omitempty"`
+	Key   string      `json:"key,omitempty"`
+	Grant *gate.Grant `json:"grant,omitempty"`
 	// Timeout is APPROVAL_TIMEOUT as the call's worker reads it.
 	Timeout time.Duration `json:"timeout"`
 }
@@ -102,8 +108,11 @@ type GateVerdict struct {
 // gateItem is an item of the running call.
 type gateItem struct {
 	GateItem
-	// attempt is the latest attempt that asked for it.
+	// attempt is the latest attempt that asked for it; key and grant are
+	// its ask's.
 	attempt int32
+	key     string
+	grant   *gate.Grant
 	verdict *GateVerdict
 	expired bool
 	gone    bool
@@ -119,7 +128,7 @@ func (it *gateItem) same(a GateAsk) bool {
 	case a.Question != nil && it.Question != nil:
 		return a.Question.Text == it.Question.Text && slices.Equal(a.Question.Options, it.Question.Options)
 	case a.Approval != nil && it.Approval != nil:
-		return a.Approval.Tool == it.Approval.Tool && string(a.Approval.Input) == string(it.Approval.Input)
+		return a.Key != "" && a.Key == it.key
 	}
 	return false
 }
@@ -162,13 +171,9 @@ func (w *run) item(id string) *gateItem {
 // waits as an item, for a decision, its timeout or the call's end.
 func (w *run) gateAsk(ctx workflow.Context, a GateAsk) (GateReply, error) {
 	now := workflow.Now(ctx).UTC().Round(0)
-	if a.Approval != nil {
-		for _, g := range w.grants {
-			if g.Covers(*a.Approval) {
-				return GateReply{Decision: gate.Decision{Allow: true},
-					Record: &loop.GateDecision{At: now, What: a.What, Outcome: "allowed (for this task, earlier)"}}, nil
-			}
-		}
+	if a.Approval != nil && a.Grant != nil && slices.Contains(w.grants, *a.Grant) {
+		return GateReply{Decision: gate.Decision{Allow: true},
+			Record: &loop.GateDecision{At: now, What: a.What, Outcome: "allowed (for this task, earlier)"}}, nil
 	}
 	it := match(w.items, a)
 	if it != nil && it.verdict != nil {
@@ -179,7 +184,8 @@ func (w *run) gateAsk(ctx workflow.Context, a GateAsk) (GateReply, error) {
 	}
 	if it == nil {
 		w.asks++
-		it = &gateItem{GateItem: GateItem{Kind: GateApproval, What: a.What, Question: a.Question, Approval: a.Approval}}
+		it = &gateItem{GateItem: GateItem{Kind: GateApproval, What: a.What, Question: a.Question, Approval: a.Approval},
+			key: a.Key, grant: a.Grant}
 		prefix := "a"
 		if a.Question != nil {
 			it.Kind, it.What, prefix = GateQuestion, a.Question.Text, "q"
@@ -239,10 +245,8 @@ func (w *run) gateDecide(ctx workflow.Context, v GateVerdict) error {
 		return fmt.Errorf("no call waits on %s", v.ID)
 	}
 	it.verdict = &v
-	if v.Allow && v.ForTask && it.Approval != nil && len(w.grants) < maxGrants {
-		if g, ok := gate.GrantFor(*it.Approval); ok {
-			w.grants = append(w.grants, g)
-		}
+	if v.Allow && v.ForTask && it.grant != nil && len(w.grants) < maxGrants && !slices.Contains(w.grants, *it.grant) {
+		w.grants = append(w.grants, *it.grant)
 	}
 	w.publish()
 	return nil

@@ -2,6 +2,8 @@ package temporal
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"ralph/internal/gate"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
 	"ralph/internal/serve"
 )
 
@@ -96,9 +99,35 @@ func (cg *callGate) ask(ctx context.Context, a GateAsk) (GateReply, error) {
 	return r, err
 }
 
+// gateAskOf is the ask for a tool call as the workflow keeps it: masked,
+// with the SHA-256 of the exact call and of the grant that would cover it,
+// so that neither a secret in a command nor the command itself is history
+// while the same call is still known again.
+func gateAskOf(a gate.Approval) GateAsk {
+	masked := a
+	masked.Input = redact.JSON(a.Input)
+	ga := GateAsk{Approval: &masked, What: serve.ApprovalWhat(a), Key: sha(a.Tool + "\x00" + string(a.Input))}
+	if g, ok := gate.GrantFor(a); ok {
+		if g.Command != "" {
+			g.Command = "sha256:" + sha(g.Command)
+		}
+		ga.Grant = &g
+	}
+	return ga
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
 // Ask implements gate.Responder.
 func (cg *callGate) Ask(ctx context.Context, q gate.Question) (string, error) {
-	r, err := cg.ask(ctx, GateAsk{Question: &q})
+	masked := gate.Question{Text: redact.String(q.Text)}
+	for _, o := range q.Options {
+		masked.Options = append(masked.Options, redact.String(o))
+	}
+	r, err := cg.ask(ctx, GateAsk{Question: &masked})
 	switch {
 	case err != nil:
 		return "", err
@@ -110,7 +139,7 @@ func (cg *callGate) Ask(ctx context.Context, q gate.Question) (string, error) {
 
 // Approve implements gate.Responder.
 func (cg *callGate) Approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	r, err := cg.ask(ctx, GateAsk{Approval: &a, What: serve.ApprovalWhat(a)})
+	r, err := cg.ask(ctx, gateAskOf(a))
 	if err != nil {
 		return gate.Decision{}, err
 	}

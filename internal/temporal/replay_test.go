@@ -207,8 +207,9 @@ var recordings = []recording{
 			return it
 		},
 		asks: func(ctx context.Context, n int) error {
-			bash := gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)}
-			r, err := askGate(ctx, GateAsk{Approval: &bash, What: "Bash(make)", Timeout: time.Minute})
+			ask := gateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)})
+			ask.Timeout = time.Minute
+			r, err := askGate(ctx, ask)
 			if err != nil || !r.Decision.Allow || r.Record == nil {
 				return fmt.Errorf("call %d: Bash(make): %+v, %v", n, r, err)
 			}
