@@ -15,7 +15,9 @@ func TestGateMatch(t *testing.T) {
 	bash := func(cmd string) GateAsk {
 		return gateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"` + cmd + `"}`)})
 	}
-	q := func(text string, opts ...string) GateAsk { return GateAsk{Question: &gate.Question{Text: text, Options: opts}} }
+	q := func(text string, opts ...string) GateAsk {
+		return GateAsk{Question: &gate.Question{Text: text, Options: opts}}
+	}
 	item := func(id string, attempt int32, a GateAsk) *gateItem {
 		return &gateItem{GateItem: GateItem{ID: id, Approval: a.Approval, Question: a.Question}, attempt: attempt, key: a.Key, grant: a.Grant}
 	}
