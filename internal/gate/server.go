@@ -180,10 +180,16 @@ func (g *Gate) approve(ctx context.Context, a Approval) Decision {
 	case err == nil:
 		return d
 	case errors.Is(err, context.DeadlineExceeded):
-		return Decision{Message: fmt.Sprintf("no decision within %v: denied; do without %s, or say in your status block what you need", g.timeout(), a.Tool)}
+		return TimedOut(a, g.timeout())
 	default:
 		return Decision{Message: a.Tool + " is not allowed here and nobody could be asked; do without it"}
 	}
+}
+
+// TimedOut is the denial of a tool call nobody decided on within
+// timeout, in words the agent can act on.
+func TimedOut(a Approval, timeout time.Duration) Decision {
+	return Decision{Message: fmt.Sprintf("no decision within %v: denied; do without %s, or say in your status block what you need", timeout, a.Tool)}
 }
 
 // marshalInput keeps the tool's input as the CLI sent it, for the person to

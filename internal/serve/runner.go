@@ -100,6 +100,10 @@ type RunIn struct {
 	Hold func() *loop.Hold
 	// Confined says the agents must run in the sandbox (Options.Confined).
 	Confined bool
+	// Gate shows what the loop's calls wait on inside themselves (the
+	// gate's ask and approve) and takes the people's decisions (nil: the
+	// calls get no gate).
+	Gate RemoteGate
 	// Shutdown ends when the daemon stops: a loop whose ctx ends while
 	// Shutdown has not was cancelled and must end; otherwise it goes on
 	// without the daemon, which picks it up again at its next start.
@@ -124,7 +128,7 @@ func (d *Daemon) runElsewhere(ctx context.Context, t Task, w *worker, ws *worksp
 		Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) }, SharedLimits: func() map[string]loop.AgentLimit {
 			return d.elsewhereLimits(t.Session, spec.Policy.Agents, accts)
 		}, Accounts: accts, Shutdown: d.ctx.Done(),
-		Hold:     func() *loop.Hold { return d.budgetHold(t.Session) },
+		Hold: func() *loop.Hold { return d.budgetHold(t.Session) }, Gate: d.remoteGate(t.Session),
 		Confined: d.opts.Confined != nil && d.opts.Confined(ws.session.Dir)})
 	return res, openQuestions(res, end), err
 }

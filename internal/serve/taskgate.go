@@ -29,6 +29,10 @@ type taskGate struct {
 	d       *Daemon
 	session string
 
+	// elsewhere: the loop runs elsewhere (RemoteGate), which keeps the
+	// receipts itself; log stays empty.
+	elsewhere bool
+
 	mu  sync.Mutex
 	log []loop.GateDecision // since the engine last took them
 }
@@ -39,13 +43,15 @@ const maxDecisionLog = 1000
 
 // record keeps a decision for the call's receipt.
 func (g *taskGate) record(p *inCallApproval, outcome string, who fleet.Who) {
+	rec := loop.GateDecision{At: g.d.opts.Now(), Item: p.id, What: p.what, Outcome: outcome,
+		Surface: string(who.Surface), User: clipLine(redact.String(who.User), 100)}
+	p.rec = &rec
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.log) >= maxDecisionLog {
+	if g.elsewhere || len(g.log) >= maxDecisionLog {
 		return
 	}
-	g.log = append(g.log, loop.GateDecision{At: g.d.opts.Now(), Item: p.id, What: p.what, Outcome: outcome,
-		Surface: string(who.Surface), User: clipLine(redact.String(who.User), 100)})
+	g.log = append(g.log, rec)
 }
 
 // take is engine.Deps.Decisions: the decisions made since it last ran.
@@ -78,7 +84,11 @@ func (d *Daemon) gateFor(session string, timeout time.Duration) (*gate.Gate, *ta
 
 // Ask shows the question on the task and waits for its answer.
 func (g *taskGate) Ask(ctx context.Context, q gate.Question) (string, error) {
-	a := &inCallAsk{q: q, answer: make(chan string, 1)}
+	return g.ask(ctx, &inCallAsk{q: q, answer: make(chan string, 1)})
+}
+
+// ask shows a on the task and waits for its answer.
+func (g *taskGate) ask(ctx context.Context, a *inCallAsk) (string, error) {
 	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.askInCall(a)} }); err != nil {
 		return "", err
 	}
@@ -126,15 +136,17 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 		// agent asking twice at once gets the second after the first.
 		return errors.New("the agent already waits for an answer")
 	}
-	r.asks++
-	a.id = fmt.Sprintf("q%d", r.asks)
+	if a.id == "" {
+		r.asks++
+		a.id = fmt.Sprintf("q%d", r.asks)
+	}
 	t := *r.t
 	t.State, t.Questions = fleet.Waiting, maskStrings(askedLines(a.q))
 	t.Message = "waiting: question " + a.id + ": " + clipLine(redact.String(a.q.Text), 200)
 	t.UpdatedAt = d.opts.Now()
 	r.inCall = a
 	r.syncPending()
-	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
+	if err := d.settleWith(&t, noticeOnce(r.t, t, NoticeQuestion), ""); err != nil {
 		r.inCall = nil
 		r.syncPending()
 		return err
@@ -194,11 +206,16 @@ type inCallApproval struct {
 	a        gate.Approval
 	what     string // Bash(npm publish)
 	decision chan gate.Decision
+	// forTask and rec are what the decision made of it (an allow for the
+	// rest of the task, its receipt's record), written before decision
+	// is sent: a loop elsewhere keeps both itself (RemoteGate).
+	forTask bool
+	rec     *loop.GateDecision
 }
 
-// approvalWhat is a tool call as people read it: the tool and, for a
+// ApprovalWhat is a tool call as people read it: the tool and, for a
 // command, the command.
-func approvalWhat(a gate.Approval) string {
+func ApprovalWhat(a gate.Approval) string {
 	var in struct {
 		Command  string `json:"command"`
 		FilePath string `json:"file_path"`
@@ -216,7 +233,11 @@ func approvalWhat(a gate.Approval) string {
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	p := &inCallApproval{g: g, a: a, what: approvalWhat(a), decision: make(chan gate.Decision, 1)}
+	return g.approveItem(ctx, &inCallApproval{g: g, a: a, what: ApprovalWhat(a), decision: make(chan gate.Decision, 1)})
+}
+
+// approveItem shows p on the task and waits for its decision.
+func (g *taskGate) approveItem(ctx context.Context, p *inCallApproval) (gate.Decision, error) {
 	if _, err := g.d.send(ctx, g.session, func(r *taskRunner) outcome { return outcome{err: r.approvalInCall(p)} }); err != nil {
 		return gate.Decision{}, err
 	}
@@ -243,24 +264,28 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	if r.t == nil || r.w == nil {
 		return errors.New("no loop of this session is running")
 	}
-	if r.granted(p.a) {
-		// Allowed for this task already: the call goes on unasked.
-		p.decision <- gate.Decision{Allow: true}
+	if !p.g.elsewhere && r.granted(p.a) {
+		// Allowed for this task already: the call goes on unasked. (A
+		// loop elsewhere keeps its grants itself, on the exact call: what
+		// it shows here is masked.)
 		p.g.record(p, "allowed (for this task, earlier)", fleet.Who{})
+		p.decision <- gate.Decision{Allow: true}
 		d.logf("[%s] %s allowed for this task earlier: not asked again", r.session, p.what)
 		return nil
 	}
 	if r.approvals == nil {
 		r.approvals = map[string]*inCallApproval{}
 	}
-	r.asks++
-	p.id = fmt.Sprintf("a%d", r.asks)
+	if p.id == "" {
+		r.asks++
+		p.id = fmt.Sprintf("a%d", r.asks)
+	}
 	r.approvals[p.id] = p
 	r.syncPending()
 	t := *r.t
 	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
 	t.Message = "waiting: approval " + p.id + " for " + p.what
-	if err := d.settleWith(&t, NoticeApproval, p.id+" "+p.what); err != nil {
+	if err := d.settleWith(&t, noticeOnce(r.t, t, NoticeApproval), p.id+" "+p.what); err != nil {
 		delete(r.approvals, p.id)
 		r.syncPending()
 		return err
@@ -379,18 +404,18 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fl
 	if allow && forTask && !r.grant(p) {
 		word = "allowed once (nothing exact to allow for the task)"
 	} else if allow && forTask {
-		word = "allowed for this task"
+		word, p.forTask = "allowed for this task", true
 		// The same call waiting twice at once is decided once.
 		for id, q := range r.approvals {
-			if r.granted(q.a) {
+			if !q.g.elsewhere && r.granted(q.a) {
 				delete(r.approvals, id)
-				q.decision <- gate.Decision{Allow: true}
 				q.g.record(q, "allowed (for this task)", who)
+				q.decision <- gate.Decision{Allow: true}
 			}
 		}
 	}
-	p.decision <- dec
 	p.g.record(p, word, who)
+	p.decision <- dec
 	r.backToRunning(p.what + " " + word + " by " + by)
 	return d.Status(r.session)
 }

@@ -461,6 +461,13 @@ func (d *Daemon) restore() {
 				_, _ = d.send(d.ctx, t.Session, func(r *taskRunner) outcome { r.rewait(); return outcome{} })
 			}()
 		}
+		if d.opts.Runner != nil && waitsInCall(t) {
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				_, _ = d.send(d.ctx, t.Session, func(r *taskRunner) outcome { r.rejoin(); return outcome{} })
+			}()
+		}
 	}
 }
 

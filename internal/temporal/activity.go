@@ -125,13 +125,23 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	logf("task %s: loop %d, attempt %d", in.TaskID, in.State.Loop+1, info.Attempt)
 	run := a.Tracer.StartCall(tracing.RunInfo{TaskID: in.TaskID, Session: in.Session, Agents: spec.Agents}, int(info.Attempt))
 	defer run.End()
-	eng := engine.New(spec, engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, AccountEnv: accountEnv,
+	deps := engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, AccountEnv: accountEnv,
 		Emit: func(ev loop.Event) {
 			run.Observe(ev)
 			if ev.Type == loop.EventWarning || ev.Type == loop.EventError {
 				fmt.Fprintf(log, "%s [%s] %s\n", ev.At.UTC().Format(time.RFC3339), in.Session, store.Redact(ev.Message))
 			}
-		}})
+		}}
+	if in.Gate {
+		// The call asks a person through its workflow, which the daemon
+		// watches (gate.go); the heartbeat goes on while it waits.
+		if cg, err := newCallGate(ctx, spec.ApprovalTimeout); err != nil {
+			logf("no gate for the call: %v", err)
+		} else {
+			deps.Gate, deps.Decisions = cg.g, cg.take
+		}
+	}
+	eng := engine.New(spec, deps)
 	// The guard Measure takes on a sandboxed session's git stays until the
 	// handover below has run its git too.
 	defer eng.Release()

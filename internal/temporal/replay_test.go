@@ -3,6 +3,7 @@ package temporal
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"ralph/internal/analyze"
 	"ralph/internal/engine"
+	"ralph/internal/gate"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/stop"
@@ -64,6 +66,9 @@ type recording struct {
 	// files is what a call's look sees before the n-th call and after
 	// it (nil: an open plan, unchanged), as engine.Look would.
 	files func(n int) (before, after engine.Sight)
+	// asks, when set, is what the n-th call asks a person through its
+	// gate before it returns (the worker's callGate does it so).
+	asks func(ctx context.Context, n int) error
 }
 
 // openPlan is a plan of one open task.
@@ -186,6 +191,69 @@ var recordings = []recording{
 		},
 	},
 	{
+		// The gate (version gate): the first call asks for a tool call,
+		// which the daemon allows for the task; the second asks for it
+		// again and the grant answers; then a question nobody answers
+		// runs out on the handler's timer.
+		file:   "history-gate.json",
+		policy: policy,
+		input:  func(in *Input) { in.Gate = true },
+		call: func(n int, in IterateInput, now time.Time) loop.Iteration {
+			if n == 2 {
+				it, _ := done(in, now)
+				return it
+			}
+			it, _ := working(in, now)
+			return it
+		},
+		asks: func(ctx context.Context, n int) error {
+			ask := gateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)})
+			ask.Timeout = time.Minute
+			r, err := askGate(ctx, ask)
+			if err != nil || !r.Decision.Allow || r.Record == nil {
+				return fmt.Errorf("call %d: Bash(make): %+v, %v", n, r, err)
+			}
+			if n == 2 {
+				r, err := askGate(ctx, GateAsk{Question: &gate.Question{Text: "Which?"}, Timeout: time.Second})
+				if err != nil || !r.Expired {
+					return fmt.Errorf("the question: %+v, %v", r, err)
+				}
+			}
+			return nil
+		},
+		send: func(ctx context.Context, c client.Client, run client.WorkflowRun) error {
+			after := 0
+			for {
+				h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+					UpdateName: UpdateWatch, Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
+				if err != nil {
+					return err
+				}
+				var s Status
+				if err := h.Get(ctx, &s); err != nil {
+					return err
+				}
+				if len(s.Pending) == 1 && s.Pending[0].Kind == GateApproval {
+					h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+						UpdateName: UpdateDecide, Args: []any{GateVerdict{ID: s.Pending[0].ID, Allow: true, ForTask: true,
+							Record: &loop.GateDecision{Item: s.Pending[0].ID, What: "Bash(make)", Outcome: "allowed for this task", Surface: "cli"}}},
+						WaitForStage: client.WorkflowUpdateStageCompleted})
+					if err != nil {
+						return err
+					}
+					return h.Get(ctx, nil)
+				}
+				after = s.Seq
+			}
+		},
+		check: func(out Output) error {
+			if !out.Reason.Success() || out.State.Loop != 2 {
+				return fmt.Errorf("got %s after %d loops, want success after 2", out.Reason, out.State.Loop)
+			}
+			return nil
+		},
+	},
+	{
 		// A plan ticked by a person between two calls: the second call's
 		// look sees it, the call is not made, the loop ends plan_complete.
 		file:   "history-plan-edited.json",
@@ -243,6 +311,11 @@ func TestRecordHistory(t *testing.T) {
 					return out, nil
 				}
 				calls++
+				if rc.asks != nil {
+					if err := rc.asks(ctx, calls); err != nil {
+						return IterateOutput{}, err
+					}
+				}
 				it := rc.call(calls, in, time.Now().UTC().Round(0))
 				out := IterateOutput{Iteration: it}
 				if rc.output != nil {
@@ -308,6 +381,20 @@ func TestRecordHistory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// askGate asks the activity's workflow, as the worker's callGate does.
+func askGate(ctx context.Context, a GateAsk) (GateReply, error) {
+	info := activity.GetInfo(ctx)
+	a.Attempt = info.Attempt
+	h, err := activity.GetClient(ctx).UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: info.WorkflowExecution.ID,
+		RunID: info.WorkflowExecution.RunID, UpdateName: UpdateGate, Args: []any{a}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	if err != nil {
+		return GateReply{}, err
+	}
+	var r GateReply
+	err = h.Get(ctx, &r)
+	return r, err
 }
 
 // history is a run's history as JSON, without the recording host's name.

@@ -74,11 +74,15 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
 		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined,
-		Sight: &in.Sight, Hold: hold(in), Accounts: in.Accounts})
+		Sight: &in.Sight, Hold: hold(in), Accounts: in.Accounts, Gate: in.Gate != nil})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
 	m := &mirror{in: in, last: in.State.Loop, st: in.State, host: r.Pins[in.Session]}
+	var gs *gateSync
+	if in.Gate != nil {
+		gs = newGateSync(r.Client, id, in.Gate, r.Log)
+	}
 	done := make(chan struct{})
 	var out Output
 	var runErr error
@@ -103,6 +107,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	for {
 		select {
 		case <-done:
+			gs.stop()
 			return m.finish(out, runErr)
 		case <-ctx.Done():
 			select {
@@ -111,6 +116,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 				return engine.Result{Reason: reason.Interrupted, ExitCode: reason.Interrupted.ExitCode()}, m.st, nil
 			default:
 			}
+			gs.stop()
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			// The latest run: the one a long loop continued as.
 			err := r.Client.CancelWorkflow(cctx, id, "")
@@ -126,6 +132,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			}
 		case s := <-statuses:
 			m.update(s)
+			gs.sync(s.Pending)
 			if sent.ResetID != "" && s.State.ResetID == sent.ResetID {
 				_ = in.Control.ClearReset(sent.ResetID)
 			}
@@ -138,6 +145,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			if s.Activity == ActivityQuestion && s.Asked > r.answered(in.TaskID) {
 				// The workflow waits for a person; the daemon's task
 				// does too, until Resume.
+				gs.stop()
 				return m.question(s)
 			}
 		case <-t.C:

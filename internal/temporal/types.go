@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"ralph/internal/engine"
+	"ralph/internal/gate"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
 	"ralph/internal/stop"
@@ -70,6 +71,13 @@ type Input struct {
 	Sight *engine.Sight `json:"sight,omitempty"`
 	// Seq is the status's count of changes (Status.Seq).
 	Seq int `json:"seq,omitempty"`
+	// Gate says the daemon shows and decides what the calls ask a person
+	// inside themselves (the gate's ask and approve): the calls get the
+	// gate. Grants are the task's "allow for this task" decisions so far,
+	// Asks the items asked so far (their ids count on).
+	Gate   bool         `json:"gate,omitempty"`
+	Grants []gate.Grant `json:"grants,omitempty"`
+	Asks   int          `json:"asks,omitempty"`
 }
 
 // Handover says where a pinned session's working tree is published.
@@ -136,6 +144,9 @@ type Status struct {
 	Asked int `json:"asked,omitempty"`
 	// Message says why the loop waits for a person.
 	Message string `json:"message,omitempty"`
+	// Pending are what the running call waits on inside itself, oldest
+	// first: the daemon shows them and hands back the decisions.
+	Pending []GateItem `json:"pending,omitempty"`
 }
 
 // ActivityQuestion is Status.Activity while the loop waits for a person.
@@ -189,6 +200,9 @@ type IterateInput struct {
 	// MaxBudgetUSD caps what the call may spend (the daemon's allowance
 	// left; 0: no cap), for an agent that takes a cap.
 	MaxBudgetUSD float64 `json:"max_budget_usd,omitempty"`
+	// Gate: the call gets the gate, whose asks go to its workflow (the
+	// gate update).
+	Gate bool `json:"gate,omitempty"`
 }
 
 // IterateOutput is what a call returns: the iteration's measurement and

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"ralph/internal/engine"
+	"ralph/internal/gate"
 	"ralph/internal/gitx"
 	"ralph/internal/loop"
 	"ralph/internal/reason"
@@ -104,7 +105,8 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 	// policy said so must fold a question as they did.
 	in.Policy.Answerable = true
 	w := &run{in: in, policy: in.Policy, st: in.State, ctl: in.Control, records: in.Records, plan: in.Plan,
-		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift, sight: in.Sight, seq: in.Seq}
+		host: in.HostQueue, dir: in.Dir, snap: in.Snapshot, adrift: in.Adrift, sight: in.Sight, seq: in.Seq,
+		grants: in.Grants, asks: in.Asks}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (Status, error) { return w.status(), nil }); err != nil {
 		return Output{}, err
 	}
@@ -118,6 +120,9 @@ func Task(ctx workflow.Context, in Input) (Output, error) {
 		err := workflow.Await(ctx, func() bool { return w.seq > after || w.closing || w.watches != mine })
 		return w.status(), err
 	}); err != nil {
+		return Output{}, err
+	}
+	if err := w.setGateHandlers(ctx); err != nil {
 		return Output{}, err
 	}
 	out, err := w.body(ctx)
@@ -134,6 +139,11 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 	in := w.in
 	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
 	w.look = workflow.GetVersion(ctx, versionLook, workflow.DefaultVersion, 1) == 1
+	if in.Gate {
+		// Only a gated run asks: the histories before it replay as they
+		// were, and a run its daemon started ungated stays so.
+		w.gated = workflow.GetVersion(ctx, versionGate, workflow.DefaultVersion, 1) == 1
+	}
 	// The agent session lives in the state; an input from before kept it
 	// beside. Adopting it changes no command, so histories replay as
 	// they were.
@@ -235,6 +245,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 			next.State, next.Begun, next.Control, next.Records, next.AgentSession, next.Plan = w.st, true, w.ctl, w.records, w.st.Session.ID, w.plan
 			next.Policy, next.HostQueue, next.Dir, next.Snapshot, next.Adrift = w.policy, w.host, w.dir, w.snap, w.adrift
 			next.Sight, next.Seq, next.Hold = w.sight, w.seq, w.hold
+			next.Grants, next.Asks = w.grants, w.asks
 			return Output{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
 		}
 		calls++
@@ -380,12 +391,20 @@ type run struct {
 	closing   bool
 	// watches counts the watch updates received.
 	watches int
+	// gated: the calls get the gate (versionGate); calling: one is under
+	// way, and items are what it waits on; asks numbers them; grants are
+	// the task's "allow for this task" decisions (gate.go).
+	gated   bool
+	calling bool
+	items   []*gateItem
+	asks    int
+	grants  []gate.Grant
 }
 
 // status is the loop as it is now (the query's and the watch's answer).
 func (w *run) status() Status {
 	return Status{Seq: w.seq, State: w.st, Records: w.records, Activity: w.activity, WaitUntil: w.until,
-		Host: w.host, Dir: w.dir, Asked: w.asked, Message: w.message}
+		Host: w.host, Dir: w.dir, Asked: w.asked, Message: w.message, Pending: w.pending()}
 }
 
 // publish counts a change of the status since it was last published: a
@@ -488,9 +507,18 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 			ci.From = w.snap
 		}
 	}
+	if w.gated {
+		// A call waiting for a person is not a call running out of time:
+		// its own limit leaves the waits out, and so must its activity's.
+		ci.Gate = true
+		opts.StartToCloseTimeout += MaxGateWait
+	}
 	w.publish()
 	var out IterateOutput
+	w.calling = true
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
+	w.calling = false
+	w.endCall()
 	return out, err
 }
 
