@@ -80,7 +80,7 @@ func FuzzParseCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		c := ParseCommand(s)
 		switch c {
-		case NoCommand, CmdRetry, CmdStatus, CmdUnknown:
+		case NoCommand, CmdRetry, CmdStatus, CmdStop, CmdCancel, CmdPause, CmdResume, CmdApprove, CmdDeny, CmdAnswer, CmdUnknown:
 		default:
 			t.Fatalf("ParseCommand(%q) = %q", s, c)
 		}
