@@ -104,8 +104,10 @@ func TestSlackGatePostsButtons(t *testing.T) {
 	if a.ThreadTS != "1.000100" || !strings.Contains(a.Text, "Bash(npm publish)") || !strings.Contains(a.BlockText, "`Bash(npm publish)`") {
 		t.Errorf("approval message %+v", a)
 	}
-	want := []slacktest.Button{{actionAllow, "ralph_gate_a1", "t7|a1", "✅ Allow once"}, {actionAllowTask, "ralph_gate_a1", "t7|a1", "☑️ Allow for this task"},
-		{actionDeny, "ralph_gate_a1", "t7|a1", "⛔ Deny"}}
+	btn := func(action, text string) slacktest.Button {
+		return slacktest.Button{ActionID: action, BlockID: "ralph_gate_a1", Value: "t7|a1", Text: text}
+	}
+	want := []slacktest.Button{btn(actionAllow, "✅ Allow once"), btn(actionAllowTask, "☑️ Allow for this task"), btn(actionDeny, "⛔ Deny")}
 	if !slices.Equal(a.Buttons, want) {
 		t.Errorf("approval buttons %+v", a.Buttons)
 	}
