@@ -221,3 +221,45 @@ func TestGitHubGateCommands(t *testing.T) {
 		t.Errorf("the unknown item was not answered: %+v", conv.posts)
 	}
 }
+
+// Over Socket Mode a press comes as an interactive envelope: it is
+// acknowledged and carried out as one on the interactive route.
+func TestSlackGatePressOverSocketMode(t *testing.T) {
+	s, fs, d, _ := slackGateRig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.socketMode(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitUntil(t, "a Socket Mode connection", fs.Connected)
+	a := fs.Messages("CALLOW")[0]
+	env, err := fs.SendInteractive(slacktest.Interaction(a, a.Buttons[1], "UALICE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the press carried out", func() bool { return len(d.commands()) == 1 && fs.Acked(env) })
+	want := fleet.Command{Verb: fleet.Approve, Session: waitingView.Session, Item: "a1", ForTask: true, Who: fleet.Who{Surface: fleet.SurfaceSlack, User: "UALICE"}}
+	if c := d.commands(); c[0] != want {
+		t.Errorf("command %+v, want %+v", c[0], want)
+	}
+	waitUntil(t, "the message updated", func() bool {
+		return strings.Contains(fs.Messages("CALLOW")[0].Text, "allowed for this task by <@UALICE>")
+	})
+}
+
+// A stranger's command in a request's thread decides nothing and is told
+// so, to them alone; their other words there are ignored silently.
+func TestSlackGateStrangerReply(t *testing.T) {
+	s, fs, d, _ := slackGateRig(t)
+	for i, text := range []string{"approve a1", "<@UBOT> deny a1 no", "nice work"} {
+		body, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UMALLORY", Text: text, TS: "2.00000" + strconv.Itoa(i), ThreadTS: "1.000100"}, false)
+		if code, _ := slackPost(s, body, time.Now(), "slack-secret", 0); code != http.StatusOK {
+			t.Fatalf("%q: %d", text, code)
+		}
+	}
+	if len(d.commands()) != 0 {
+		t.Errorf("a stranger decided: %+v", d.commands())
+	}
+	if e := fs.Ephemerals(); len(e) != 2 || e[0].User != "UMALLORY" || e[1].ThreadTS != "1.000100" {
+		t.Errorf("ephemerals %+v", e)
+	}
+}
