@@ -33,6 +33,10 @@ type gatePost struct {
 	Done string `json:"done,omitempty"`
 }
 
+// goneText is what an item's message says once nothing waits on it and
+// ralph did not carry out the decision itself.
+const goneText = "no longer waiting: decided elsewhere, or nobody decided in time"
+
 // maxGatePosts bounds what a request remembers of its posted items.
 const maxGatePosts = 50
 
@@ -84,7 +88,7 @@ func (s *Service) gateSync(ctx context.Context, r Request, v serve.TaskView) err
 		if p.Done != "" || slices.ContainsFunc(v.Pending, func(it serve.PendingItem) bool { return v.ID == p.Task && it.ID == p.Item && it.What == p.What }) {
 			continue
 		}
-		ps[i].Done = "no longer waiting: decided elsewhere, or nobody decided in time"
+		ps[i].Done = goneText
 		if err := s.editGate(ctx, r, p, ps[i].Done); err != nil {
 			return err
 		}
@@ -103,7 +107,9 @@ func (s *Service) gateDone(ctx context.Context, r Request, task, item, done stri
 	defer s.gateMu.Unlock()
 	ps := s.gatePosts(r.Key)
 	for i := len(ps) - 1; i >= 0; i-- {
-		if ps[i].Task != task || ps[i].Item != item || ps[i].Done != "" {
+		// A pass that saw the item gone may have come between the
+		// decision and this: who decided is still the better word.
+		if ps[i].Task != task || ps[i].Item != item || ps[i].Done != "" && ps[i].Done != goneText {
 			continue
 		}
 		ps[i].Done = done

@@ -513,7 +513,8 @@ func (s *Service) status(ctx context.Context, r Request, v serve.TaskView, dec D
 func Root(home string) string { return filepath.Join(home, "requests") }
 
 // holdsWork says whether an entry is a command that stops or gives up
-// the work (stop, pause, cancel): the daemon is told, and no round starts.
+// the work (stop, pause, cancel) or decides what a call waits on: the
+// daemon is told, and no round starts.
 // A retry or resume while the pull request waits for review asks for a
 // round.
 func holdsWork(e Entry) bool {
