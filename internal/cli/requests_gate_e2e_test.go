@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ralph/internal/agent/fakeagent/script"
+	"ralph/internal/github/githubtest"
 	"ralph/internal/requests/slacktest"
 )
 
@@ -95,5 +96,31 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("never %s", what)
 		}
+	}
+}
+
+// A GitHub request whose agent waits inside its call for a decision: the
+// issue gets a comment with the item's id and commands; a stranger's
+// "/ralph approve a1" decides nothing (it comes first: had it counted, it
+// would have decided), a writer's "/ralph deny a1 REASON" is the tool's
+// result in the same call, and the comment then says who denied it.
+func TestRequestsGitHubGateComments(t *testing.T) {
+	done := script.Iteration{Files: map[string]string{"done.txt": "done\n"},
+		StdoutLines: []json.RawMessage{clarity("COMPLETE", true, true, false, "", "Went on without it.")}}
+	gated := done
+	gated.Gate = []script.GateCall{{Tool: "approve", Input: json.RawMessage(`{"tool_name":"Bash","input":{"command":"npm publish"}}`), ResultFile: "gate.txt"}}
+	r := newRequestRig(t, script.Script{RepeatLast: true, Iterations: []script.Iteration{gated, done}})
+	r.Start(1)
+	n := r.gh.AddIssue("acme/app", githubtest.Issue{Title: "Publish it", Body: "Please.", Labels: []string{"ralph"}, Author: "alice"})
+	c := r.waitComment(n, "`/ralph approve a1`")
+	if !strings.Contains(c.Body, "`Bash(npm publish)`") || !strings.Contains(c.Body, "`/ralph approve a1 --task`") {
+		t.Errorf("the approval comment: %s", c.Body)
+	}
+	r.gh.AddComment("acme/app", n, "mallory", "/ralph approve a1")
+	r.gh.AddComment("acme/app", n, "alice", "/ralph deny a1 not from here")
+	r.waitComment(n, "**Decided:** a1 `Bash(npm publish)` — ⛔ denied by github:alice: not from here")
+	r.waitComment(n, "Pull request: ")
+	if got := r.Git("", "--git-dir", r.remote, "show", "ralph/github-1:gate.txt"); got != `{"behavior":"deny","message":"not from here"}`+"\n" {
+		t.Errorf("the agent's tool result: %q", got)
 	}
 }
