@@ -4,6 +4,11 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"ralph/internal/fleet"
+	"ralph/internal/serve"
 )
 
 func TestParseGateCommands(t *testing.T) {
@@ -78,4 +83,58 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) text %q", s, p.Text)
 		}
 	})
+}
+
+func TestGateVerb(t *testing.T) {
+	v := waitingView
+	durable := serve.TaskView{ID: "t7", State: fleet.Waiting, Questions: []string{"Which?"}}
+	for _, tc := range []struct {
+		name string
+		v    serve.TaskView
+		p    Parsed
+		want fleet.Command
+		why  string
+	}{
+		{"allow once", v, Parsed{Cmd: CmdApprove, Item: "a1"}, fleet.Command{Verb: fleet.Approve, Item: "a1"}, ""},
+		{"allow for the task", v, Parsed{Cmd: CmdApprove, Item: "a1", ForTask: true}, fleet.Command{Verb: fleet.Approve, Item: "a1", ForTask: true}, ""},
+		{"deny with a reason", v, Parsed{Cmd: CmdDeny, Item: "a1", Text: "no"}, fleet.Command{Verb: fleet.Deny, Item: "a1", Text: "no"}, ""},
+		{"an item that does not wait", v, Parsed{Cmd: CmdApprove, Item: "a9"}, fleet.Command{}, "No tool call a9 waits for a decision (waiting: a1, q2)."},
+		{"a question's id is no tool call", v, Parsed{Cmd: CmdDeny, Item: "q2"}, fleet.Command{}, "No tool call q2 waits for a decision (waiting: a1, q2)."},
+		{"answer the call's question", v, Parsed{Cmd: CmdAnswer, Item: "q2", Text: "pg"}, fleet.Command{Verb: fleet.Answer, Text: "pg"}, ""},
+		{"answer without an id", v, Parsed{Cmd: CmdAnswer, Text: "pg"}, fleet.Command{Verb: fleet.Answer, Text: "pg"}, ""},
+		{"answer another question", v, Parsed{Cmd: CmdAnswer, Item: "q5", Text: "pg"}, fleet.Command{}, "No question q5 waits for an answer (waiting: a1, q2)."},
+		{"answer the durable question", durable, Parsed{Cmd: CmdAnswer, Text: "pg"}, fleet.Command{Verb: fleet.Answer, Text: "pg"}, ""},
+		{"answer when nothing is asked", serve.TaskView{State: fleet.Running}, Parsed{Cmd: CmdAnswer, Text: "pg"}, fleet.Command{}, "No question waits for an answer."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _, why := gateVerb(tc.v, tc.p)
+			if c != tc.want || why != tc.why {
+				t.Errorf("gateVerb = %+v, %q; want %+v, %q", c, why, tc.want, tc.why)
+			}
+		})
+	}
+}
+
+func TestReadPress(t *testing.T) {
+	for _, tc := range []struct {
+		action, value string
+		want          press
+		ok            bool
+	}{
+		{actionAllow, "t3|a1", press{action: actionAllow, task: "t3", item: "a1", option: -1}, true},
+		{actionAllowTask, "t3|a1", press{action: actionAllowTask, task: "t3", item: "a1", option: -1}, true},
+		{actionDeny, "t3|a12", press{action: actionDeny, task: "t3", item: "a12", option: -1}, true},
+		{actionAnswer + "1", "t3|q2|1", press{action: actionAnswer + "1", task: "t3", item: "q2", option: 1}, true},
+		{actionAllow, "t3|q2", press{}, false},          // a question is not allowed
+		{actionAnswer + "0", "t3|a1|0", press{}, false}, // nor a tool call answered
+		{actionAnswer + "0", "t3|q2|-1", press{}, false},
+		{actionAllow, "t3|a1|x", press{}, false},
+		{actionAllow, "|a1", press{}, false},
+		{"other_app_button", "t3|a1", press{}, false},
+	} {
+		got, ok := readPress(&slack.BlockAction{ActionID: tc.action, Value: tc.value})
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("readPress(%s, %s) = %+v %v, want %+v %v", tc.action, tc.value, got, ok, tc.want, tc.ok)
+		}
+	}
 }

@@ -244,7 +244,7 @@ func gateVerb(v serve.TaskView, p Parsed) (fleet.Command, serve.PendingItem, str
 	case CmdAnswer:
 		it, ok := find("question", p.Item)
 		if !ok && (p.Item != "" || len(v.Questions) == 0) {
-			return fleet.Command{}, it, fmt.Sprintf("No question %s waits for an answer%s.", p.Item, pendingList(v))
+			return fleet.Command{}, it, strings.Join(strings.Fields("No question "+p.Item+" waits for an answer"), " ") + pendingList(v) + "."
 		}
 		return fleet.Command{Verb: fleet.Answer, Text: p.Text}, it, ""
 	}
