@@ -246,20 +246,32 @@ func TestSlackGatePressOverSocketMode(t *testing.T) {
 	})
 }
 
-// A stranger's command in a request's thread decides nothing and is told
-// so, to them alone; their other words there are ignored silently.
+// A stranger's command in a request's thread, or their reply while its
+// agent waits, decides nothing and is told so, to them alone; their
+// chatter while nothing waits is ignored silently.
 func TestSlackGateStrangerReply(t *testing.T) {
 	s, fs, d, _ := slackGateRig(t)
-	for i, text := range []string{"approve a1", "<@UBOT> deny a1 no", "nice work"} {
+	say := func(i int, text string) {
+		t.Helper()
 		body, _ := slacktest.Callback(slacktest.Msg{Channel: "CALLOW", User: "UMALLORY", Text: text, TS: "2.00000" + strconv.Itoa(i), ThreadTS: "1.000100"}, false)
 		if code, _ := slackPost(s, body, time.Now(), "slack-secret", 0); code != http.StatusOK {
 			t.Fatalf("%q: %d", text, code)
 		}
 	}
+	for i, text := range []string{"approve a1", "<@UBOT> deny a1 no", "postgres"} {
+		say(i, text)
+	}
 	if len(d.commands()) != 0 {
 		t.Errorf("a stranger decided: %+v", d.commands())
 	}
-	if e := fs.Ephemerals(); len(e) != 2 || e[0].User != "UMALLORY" || e[1].ThreadTS != "1.000100" {
+	if e := fs.Ephemerals(); len(e) != 3 || e[0].User != "UMALLORY" || e[2].ThreadTS != "1.000100" {
 		t.Errorf("ephemerals %+v", e)
+	}
+	d.mu.Lock()
+	d.v.State, d.v.Pending = fleet.Running, nil
+	d.mu.Unlock()
+	say(5, "nice work")
+	if e := fs.Ephemerals(); len(e) != 3 {
+		t.Errorf("chatter while nothing waits was answered: %+v", e)
 	}
 }

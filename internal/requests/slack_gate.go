@@ -148,7 +148,7 @@ func slackAllowed(cfg SlackConfig, user string) bool {
 }
 
 // notAllowed is what a stranger is told.
-const notAllowed = "Only this request's allowed users decide what its agent waits on: nothing was done."
+const notAllowed = "Only this request's allowed users steer it and decide what its agent waits on: nothing was done."
 
 // slackInteractive takes Slack's button presses (block_actions), form
 // encoded as payload=JSON: verified as the events are (forged, unsigned
@@ -264,18 +264,26 @@ func (s *Service) slackPress(ctx context.Context, cb slack.InteractionCallback) 
 }
 
 // strangerInThread tells someone who may not steer requests, and who
-// wrote a command in a request's thread, that it did nothing.
+// wrote in a request's thread a command, or anything while its agent
+// waits for a person, that it did nothing; other chatter is ignored.
 func (s *Service) strangerInThread(ctx context.Context, m slackMsg, self string) error {
 	if m.User == "" || m.BotID != "" || m.User == self || m.ThreadTS == "" || slackAllowed(s.cfg.Slack, m.User) {
 		return nil
 	}
+	r, err := s.store.Get("slack:" + m.Channel + "/" + m.ThreadTS)
+	if err != nil {
+		return nil
+	}
 	text := strings.TrimSpace(strings.ReplaceAll(m.Text, "<@"+self+">", ""))
 	if Parse(text).Cmd == NoCommand {
-		return nil
+		if s.d == nil {
+			return nil
+		}
+		v, err := s.d.Status(r.Session)
+		if err != nil || v.State != fleet.Waiting || len(v.Pending) == 0 && len(v.Questions) == 0 {
+			return nil
+		}
 	}
-	if _, err := s.store.Get("slack:" + m.Channel + "/" + m.ThreadTS); err != nil {
-		return nil
-	}
-	s.logf("slack:%s/%s: a command by %s, who may not steer requests: ignored", m.Channel, m.ThreadTS, m.User)
+	s.logf("%s: %s, who may not steer requests, wrote in the thread: ignored", r.Key, m.User)
 	return s.slack.Ephemeral(ctx, m.Channel, m.ThreadTS, m.User, notAllowed)
 }
