@@ -261,6 +261,7 @@ func TestSlackGateStrangerReply(t *testing.T) {
 	for i, text := range []string{"approve a1", "<@UBOT> deny a1 no", "postgres"} {
 		say(i, text)
 	}
+	say(1, "<@UBOT> deny a1 no") // the same message's other event
 	if len(d.commands()) != 0 {
 		t.Errorf("a stranger decided: %+v", d.commands())
 	}

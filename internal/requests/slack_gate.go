@@ -284,6 +284,10 @@ func (s *Service) strangerInThread(ctx context.Context, m slackMsg, self string)
 			return nil
 		}
 	}
+	// A mention comes as app_mention and as message: told once.
+	if first, err := s.store.Delivery("slack-told:"+m.Channel+"/"+m.TS, s.opts.Now()); err != nil || !first {
+		return err
+	}
 	s.logf("%s: %s, who may not steer requests, wrote in the thread: ignored", r.Key, m.User)
 	return s.slack.Ephemeral(ctx, m.Channel, m.ThreadTS, m.User, notAllowed)
 }
