@@ -69,7 +69,7 @@ func newRequests(log io.Writer, home string, opts *serve.Options) (*requests.Ser
 			how = append(how, "socket mode")
 		}
 		if cfg.Slack.SigningSecret != "" {
-			how = append(how, "events on "+requests.SlackWebhookPath)
+			how = append(how, "events on "+requests.SlackWebhookPath, "buttons on "+requests.SlackInteractivePath)
 		}
 		repo := cfg.Slack.Repo
 		if repo == "" {

@@ -31,6 +31,7 @@ type claudeRequests struct {
 	// the base under a pull request.
 	seed string
 	log  *syncbuf.Buffer
+	addr string // the daemon's listen address
 }
 
 const requestToken = "ghp_e2etoken789"
@@ -55,6 +56,7 @@ func newClaudeRequests(t *testing.T, extra ...string) *claudeRequests {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.addr = addr
 	r.env = append(append(env, "RALPH_SERVER=http://"+addr, "GITHUB_TOKEN="+requestToken, "GITHUB_API_URL="+r.gh.URL,
 		"RALPH_GITHUB_REPOS=acme/app", "RALPH_GITHUB_POLL=200ms", "GITHUB_WEBHOOK_SECRET=e2e-webhook-secret",
 		"RALPH_REQUEST_SANDBOX=off", fmt.Sprintf("CLAUDE_CODE_CMD=%q", claude)), extra...)

@@ -106,7 +106,7 @@ func summaryLine(s string) string {
 // statusText is the request's status message, edited in place.
 func statusText(r Request, v serve.TaskView, d Decision) string {
 	state := map[Outcome]string{Retry: "working", Clarify: "waiting for your answer", Complete: "pull request ready",
-		Halt: "halted", Ended: "cancelled", Review: WaitingForReview}[d.Outcome]
+		Halt: "halted", Ended: "cancelled", Review: WaitingForReview, Gate: "waiting for you inside the call (see below)"}[d.Outcome]
 	switch {
 	case d.Outcome == Retry && v.State == "queued":
 		state = "queued"

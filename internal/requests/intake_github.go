@@ -26,6 +26,7 @@ func (s *Service) Routes() map[string]http.Handler {
 	}
 	if s.slack != nil && s.cfg.Slack.SigningSecret != "" {
 		m[SlackWebhookPath] = httpcap.Body(httpcap.WebhookBody, http.HandlerFunc(s.slackWebhook))
+		m[SlackInteractivePath] = httpcap.Body(httpcap.WebhookBody, http.HandlerFunc(s.slackInteractive))
 	}
 	return m
 }

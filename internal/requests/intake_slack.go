@@ -116,7 +116,7 @@ func (s *Service) slackEvent(ctx context.Context, inner slackevents.EventsAPIInn
 	}
 	t, ok := slackTrigger(s.cfg.Slack, m, self)
 	if !ok {
-		return nil
+		return s.strangerInThread(ctx, m, self)
 	}
 	s.slack.intake.Lock()
 	defer s.slack.intake.Unlock()
@@ -158,25 +158,8 @@ func (s *Service) slackEvent(ctx context.Context, inner slackevents.EventsAPIInn
 // nothing done), then the event id (a retry is acknowledged and ignored).
 // The body is capped (Routes) before it is read.
 func (s *Service) slackWebhook(w http.ResponseWriter, r *http.Request) {
-	// The signature's headers and timestamp are checked before the body
-	// is read: a stale or unsigned delivery costs nothing.
-	sv, err := slack.NewSecretsVerifier(r.Header, s.cfg.Slack.SigningSecret)
-	if err != nil {
-		http.Error(w, "bad signature", http.StatusUnauthorized)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if httpcap.TooLarge(err) {
-		httpcap.RefuseTooLarge(w, httpcap.WebhookBody)
-		return
-	}
-	if err != nil {
-		http.Error(w, "bad body", http.StatusBadRequest)
-		return
-	}
-	_, _ = sv.Write(body)
-	if err := sv.Ensure(); err != nil {
-		http.Error(w, "bad signature", http.StatusUnauthorized)
+	body, ok := s.slackVerified(w, r)
+	if !ok {
 		return
 	}
 	ev, err := slackevents.ParseEvent(json.RawMessage(body), slackevents.OptionNoVerifyToken())
@@ -209,6 +192,33 @@ func (s *Service) slackWebhook(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// slackVerified reads a delivery's body once its signature holds; when it
+// does not, the reply is sent (401) and ok is false.
+func (s *Service) slackVerified(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	// The signature's headers and timestamp are checked before the body
+	// is read: a stale or unsigned delivery costs nothing.
+	sv, err := slack.NewSecretsVerifier(r.Header, s.cfg.Slack.SigningSecret)
+	if err != nil {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return nil, false
+	}
+	body, err = io.ReadAll(r.Body)
+	if httpcap.TooLarge(err) {
+		httpcap.RefuseTooLarge(w, httpcap.WebhookBody)
+		return nil, false
+	}
+	if err != nil {
+		http.Error(w, "bad body", http.StatusBadRequest)
+		return nil, false
+	}
+	_, _ = sv.Write(body)
+	if err := sv.Ensure(); err != nil {
+		http.Error(w, "bad signature", http.StatusUnauthorized)
+		return nil, false
+	}
+	return body, true
 }
 
 // slackDelivery handles an event once by its event_id.
@@ -270,6 +280,18 @@ func (s *Service) socketEvent(ctx context.Context, c *socketmode.Client, e socke
 	case socketmode.EventTypeConnected:
 		if s.once("slack-connected") {
 			s.logf("slack socket mode: connected")
+		}
+	case socketmode.EventTypeInteractive:
+		cb, ok := e.Data.(slack.InteractionCallback)
+		if !ok || e.Request == nil {
+			return
+		}
+		// Acknowledged first: Slack shows the person an error after 3s.
+		if err := c.AckCtx(ctx, e.Request.EnvelopeID, nil); err != nil && ctx.Err() == nil {
+			s.logf("slack ack %s: %v", e.Request.EnvelopeID, err)
+		}
+		if err := s.slackPress(ctx, cb); err != nil {
+			s.logf("slack press: %v", err)
 		}
 	case socketmode.EventTypeEventsAPI:
 		ev, ok := e.Data.(slackevents.EventsAPIEvent)

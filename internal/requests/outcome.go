@@ -37,6 +37,9 @@ const (
 	Ended Outcome = "ended"
 	// Review: the pull request is open and waits for review (follow.go).
 	Review Outcome = "review"
+	// Gate: the agent waits inside its call for a decision or an answer
+	// (gate.go posts each item); the call goes on once it has it.
+	Gate Outcome = "gate"
 )
 
 // Decision is an outcome with what to tell the requester.
@@ -69,6 +72,8 @@ func Decide(v serve.TaskView) Decision {
 		d.Outcome = Retry
 	case v.State == fleet.Cancelled:
 		d.Outcome = Ended
+	case v.State == fleet.Waiting && len(v.Pending) > 0:
+		d.Outcome = Gate
 	case v.State == fleet.Waiting && len(v.Questions) > 0:
 		d.Outcome, d.Questions = Clarify, v.Questions
 	case v.State == fleet.Waiting && v.Message == WaitingForReview:

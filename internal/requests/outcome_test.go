@@ -36,6 +36,12 @@ func TestDecide(t *testing.T) {
 		{"breaker open", serve.TaskView{State: fleet.Halted, ExitReason: "circuit_breaker_open", CircuitBreaker: open}, Halt, "no progress in 3 loops"},
 		{"permission denied", serve.TaskView{State: fleet.Halted, ExitReason: "permission_denied", Message: "Bash refused"}, Halt, "Bash refused"},
 		{"cancelled", serve.TaskView{State: fleet.Cancelled}, Ended, ""},
+		// Waiting inside the call is neither a halt (which would push the
+		// work in progress as a draft) nor the durable question.
+		{"a tool call waits for a decision", serve.TaskView{State: fleet.Waiting, Message: "waiting: approval a1 for Bash(x)",
+			Pending: []serve.PendingItem{{ID: "a1", Kind: "approval", What: "Bash(x)"}}}, Gate, ""},
+		{"a question inside the call", serve.TaskView{State: fleet.Waiting, Questions: []string{"Which?"},
+			Pending: []serve.PendingItem{{ID: "q1", Kind: "question", What: "Which?"}}}, Gate, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Decide(tc.v)
@@ -80,7 +86,7 @@ func FuzzParseCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		c := ParseCommand(s)
 		switch c {
-		case NoCommand, CmdRetry, CmdStatus, CmdUnknown:
+		case NoCommand, CmdRetry, CmdStatus, CmdStop, CmdCancel, CmdPause, CmdResume, CmdApprove, CmdDeny, CmdAnswer, CmdUnknown:
 		default:
 			t.Fatalf("ParseCommand(%q) = %q", s, c)
 		}

@@ -59,6 +59,10 @@ type Service struct {
 	shown   map[string]string // the status text last written, by request
 	said    map[string]bool   // log lines said once
 
+	// gateMu orders the writes of a request's posted gate items: the
+	// requests' loop and Slack's button presses both make them.
+	gateMu sync.Mutex
+
 	// convFor, when set (tests), is where every request talks back.
 	convFor func(Request) conversation
 }
@@ -300,8 +304,15 @@ func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) erro
 		who.Surface = fleet.SurfaceGitHub
 	}
 	for _, e := range fresh {
+		p := Parse(e.Body)
+		if p.Cmd.Gate() {
+			if err := s.gateCommand(ctx, r, e, p, fleet.Who{Surface: who.Surface, User: e.Author}); err != nil {
+				return err
+			}
+			continue
+		}
 		who.User = e.Author // the last person who spoke
-		if c := ParseCommand(e.Body); c != NoCommand {
+		if c := p.Cmd; c != NoCommand {
 			cmd = c
 			continue
 		}
@@ -310,7 +321,8 @@ func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) erro
 		}
 	}
 	v, err := s.d.Status(r.Session)
-	looping := err == nil && (v.State == fleet.Running || v.State == fleet.Queued)
+	// A call that waits for a person is a loop that runs.
+	looping := err == nil && (v.State == fleet.Running || v.State == fleet.Queued || len(v.Pending) > 0)
 	if verb, ok := map[Command]fleet.Verb{CmdStop: fleet.Stop, CmdCancel: fleet.Cancel, CmdPause: fleet.Pause, CmdResume: fleet.Resume}[cmd]; ok &&
 		err == nil && !v.State.Finished() && (looping || cmd == CmdCancel) {
 		_, err = s.d.Do(ctx, fleet.Command{Verb: verb, Session: r.Session, Who: who})
@@ -335,9 +347,22 @@ func (s *Service) tellDaemon(ctx context.Context, r Request, fresh []Entry) erro
 		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.StartLoop, Session: r.Session, Title: fleet.ClipTitle(r.Title), Origin: r.Source,
 			ReplyTo: r.Key, OriginURL: s.originURL(ctx, r), MaxLoops: s.cfg.MaxLoops, Who: who})
 		return err
+	case v.State == fleet.Waiting && len(v.Pending) > 0 && len(v.Questions) == 0:
+		// Only tool calls wait: what was said is in the thread, for the
+		// prompt of the next start; a decision is a command (gate.go).
+		return nil
 	case v.State == fleet.Waiting && len(v.Questions) > 0 && len(said) > 0:
-		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.Answer, Session: r.Session, Text: strings.Join(said, "\n\n"), Who: who})
-		return err
+		text := strings.Join(said, "\n\n")
+		if _, err = s.d.Do(ctx, fleet.Command{Verb: fleet.Answer, Session: r.Session, Text: text, Who: who}); err != nil {
+			return err
+		}
+		// The question the call waited on says who answered it.
+		for _, it := range v.Pending {
+			if it.Kind == "question" {
+				return s.gateDone(ctx, r, v.ID, it.ID, decidedText(fleet.Command{Verb: fleet.Answer, Text: text}, it, who))
+			}
+		}
+		return nil
 	case v.State == fleet.Halted && cmd == CmdRetry, v.State == fleet.Waiting && len(v.Questions) == 0 && (cmd == CmdRetry || len(said) > 0):
 		_, err = s.d.Do(ctx, fleet.Command{Verb: fleet.Retry, Session: r.Session, MaxLoops: s.cfg.MaxLoops, Who: who})
 		return err
@@ -365,7 +390,10 @@ func (s *Service) report(ctx context.Context, r Request, v serve.TaskView, dir s
 		}
 	}
 	ended := (r.PRState == prMerged || r.PRState == prClosed) && v.State.Finished()
-	if handled != r.Handled && dec.Outcome != Retry && !ended {
+	if err := s.gateSync(ctx, r, v); err != nil {
+		return err
+	}
+	if handled != r.Handled && dec.Outcome != Retry && dec.Outcome != Gate && !ended {
 		marker := "<!-- ralph:" + handled + " -->"
 		switch {
 		case dec.Outcome == Complete && r.PRState == prRound:
@@ -485,12 +513,13 @@ func (s *Service) status(ctx context.Context, r Request, v serve.TaskView, dec D
 func Root(home string) string { return filepath.Join(home, "requests") }
 
 // holdsWork says whether an entry is a command that stops or gives up
-// the work (stop, pause, cancel): the daemon is told, and no round starts.
+// the work (stop, pause, cancel) or decides what a call waits on: the
+// daemon is told, and no round starts.
 // A retry or resume while the pull request waits for review asks for a
 // round.
 func holdsWork(e Entry) bool {
 	switch ParseCommand(e.Body) {
-	case CmdStop, CmdPause, CmdCancel:
+	case CmdStop, CmdPause, CmdCancel, CmdApprove, CmdDeny, CmdAnswer:
 		return true
 	}
 	return false

@@ -25,7 +25,7 @@ func maskView(v TaskView) TaskView {
 	v.Title, v.Message, v.Summary, v.Activity = redact.String(v.Title), redact.String(v.Message), redact.String(v.Summary), redact.String(v.Activity)
 	v.Questions = maskStrings(v.Questions)
 	for i, p := range v.Pending {
-		v.Pending[i].What = redact.String(p.What)
+		v.Pending[i].What, v.Pending[i].Options = redact.String(p.What), maskStrings(p.Options)
 	}
 	v.CircuitBreaker.Reason = redact.String(v.CircuitBreaker.Reason)
 	v.CircuitBreaker.ErrorHistory = maskStrings(v.CircuitBreaker.ErrorHistory)

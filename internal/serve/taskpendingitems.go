@@ -11,7 +11,13 @@ type PendingItem struct {
 	ID   string `json:"id"`   // a1, q2
 	Kind string `json:"kind"` // approval, question
 	What string `json:"what"` // Bash(npm publish); the question's text
+	// Options are a question's answers to choose from, where the agent
+	// gave some (a chat offers them as buttons).
+	Options []string `json:"options,omitempty"`
 }
+
+// maxOptions bounds a question's options as views show them.
+const maxOptions = 10
 
 // The kinds of a PendingItem.
 const (
@@ -26,7 +32,13 @@ func (r *taskRunner) pendingItems() []PendingItem {
 		out = append(out, PendingItem{ID: p.id, Kind: pendingApproval, What: p.what})
 	}
 	if a := r.inCall; a != nil {
-		out = append(out, PendingItem{ID: a.id, Kind: pendingQuestion, What: clipLine(a.q.Text, 200)})
+		var opts []string
+		for _, o := range a.q.Options[:min(len(a.q.Options), maxOptions)] {
+			if o = clipLine(o, 75); o != "" {
+				opts = append(opts, o)
+			}
+		}
+		out = append(out, PendingItem{ID: a.id, Kind: pendingQuestion, What: clipLine(a.q.Text, 200), Options: opts})
 	}
 	slices.SortFunc(out, func(a, b PendingItem) int { return itemSeq(a.ID) - itemSeq(b.ID) })
 	return out
@@ -58,5 +70,9 @@ func (d *Daemon) pendingOf(t Task) []PendingItem {
 	if r == nil || r.pendingTask != t.ID || len(r.pending) == 0 {
 		return nil
 	}
-	return slices.Clone(r.pending)
+	out := slices.Clone(r.pending)
+	for i := range out {
+		out[i].Options = slices.Clone(out[i].Options)
+	}
+	return out
 }

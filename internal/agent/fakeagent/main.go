@@ -11,7 +11,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"ralph/internal/agent/fakeagent/script"
 )
@@ -163,6 +167,11 @@ func play(it script.Iteration, scriptDir string, v vars) (int, error) {
 			return 0, err
 		}
 	}
+	if len(it.Gate) > 0 {
+		if err := callGate(it.Gate); err != nil {
+			return 0, err
+		}
+	}
 	for name, content := range it.Files {
 		if err := writeFile(name, v.text.Replace(content)); err != nil {
 			return 0, err
@@ -293,4 +302,51 @@ func writeFile(name, content string) error {
 		return err
 	}
 	return os.WriteFile(name, []byte(content), 0o644)
+}
+
+// callGate calls the gate's tools through the bridge, as an agent's CLI
+// started with ralph's --mcp-config does.
+func callGate(calls []script.GateCall) error {
+	bridge := os.Getenv("RALPH_MCP_BRIDGE")
+	if bridge == "" {
+		return errors.New("the script calls the gate, but this call has none ($RALPH_MCP_BRIDGE is not set)")
+	}
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "fakeagent", Version: "1"}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bridge, "mcp-bridge")}, nil)
+	if err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	defer sess.Close()
+	for _, c := range calls {
+		var args map[string]any
+		if err := json.Unmarshal(c.Input, &args); err != nil {
+			return fmt.Errorf("gate %s: input: %w", c.Tool, err)
+		}
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args})
+		if err != nil {
+			return fmt.Errorf("gate %s: %w", c.Tool, err)
+		}
+		var text strings.Builder
+		for _, part := range res.Content {
+			if t, ok := part.(*mcp.TextContent); ok {
+				text.WriteString(t.Text)
+			}
+		}
+		if c.ResultFile == "" {
+			continue
+		}
+		f, err := os.OpenFile(c.ResultFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(f, strings.ReplaceAll(text.String(), "\n", " "))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

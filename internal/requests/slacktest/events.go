@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -157,4 +159,71 @@ func (s *Server) Acked(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.acks[id]
+}
+
+// Interaction is the block_actions payload Slack sends when user presses
+// button b of the bot's message m, as its Interactivity delivers it.
+func Interaction(m Message, b Button, user string) []byte {
+	ts := fmt.Sprintf("%d.%06d", time.Now().Unix(), seq.Add(1))
+	payload, _ := json.Marshal(map[string]any{
+		"type": "block_actions", "api_app_id": "AFAKE", "token": "verification-token-unused", "trigger_id": "trigger-" + ts,
+		"team":    map[string]any{"id": "TFAKE", "domain": "fake"},
+		"user":    map[string]any{"id": user, "username": strings.ToLower(user), "team_id": "TFAKE"},
+		"channel": map[string]any{"id": m.Channel, "name": "dev"},
+		"container": map[string]any{"type": "message", "message_ts": m.TS, "channel_id": m.Channel, "is_ephemeral": false,
+			"thread_ts": m.ThreadTS},
+		"message": map[string]any{"type": "message", "user": "UBOT", "bot_id": "BBOT", "ts": m.TS, "thread_ts": m.ThreadTS,
+			"text": m.Text, "blocks": json.RawMessage(orEmpty(m.Blocks))},
+		"response_url": "https://hooks.invalid/actions/" + ts,
+		"actions": []map[string]any{{"type": "button", "action_id": b.ActionID, "block_id": b.BlockID, "value": b.Value,
+			"text": map[string]any{"type": "plain_text", "text": b.Text, "emoji": true}, "action_ts": ts}},
+	})
+	return payload
+}
+
+func orEmpty(blocks string) string {
+	if blocks == "" {
+		return "[]"
+	}
+	return blocks
+}
+
+// Press delivers a block_actions payload (from Interaction) to an
+// Interactivity endpoint as Slack does: form encoded as payload=…, signed
+// with secret at ts. It returns the HTTP status and the response body.
+func Press(endpoint, secret string, ts time.Time, payload []byte) (int, string, error) {
+	body := []byte(url.Values{"payload": {string(payload)}}.Encode())
+	req, err := http.NewRequest("POST", endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(ts.Unix(), 10))
+	req.Header.Set("X-Slack-Signature", Sign(secret, ts, body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String(), nil
+}
+
+// SendInteractive pushes a block_actions payload (from Interaction) over
+// the newest socket as an interactive envelope, as Socket Mode delivers a
+// press; it returns the envelope id.
+func (s *Server) SendInteractive(payload []byte) (string, error) {
+	s.mu.Lock()
+	var c *websocket.Conn
+	if n := len(s.conns); n > 0 {
+		c = s.conns[n-1]
+	}
+	s.mu.Unlock()
+	if c == nil {
+		return "", errors.New("slacktest: no Socket Mode client connected")
+	}
+	id := fmt.Sprintf("env-%d", seq.Add(1))
+	return id, s.write(c, map[string]any{"envelope_id": id, "type": "interactive", "accepts_response_payload": false,
+		"payload": json.RawMessage(payload)})
 }

@@ -1,9 +1,11 @@
 // Package slacktest is a Slack Web API on 127.0.0.1 for tests: auth.test,
-// chat.postMessage, chat.update, chat.getPermalink and apps.connections.open with a Socket
-// Mode websocket it serves itself, on the real wire format (form or JSON
-// bodies, Bearer tokens, {"ok":...} answers). It records the messages the
-// bot writes and injects events: signed Events API deliveries POSTed to a
-// webhook, or envelopes over the socket.
+// chat.postMessage, chat.update, chat.postEphemeral, chat.getPermalink and
+// apps.connections.open with a Socket Mode websocket it serves itself, on
+// the real wire format (form or JSON bodies, Bearer tokens, {"ok":...}
+// answers). It records the messages the bot writes (with their Block Kit
+// buttons and edits) and injects events: signed Events API deliveries
+// POSTed to a webhook, envelopes over the socket, and button presses
+// (block_actions) either way.
 package slacktest
 
 import (
@@ -35,6 +37,23 @@ type Options struct {
 type Message struct {
 	Channel, TS, ThreadTS, Text string
 	Edits                       int
+	// Blocks is the message's Block Kit JSON ("" without blocks), Buttons
+	// the buttons in it, in order.
+	Blocks  string
+	Buttons []Button
+	// BlockText is the text of its blocks (sections and context), one
+	// line each.
+	BlockText string
+}
+
+// Button is a button of a message's blocks.
+type Button struct {
+	ActionID, BlockID, Value, Text string
+}
+
+// Ephemeral is a message the bot showed one user only.
+type Ephemeral struct {
+	Channel, User, ThreadTS, Text string
 }
 
 // Server is the fake.
@@ -47,6 +66,7 @@ type Server struct {
 
 	mu    sync.Mutex
 	msgs  []Message
+	ephem []Ephemeral
 	next  int64
 	calls map[string]int
 	conns []*websocket.Conn
@@ -164,7 +184,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		s.next++
-		m := Message{Channel: v.Get("channel"), TS: fmt.Sprintf("%d.%06d", s.next/1e6, s.next%1e6), ThreadTS: v.Get("thread_ts"), Text: v.Get("text")}
+		m := Message{Channel: v.Get("channel"), TS: fmt.Sprintf("%d.%06d", s.next/1e6, s.next%1e6), ThreadTS: v.Get("thread_ts"), Text: v.Get("text"),
+			Blocks: v.Get("blocks")}
+		m.Buttons, m.BlockText = buttons(m.Blocks)
 		s.msgs = append(s.msgs, m)
 		s.mu.Unlock()
 		writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS,
@@ -175,12 +197,25 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		for i := range s.msgs {
 			if s.msgs[i].Channel == v.Get("channel") && s.msgs[i].TS == v.Get("ts") {
 				s.msgs[i].Text = v.Get("text")
+				if v.Has("blocks") {
+					s.msgs[i].Blocks = v.Get("blocks")
+					s.msgs[i].Buttons, s.msgs[i].BlockText = buttons(s.msgs[i].Blocks)
+				}
 				s.msgs[i].Edits++
 				writeJSON(w, map[string]any{"ok": true, "channel": s.msgs[i].Channel, "ts": s.msgs[i].TS, "text": s.msgs[i].Text})
 				return
 			}
 		}
 		fail(w, "message_not_found")
+	case "chat.postEphemeral":
+		if v.Get("channel") == "" || v.Get("user") == "" || v.Get("text") == "" {
+			fail(w, "invalid_arguments")
+			return
+		}
+		s.mu.Lock()
+		s.ephem = append(s.ephem, Ephemeral{Channel: v.Get("channel"), User: v.Get("user"), ThreadTS: v.Get("thread_ts"), Text: v.Get("text")})
+		s.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": true, "message_ts": fmt.Sprintf("%d.000001", time.Now().Unix())})
 	case "chat.getPermalink":
 		ch, ts := v.Get("channel"), v.Get("message_ts")
 		if ch == "" || ts == "" {
@@ -207,6 +242,54 @@ func (s *Server) Messages(channel string) []Message {
 		}
 	}
 	return out
+}
+
+// Ephemerals are the messages the bot showed single users, oldest first.
+func (s *Server) Ephemerals() []Ephemeral {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Ephemeral(nil), s.ephem...)
+}
+
+// buttons reads the buttons and the text of a message's Block Kit JSON.
+func buttons(blocks string) (out []Button, text string) {
+	type textObj struct {
+		Text string `json:"text"`
+	}
+	var bs []struct {
+		Type     string   `json:"type"`
+		BlockID  string   `json:"block_id"`
+		Text     *textObj `json:"text"`
+		Elements []struct {
+			Type     string          `json:"type"`
+			ActionID string          `json:"action_id"`
+			Value    string          `json:"value"`
+			Text     json.RawMessage `json:"text"`
+		} `json:"elements"`
+	}
+	if json.Unmarshal([]byte(blocks), &bs) != nil {
+		return nil, ""
+	}
+	var lines []string
+	for _, b := range bs {
+		if b.Text != nil {
+			lines = append(lines, b.Text.Text)
+		}
+		for _, e := range b.Elements {
+			var obj textObj
+			var str string
+			if json.Unmarshal(e.Text, &obj) != nil && json.Unmarshal(e.Text, &str) == nil {
+				obj.Text = str
+			}
+			switch {
+			case e.Type == "button":
+				out = append(out, Button{ActionID: e.ActionID, BlockID: b.BlockID, Value: e.Value, Text: obj.Text})
+			case b.Type == "context":
+				lines = append(lines, obj.Text)
+			}
+		}
+	}
+	return out, strings.Join(lines, "\n")
 }
 
 // Calls counts the Web API calls made of method.

@@ -78,6 +78,12 @@ type Iteration struct {
 	// working directory.
 	WaitFile string `json:"wait_file,omitempty"`
 
+	// Gate calls ralph's gate (its MCP tools ask and approve) first, in
+	// order, through the bridge ralph gave the call ($RALPH_MCP_BRIDGE),
+	// and waits for each result as an agent's CLI does: a question or a
+	// decision that waits for a person holds the call.
+	Gate []GateCall `json:"gate,omitempty"`
+
 	// Files are created or overwritten, Append appended to (created if
 	// missing), Remove deleted; paths relative to the working directory.
 	Files  map[string]string `json:"files,omitempty"`
@@ -95,6 +101,16 @@ type Iteration struct {
 	SpawnGrandchild          bool   `json:"spawn_grandchild,omitempty"`
 	GrandchildIgnoresSIGTERM bool   `json:"grandchild_ignores_sigterm,omitempty"`
 	GrandchildPIDFile        string `json:"grandchild_pid_file,omitempty"`
+}
+
+// GateCall is one call of a gate's tool: Tool is "ask" or "approve",
+// Input its arguments ({"question":…,"options":[…]}, or {"tool_name":
+// "Bash","input":{"command":…}}). The tool's result text is appended to
+// ResultFile (relative to the working directory), one line per call.
+type GateCall struct {
+	Tool       string          `json:"tool"`
+	Input      json.RawMessage `json:"input"`
+	ResultFile string          `json:"result_file"`
 }
 
 // Call is one recorded invocation of the fake, a line of the argv log.
