@@ -168,15 +168,17 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	// The agent may print any secret it is given (its API key, a service
 	// token): each is masked by value in all ralph keeps of the call.
 	redact.AddEnviron(env)
-	if tmp != "" {
-		// Removed when Run returns, after the whole group is gone.
-		defer os.RemoveAll(tmp)
+	if tmp != nil {
+		// Emptied or removed when Run returns, after the whole group is gone.
+		defer tmp.done()
 	}
-	call, err := os.MkdirTemp("", tmpPattern()+"call-") // 0700
+	// A directory a gate served in is never handed to another call.
+	cd, err := takeDir(tmpPattern()+"call-", p.Gate == nil)
 	if err != nil {
 		return res, fmt.Errorf("agent: call directory: %w", err)
 	}
-	defer os.RemoveAll(call)
+	defer cd.done()
+	call := cd.path
 	env = append(env, CallDirEnv+"="+call)
 	if p.Gate != nil {
 		genv, stop, err := p.Gate.Open(call)
@@ -457,22 +459,23 @@ func withheldFrom(environ []string) []string {
 }
 
 // environ is ralph's environment (less what is withheld) plus extra. Unless extra sets TMPDIR, the
-// agent gets a fresh temp directory (returned, for removal): agents and the
-// tools they run litter TMPDIR, and parallel loops must not share it.
-func environ(extra []string) (env []string, tmp string, err error) {
+// agent gets an empty temp directory of its own (returned: the call ends
+// it): agents and the tools they run litter TMPDIR, and parallel loops must
+// not share it.
+func environ(extra []string) (env []string, tmp *callDir, err error) {
 	env = append(withheldFrom(os.Environ()), extra...)
 	// Marks the agent's processes, grandchildren too, as this ralph's, so a
 	// restart after kill -9 can find and end them (LeftoverGroups).
 	env = append(env, GroupEnv+"="+GroupToken())
 	for _, kv := range extra {
 		if strings.HasPrefix(kv, "TMPDIR=") {
-			return env, "", nil
+			return env, nil, nil
 		}
 	}
 	sweepLeftTmp()
-	tmp, err = os.MkdirTemp("", tmpPattern())
+	tmp, err = takeDir(tmpPattern(), true)
 	if err != nil {
-		return nil, "", fmt.Errorf("agent: temp directory: %w", err)
+		return nil, nil, fmt.Errorf("agent: temp directory: %w", err)
 	}
-	return append(env, "TMPDIR="+tmp), tmp, nil
+	return append(env, "TMPDIR="+tmp.path), tmp, nil
 }

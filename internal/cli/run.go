@@ -202,6 +202,9 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 	if cfg.DryRun {
 		return dryRun(ios, st, cfg, spec, ads)
 	}
+	// Its calls come one after another: each empties its directories for
+	// the next instead of making and removing two.
+	defer agent.KeepCallDirs()()
 	tr, stopTraces, err := startTraces(ctx, "", ios.Err)
 	if err != nil {
 		return err
