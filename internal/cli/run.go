@@ -203,8 +203,10 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 		return dryRun(ios, st, cfg, spec, ads)
 	}
 	// Its calls come one after another: each empties its directories for
-	// the next instead of making and removing two.
+	// the next instead of making and removing two, and each save swaps the
+	// state files with spares instead of making new ones.
 	defer agent.KeepCallDirs()()
+	defer st.KeepSpares()()
 	tr, stopTraces, err := startTraces(ctx, "", ios.Err)
 	if err != nil {
 		return err

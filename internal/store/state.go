@@ -106,8 +106,8 @@ func (s *Store) readStateFile(path string, v any, validate func() error) (bool, 
 // Only the document is the truth: a failure after it is reported but
 // loses nothing.
 func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
-	// WriteJSON masks the document, ensureRecord the metrics line.
-	if err := WriteJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}); err != nil {
+	// writeJSON masks the document, ensureRecord the metrics line.
+	if err := s.writeJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}, true); err != nil {
 		return fmt.Errorf("save loop state: %w", err)
 	}
 	var errs []error

@@ -79,7 +79,7 @@ func appendCalls(b []byte, st ratelimit.State) []byte {
 func (s *Store) writeViewBytes(path string, data []byte) error {
 	m := s.views
 	if m == nil {
-		return WriteViewAtomic(path, data, 0o644)
+		return s.writeAtomic(path, data, 0o644, false)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -89,7 +89,7 @@ func (s *Store) writeViewBytes(path string, data []byte) error {
 		}
 	}
 	delete(m.written, path)
-	if err := WriteViewAtomic(path, data, 0o644); err != nil {
+	if err := s.writeAtomic(path, data, 0o644, false); err != nil {
 		return err
 	}
 	if info, err := os.Lstat(path); err == nil {
