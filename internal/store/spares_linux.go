@@ -57,7 +57,12 @@ func swapWrite(sp *spareFiles, path, name string, data []byte, perm fs.FileMode,
 		_ = unix.Unlinkat(dfd, name, 0)
 		return true, fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := f.Write(data); err != nil {
+	// Over the spare's old bytes, then cut to length: emptying it first
+	// would free its blocks only to allocate them again.
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fail(err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
 		return fail(err)
 	}
 	if err := f.Chmod(perm); err != nil {
@@ -99,8 +104,7 @@ func swapWrite(sp *spareFiles, path, name string, data []byte, perm fs.FileMode,
 	return true, nil
 }
 
-// openSpare opens the spare name in the directory dfd, emptied and under a
-// write lease, or returns nil when it may not be rewritten (see
+// openSpare opens the spare name in the directory dfd under a write lease, or returns nil when it may not be rewritten (see
 // spareFiles).
 func openSpare(dfd int, name string) *os.File {
 	if name == "" {
@@ -118,10 +122,6 @@ func openSpare(dfd int, name string) *os.File {
 		return nil
 	}
 	if _, err := unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_WRLCK); err != nil {
-		f.Close()
-		return nil
-	}
-	if err := f.Truncate(0); err != nil {
 		f.Close()
 		return nil
 	}

@@ -22,6 +22,15 @@ import (
 type viewMemo struct {
 	mu      sync.Mutex
 	written map[string]viewWritten
+	// appended is the metrics line this store appended last, with the
+	// file as it left it: while the file is still so, its last record is
+	// known without reading it back.
+	appended map[string]appendedLine
+}
+
+type appendedLine struct {
+	id   recordID
+	file os.FileInfo
 }
 
 type viewWritten struct {
