@@ -201,6 +201,32 @@ func JSON(data []byte) []byte {
 
 var secretKey = regexp.MustCompile(`^` + secretName + `$`)
 
+// isSecretKey is secretKey.Match, remembered: a document repeats its few
+// keys at every string value, and the expression backtracks.
+func isSecretKey(key []byte) bool {
+	keyMemo.Lock()
+	yes, ok := keyMemo.m[string(key)]
+	keyMemo.Unlock()
+	if ok {
+		return yes
+	}
+	yes = secretKey.Match(key)
+	keyMemo.Lock()
+	if keyMemo.m == nil || len(keyMemo.m) >= keyMemoMax {
+		keyMemo.m = map[string]bool{}
+	}
+	keyMemo.m[string(key)] = yes
+	keyMemo.Unlock()
+	return yes
+}
+
+var keyMemo struct {
+	sync.Mutex
+	m map[string]bool
+}
+
+const keyMemoMax = 4096
+
 // maskValues copies valid JSON, replacing the string values that hold a
 // secret. One pass over the bytes: strings are found by their quotes, and
 // a string followed by ':' is a key.
@@ -234,7 +260,7 @@ func maskValues(data []byte) []byte {
 		}
 		var masked string
 		switch {
-		case v != "" && key != nil && secretKey.Match(key):
+		case v != "" && key != nil && isSecretKey(key):
 			masked = Mask
 		case timeLike(v):
 			// Timestamps and numbers in text hold no secret, and masking a
