@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 )
 
 // GitError is a git command that exited non-zero. Stderr is kept so callers
@@ -84,7 +86,8 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 		args = append(args, "-c", h)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", append(args, c.args...)...)
+	cmd := exec.CommandContext(ctx, gitExe(), append(args, c.args...)...)
+	cmd.Args[0] = "git"
 	cmd.Dir = c.dir
 	cmd.Env = environ(append(pinEnv, c.env...), c.identity)
 	cmd.Stdin = c.stdin
@@ -135,4 +138,27 @@ func splitZ(b []byte) []string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// gitExe is where git is on PATH, looked up again only when PATH changes: a
+// loop starts git at every iteration, and the lookup stats a file in each
+// PATH directory before it. When git is not found the name is left to
+// exec, whose error says so.
+func gitExe() string {
+	path := os.Getenv("PATH")
+	found.Lock()
+	defer found.Unlock()
+	if found.exe == "" || found.path != path {
+		exe, err := exec.LookPath("git")
+		if err != nil {
+			return "git"
+		}
+		found.exe, found.path = exe, path
+	}
+	return found.exe
+}
+
+var found struct {
+	sync.Mutex
+	exe, path string
 }
