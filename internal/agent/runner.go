@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"ralph/internal/reap"
 	"ralph/internal/redact"
 	"ralph/internal/store"
 )
@@ -208,7 +209,7 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		cmd.Stdin = in.r
 	}
 	cmd.SysProcAttr = sysProcAttr()
-	pidfd := askPidfd(cmd.SysProcAttr)
+	pidfd := reap.AskPidfd(cmd.SysProcAttr)
 	var outTee, errTee *lineTee
 	var outW, errW *os.File
 	if cmd.Stdout, outW, outTee, err = teeTo(stdout, p.OnLine); err != nil {
@@ -245,8 +246,8 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		err := startPinned(cmd)
 		started <- err
 		if err == nil {
-			// On the poller, not a thread blocked in waitid (reap_linux.go).
-			awaitExit(*pidfd)
+			// On the poller, not a thread blocked in waitid (package reap).
+			reap.AwaitExit(*pidfd)
 			_ = cmd.Wait() // the status is read from cmd.ProcessState
 		} else if *pidfd >= 0 {
 			syscall.Close(*pidfd)

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+
+	"ralph/internal/reap"
 )
 
 // GitError is a git command that exited non-zero. Stderr is kept so callers
@@ -93,7 +95,7 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 	cmd.Stdin = c.stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := reap.Run(cmd); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, fmt.Errorf("git %s: %w", strings.Join(c.args, " "), ctxErr)
 		}
