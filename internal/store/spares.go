@@ -28,6 +28,13 @@ type spareFiles struct {
 	on bool
 	// names maps a file's path to its spare's name in the same directory.
 	names map[string]string
+	// dirs are the directories written in, kept open (spares_linux.go).
+	dirs map[string]*keptDirFile
+}
+
+type keptDirFile struct {
+	f    *os.File
+	info os.FileInfo
 }
 
 // take hands the spare of path to one writer (none while another writes).
@@ -77,9 +84,12 @@ func (s *Store) KeepSpares() (release func()) {
 	sp.mu.Unlock()
 	return func() {
 		sp.mu.Lock()
-		names := sp.names
-		sp.on, sp.names = false, nil
+		names, dirs := sp.names, sp.dirs
+		sp.on, sp.names, sp.dirs = false, nil, nil
 		sp.mu.Unlock()
+		for _, d := range dirs {
+			d.f.Close()
+		}
 		for path, name := range names {
 			removeSpare(path, name)
 		}
@@ -97,10 +107,4 @@ func (s *Store) writeAtomic(path string, data []byte, perm fs.FileMode, durable 
 		}
 	}
 	return writeAtomic(path, data, perm, durable)
-}
-
-// spareOK reports whether a spare opened for writing may be rewritten: a
-// plain file of this user's with no other link.
-func spareOK(info os.FileInfo) bool {
-	return info.Mode().IsRegular() && linksOne(info) && ownedByMe(info)
 }

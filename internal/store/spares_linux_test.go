@@ -119,3 +119,37 @@ func TestSparesReplaceALink(t *testing.T) {
 	}
 	inode(t, path)
 }
+
+// The directory kept open between writes is the one at the path: a state
+// directory moved away and made anew gets the next write, and one replaced
+// by a link out of the project is refused, not written through.
+func TestSparesFollowTheDirectory(t *testing.T) {
+	s, path, release := spareStore(t)
+	defer release()
+	writeV(t, s, path, 1, true)
+	writeV(t, s, path, 2, false)
+	dir := filepath.Dir(path)
+	if err := os.Rename(dir, dir+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeV(t, s, path, 3, true)
+	if got, _ := os.ReadFile(filepath.Join(dir+".moved", filepath.Base(path))); !strings.HasPrefix(string(got), "version 2-") {
+		t.Errorf("the moved directory's file: %q", got)
+	}
+	outside := t.TempDir()
+	if err := os.Rename(dir, dir+".moved2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.writeAtomic(path, []byte("x"), 0o644, false); err == nil {
+		t.Error("wrote through a linked state directory")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("written outside: %v", entries)
+	}
+}
