@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"ralph/internal/reap"
 	"ralph/internal/redact"
 	"ralph/internal/store"
 )
@@ -174,15 +175,17 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 	// The agent may print any secret it is given (its API key, a service
 	// token): each is masked by value in all ralph keeps of the call.
 	redact.AddEnviron(env)
-	if tmp != "" {
-		// Removed when Run returns, after the whole group is gone.
-		defer os.RemoveAll(tmp)
+	if tmp != nil {
+		// Emptied or removed when Run returns, after the whole group is gone.
+		defer tmp.done()
 	}
-	call, err := os.MkdirTemp("", tmpPattern()+"call-") // 0700
+	// A directory a gate served in is never handed to another call.
+	cd, err := takeDir(tmpPattern()+"call-", p.Gate == nil)
 	if err != nil {
 		return res, fmt.Errorf("agent: call directory: %w", err)
 	}
-	defer os.RemoveAll(call)
+	defer cd.done()
+	call := cd.path
 	env = append(env, CallDirEnv+"="+call)
 	if p.Dir != "" {
 		// The inherited PWD would name ralph's own directory: OpenCode
@@ -226,7 +229,7 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		cmd.Stdin = in.r
 	}
 	cmd.SysProcAttr = sysProcAttr()
-	pidfd := askPidfd(cmd.SysProcAttr)
+	pidfd := reap.AskPidfd(cmd.SysProcAttr)
 	var outTee, errTee *lineTee
 	var outW, errW *os.File
 	if cmd.Stdout, outW, outTee, err = teeTo(stdout, p.OnLine); err != nil {
@@ -263,8 +266,8 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		err := startPinned(cmd)
 		started <- err
 		if err == nil {
-			// On the poller, not a thread blocked in waitid (reap_linux.go).
-			awaitExit(*pidfd)
+			// On the poller, not a thread blocked in waitid (package reap).
+			reap.AwaitExit(*pidfd)
 			_ = cmd.Wait() // the status is read from cmd.ProcessState
 		} else if *pidfd >= 0 {
 			syscall.Close(*pidfd)
@@ -477,22 +480,23 @@ func withheldFrom(environ []string) []string {
 }
 
 // environ is ralph's environment (less what is withheld) plus extra. Unless extra sets TMPDIR, the
-// agent gets a fresh temp directory (returned, for removal): agents and the
-// tools they run litter TMPDIR, and parallel loops must not share it.
-func environ(extra []string) (env []string, tmp string, err error) {
+// agent gets an empty temp directory of its own (returned: the call ends
+// it): agents and the tools they run litter TMPDIR, and parallel loops must
+// not share it.
+func environ(extra []string) (env []string, tmp *callDir, err error) {
 	env = append(withheldFrom(os.Environ()), extra...)
 	// Marks the agent's processes, grandchildren too, as this ralph's, so a
 	// restart after kill -9 can find and end them (LeftoverGroups).
 	env = append(env, GroupEnv+"="+GroupToken())
 	for _, kv := range extra {
 		if strings.HasPrefix(kv, "TMPDIR=") {
-			return env, "", nil
+			return env, nil, nil
 		}
 	}
 	sweepLeftTmp()
-	tmp, err = os.MkdirTemp("", tmpPattern())
+	tmp, err = takeDir(tmpPattern(), true)
 	if err != nil {
-		return nil, "", fmt.Errorf("agent: temp directory: %w", err)
+		return nil, nil, fmt.Errorf("agent: temp directory: %w", err)
 	}
-	return append(env, "TMPDIR="+tmp), tmp, nil
+	return append(env, "TMPDIR="+tmp.path), tmp, nil
 }

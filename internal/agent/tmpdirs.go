@@ -73,3 +73,129 @@ func alive(pid int) bool {
 	err = p.Signal(syscall.Signal(0))
 	return err == nil || err == syscall.EPERM
 }
+
+// A loop calls its agent one call after another, and making and removing
+// two directories per call is a measurable part of its own cost (on ext4
+// without a journal, each new inode makes the allocator step over every
+// one freed in the last half minute). While a run keeps them
+// (KeepCallDirs), a call's temp and call directories are emptied when it
+// ends and handed to the next call instead: what the agent left there
+// still goes with its call, only the empty directory stays. A directory
+// that is no longer the one made (replaced, a link, another mode) is
+// removed as before, never emptied through.
+var kept struct {
+	sync.Mutex
+	on    bool
+	spare map[string][]keptDir // by name prefix: the temp or the call kind
+}
+
+type keptDir struct {
+	path string
+	info os.FileInfo
+}
+
+// KeepCallDirs makes the agent calls of this process reuse their emptied
+// directories until release, which removes them. For a process that runs
+// its calls one after another (ralph run); calls at the same time each get
+// their own.
+func KeepCallDirs() (release func()) {
+	kept.Lock()
+	kept.on = true
+	kept.Unlock()
+	return func() {
+		kept.Lock()
+		spare := kept.spare
+		kept.on, kept.spare = false, nil
+		kept.Unlock()
+		for _, ds := range spare {
+			for _, d := range ds {
+				_ = os.RemoveAll(d.path)
+			}
+		}
+	}
+}
+
+// callDir is a directory of one call: made for it, or kept from an earlier
+// one and emptied.
+type callDir struct {
+	keptDir
+	prefix string
+	reuse  bool
+}
+
+// takeDir gives a call an empty 0700 directory named prefix…, kept from an
+// earlier call when reuse is allowed and a run keeps them.
+func takeDir(prefix string, reuse bool) (*callDir, error) {
+	if reuse {
+		kept.Lock()
+		if ds := kept.spare[prefix]; kept.on && len(ds) > 0 {
+			d := ds[len(ds)-1]
+			kept.spare[prefix] = ds[:len(ds)-1]
+			kept.Unlock()
+			return &callDir{keptDir: d, prefix: prefix, reuse: true}, nil
+		}
+		kept.Unlock()
+	}
+	path, err := os.MkdirTemp("", prefix) // 0700
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		_ = os.RemoveAll(path)
+		return nil, err
+	}
+	return &callDir{keptDir: keptDir{path, info}, prefix: prefix, reuse: reuse}, nil
+}
+
+// done ends the directory's call: emptied and kept for the next call, or
+// removed.
+func (d *callDir) done() {
+	if d.reuse && emptyDir(d.path, d.info) {
+		kept.Lock()
+		if kept.on {
+			if kept.spare == nil {
+				kept.spare = map[string][]keptDir{}
+			}
+			kept.spare[d.prefix] = append(kept.spare[d.prefix], d.keptDir)
+			kept.Unlock()
+			return
+		}
+		kept.Unlock()
+	}
+	_ = os.RemoveAll(d.path)
+}
+
+// emptyDir removes everything in dir, inside it (os.Root: no link is
+// followed out), if dir is still the directory first made there, with its
+// mode; it reports whether dir is that directory and now empty.
+func emptyDir(dir string, was os.FileInfo) bool {
+	info, err := os.Lstat(dir)
+	if err != nil || !os.SameFile(info, was) || info.Mode() != was.Mode() {
+		return false
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	// The directory opened is the one checked, not one swapped in since.
+	if info, err := r.Stat("."); err != nil || !os.SameFile(info, was) {
+		return false
+	}
+	f, err := r.Open(".")
+	if err != nil {
+		return false
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if r.RemoveAll(n) != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -127,7 +128,7 @@ func openProject(dir string, cfg config.Config) (*store.Store, error) {
 // that act once and exit, or the loop.
 func runRun(ctx context.Context, opts *runOptions) error {
 	ios := opts.IO
-	leanCollector()
+	leanRuntime()
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return err
@@ -202,6 +203,11 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 	if cfg.DryRun {
 		return dryRun(ios, st, cfg, spec, ads)
 	}
+	// Its calls come one after another: each empties its directories for
+	// the next instead of making and removing two, and each save swaps the
+	// state files with spares instead of making new ones.
+	defer agent.KeepCallDirs()()
+	defer st.KeepSpares()()
 	tr, stopTraces, err := startTraces(ctx, "", ios.Err)
 	if err != nil {
 		return err
@@ -423,9 +429,18 @@ func elide(argv []string, prompt, note string) []string {
 // a tenth of its own CPU; four times the live heap costs a few MB.
 const runGCPercent = 400
 
-// leanCollector sets runGCPercent unless GOGC says otherwise.
-func leanCollector() {
+// leanRuntime sets runGCPercent unless GOGC says otherwise, and one P
+// unless GOMAXPROCS does: a loop does one thing after another, and a second
+// P only costs wakeups — a spinning thread woken for every goroutine made
+// ready, and the runtime's monitor thread polling every 20µs for as long as
+// the other P sits in a system call (an fsync, a fork). One P took a third
+// of ralph's context switches and a sixth of its own CPU in a loop of quick
+// calls (scripts/runcost).
+func leanRuntime() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(runGCPercent)
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
 	}
 }

@@ -86,31 +86,34 @@ type KeyInfo struct {
 // Describe returns every key in template order. The slices are copies.
 func Describe() []KeyInfo {
 	out := make([]KeyInfo, len(keyTable))
-	for i, k := range keyTable {
-		k.Aliases = slices.Clone(k.Aliases)
-		k.Values = slices.Clone(k.Values)
-		k.Env = envNames(&keyTable[i])
-		k.Type = kindNames[k.kind]
-		k.RepoRestricted = k.policy == rcStockOnly
-		k.Unsupported = k.unsupported
-		k.stock, k.check, k.field = nil, nil, nil
-		out[i] = k
+	for i := range keyTable {
+		out[i] = describe(&keyTable[i])
 	}
 	return out
 }
 
-// Lookup finds a key by its canonical name or an alias.
+// describe is a row of the table as callers see it.
+func describe(row *keyInfo) KeyInfo {
+	k := *row
+	k.Aliases = slices.Clone(k.Aliases)
+	k.Values = slices.Clone(k.Values)
+	k.Env = envNames(row)
+	k.Type = kindNames[k.kind]
+	k.RepoRestricted = k.policy == rcStockOnly
+	k.Unsupported = k.unsupported
+	k.stock, k.check, k.field = nil, nil, nil
+	return k
+}
+
+// Lookup finds a key by its canonical name or an alias. Every command
+// line's flags look theirs up at each start of ralph: only the row found is
+// described.
 func Lookup(name string) (KeyInfo, bool) {
 	k := findKey(name)
 	if k == nil {
 		return KeyInfo{}, false
 	}
-	for _, d := range Describe() {
-		if d.Name == k.Name {
-			return d, true
-		}
-	}
-	return KeyInfo{}, false
+	return describe(k), true
 }
 
 // findKey returns the table row for a canonical name or alias, or nil.

@@ -58,6 +58,7 @@ func benchLoop(b *testing.B) {
 		os.WriteFile(filepath.Join(dir, ".ralph", name), []byte(content), 0o644)
 	}
 	st, _ := store.Open(dir)
+	defer st.KeepSpares()() // as ralph run does
 	out := result("Step done."+block("IN_PROGRESS", false, "PASSING"), "")
 	n := 0
 	deps := Deps{Agents: []agent.Adapter{instantAgent{out: out}}, Store: st, Sleep: func(context.Context, time.Duration) error { return nil }}

@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
+
+	"ralph/internal/reap"
 )
 
 // GitError is a git command that exited non-zero. Stderr is kept so callers
@@ -84,13 +88,14 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 		args = append(args, "-c", h)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", append(args, c.args...)...)
+	cmd := exec.CommandContext(ctx, gitExe(), append(args, c.args...)...)
+	cmd.Args[0] = "git"
 	cmd.Dir = c.dir
 	cmd.Env = environ(append(pinEnv, c.env...), c.identity)
 	cmd.Stdin = c.stdin
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	if err := reap.Run(cmd); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, fmt.Errorf("git %s: %w", strings.Join(c.args, " "), ctxErr)
 		}
@@ -135,4 +140,27 @@ func splitZ(b []byte) []string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// gitExe is where git is on PATH, looked up again only when PATH changes: a
+// loop starts git at every iteration, and the lookup stats a file in each
+// PATH directory before it. When git is not found the name is left to
+// exec, whose error says so.
+func gitExe() string {
+	path := os.Getenv("PATH")
+	found.Lock()
+	defer found.Unlock()
+	if found.exe == "" || found.path != path {
+		exe, err := exec.LookPath("git")
+		if err != nil {
+			return "git"
+		}
+		found.exe, found.path = exe, path
+	}
+	return found.exe
+}
+
+var found struct {
+	sync.Mutex
+	exe, path string
 }

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // MinValueLen is the shortest known secret masked by value. Masking every
@@ -51,6 +52,7 @@ type knownBytes struct {
 func Add(values ...string) {
 	known.Lock()
 	defer known.Unlock()
+	added := false
 	for _, v := range values {
 		v = strings.TrimSpace(v)
 		if len(v) < MinValueLen || strings.Contains(Mask, v) || notSecret[strings.ToLower(v)] {
@@ -65,10 +67,15 @@ func Add(values ...string) {
 		for _, f := range forms {
 			if !slices.Contains(known.values, f) {
 				known.values = append(known.values, f)
+				added = true
 			}
 		}
 	}
+	if !added {
+		return // the same values again: every agent call registers its environment's
+	}
 	slices.SortStableFunc(known.values, func(a, b string) int { return len(b) - len(a) })
+	knownGen.Add(1)
 	known.bytes = known.bytes[:0]
 	for _, v := range known.values {
 		known.bytes = append(known.bytes, knownBytes{v: []byte(v), number: timeLike(v)})
@@ -96,6 +103,7 @@ var notSecret = map[string]bool{"true": true, "false": true, "null": true, "none
 func reset() {
 	known.Lock()
 	known.values, known.bytes = nil, nil
+	knownGen.Add(1)
 	known.Unlock()
 }
 
@@ -111,7 +119,54 @@ func IsSecretName(name string) bool {
 
 // String masks every known secret value and every secret shape in s. It is
 // idempotent.
-func String(s string) string { return shapes(Values(s)) }
+func String(s string) string {
+	if len(s) > memoMaxLen {
+		return shapes(Values(s))
+	}
+	gen := knownGen.Load()
+	memo.Lock()
+	out, ok := memo.m[s]
+	ok = ok && memo.gen == gen
+	memo.Unlock()
+	if ok {
+		return out
+	}
+	out = shapes(Values(s))
+	memo.Lock()
+	defer memo.Unlock()
+	if knownGen.Load() != gen {
+		return out // a value learnt meanwhile: not for the memo
+	}
+	if memo.gen != gen || memo.size+len(s)+len(out) > memoMaxSize {
+		memo.m, memo.gen, memo.size = nil, gen, 0
+	}
+	if memo.m == nil {
+		memo.m = map[string]string{}
+	}
+	memo.m[s] = out
+	memo.size += len(s) + len(out)
+	return out
+}
+
+// A loop masks much the same text at every save (the state document holds
+// the calls and records of earlier iterations; the status repeats), and the
+// shape rules are regular expressions: String remembers what it masked
+// lately, for as long as the known values stay the same (knownGen counts
+// their changes).
+var (
+	knownGen atomic.Uint64
+	memo     struct {
+		sync.Mutex
+		gen  uint64
+		m    map[string]string
+		size int // bytes of keys and values, bounded by memoMaxSize
+	}
+)
+
+const (
+	memoMaxLen  = 64 << 10
+	memoMaxSize = 4 << 20
+)
 
 // Values masks the known secret values in s and nothing else, leaving the
 // text's form alone outside them: what a CI system does to its logs. Text
@@ -146,6 +201,32 @@ func JSON(data []byte) []byte {
 
 var secretKey = regexp.MustCompile(`^` + secretName + `$`)
 
+// isSecretKey is secretKey.Match, remembered: a document repeats its few
+// keys at every string value, and the expression backtracks.
+func isSecretKey(key []byte) bool {
+	keyMemo.Lock()
+	yes, ok := keyMemo.m[string(key)]
+	keyMemo.Unlock()
+	if ok {
+		return yes
+	}
+	yes = secretKey.Match(key)
+	keyMemo.Lock()
+	if keyMemo.m == nil || len(keyMemo.m) >= keyMemoMax {
+		keyMemo.m = map[string]bool{}
+	}
+	keyMemo.m[string(key)] = yes
+	keyMemo.Unlock()
+	return yes
+}
+
+var keyMemo struct {
+	sync.Mutex
+	m map[string]bool
+}
+
+const keyMemoMax = 4096
+
 // maskValues copies valid JSON, replacing the string values that hold a
 // secret. One pass over the bytes: strings are found by their quotes, and
 // a string followed by ':' is a key.
@@ -179,7 +260,7 @@ func maskValues(data []byte) []byte {
 		}
 		var masked string
 		switch {
-		case v != "" && key != nil && secretKey.Match(key):
+		case v != "" && key != nil && isSecretKey(key):
 			masked = Mask
 		case timeLike(v):
 			// Timestamps and numbers in text hold no secret, and masking a

@@ -105,3 +105,22 @@ func TestJSONMasksValuesAndKeepsTheRest(t *testing.T) {
 		t.Error("a document with nothing to mask was copied")
 	}
 }
+
+// String remembers what it masked, but a value learnt since is masked in
+// the same text at once.
+func TestStringMasksAValueLearntSince(t *testing.T) {
+	reset()
+	defer reset()
+	const text = "the deploy word is plumtree42, said the log"
+	if got := String(text); got != text {
+		t.Fatalf("masked before it was known: %q", got)
+	}
+	Add("plumtree42")
+	if got := String(text); got != "the deploy word is [redacted], said the log" {
+		t.Errorf("after Add: %q", got)
+	}
+	Add("plumtree42") // nothing new: what was masked stays remembered
+	if got := String(text); got != "the deploy word is [redacted], said the log" {
+		t.Errorf("after the same Add: %q", got)
+	}
+}

@@ -120,21 +120,19 @@ func syncDir(dir string) error {
 // WriteJSON writes v as indented JSON (people read these files with cat and
 // jq) with a final newline, atomically. Secrets are masked: state files
 // quote agent output and error messages.
-func WriteJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return WriteFileAtomic(path, redact.JSON(append(data, '\n')), 0o644)
-}
+func WriteJSON(path string, v any) error { return (*Store)(nil).writeJSON(path, v, true) }
 
 // WriteViewJSON is WriteJSON for views (see WriteViewAtomic).
-func WriteViewJSON(path string, v any) error {
+func WriteViewJSON(path string, v any) error { return (*Store)(nil).writeJSON(path, v, false) }
+
+// writeJSON is WriteJSON (durable) or WriteViewJSON, through the store's
+// spare files when s is not nil.
+func (s *Store) writeJSON(path string, v any, durable bool) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return WriteViewAtomic(path, redact.JSON(append(data, '\n')), 0o644)
+	return s.writeAtomic(path, redact.JSON(append(data, '\n')), 0o644, durable)
 }
 
 // CorruptError reports a state file that exists but does not decode. Line

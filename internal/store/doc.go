@@ -38,6 +38,10 @@
 // the target and fsyncs the directory. A reader therefore sees the old or the
 // new content, never a mix, and a writer killed half-way leaves only a
 // ".<name>.tmp-*" file behind, which [Store.RemoveStaleTemps] sweeps.
+// While a run keeps spares ([Store.KeepSpares]), the state document and the
+// views are swapped with the file they replace instead of renamed over it,
+// and that file, rewritten only when no one else has it open, is the next
+// write's temporary file (see spares.go).
 //
 // A file that does not parse is reported as a [*CorruptError] with the line
 // and column of the problem, never silently replaced by defaults; the caller

@@ -106,8 +106,8 @@ func (s *Store) readStateFile(path string, v any, validate func() error) (bool, 
 // Only the document is the truth: a failure after it is reported but
 // loses nothing.
 func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
-	// WriteJSON masks the document, ensureRecord the metrics line.
-	if err := WriteJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}); err != nil {
+	// writeJSON masks the document, ensureRecord the metrics line.
+	if err := s.writeJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}, true); err != nil {
 		return fmt.Errorf("save loop state: %w", err)
 	}
 	var errs []error
@@ -153,15 +153,17 @@ func (s *Store) ensureRecord(rec loop.Metrics) error {
 		return err
 	}
 	defer f.Close()
-	last, end, err := lastRecord(f)
+	last, end, size, err := s.lastAppended(path, f)
 	if err != nil {
 		return err
 	}
 	if last != nil && last.Loop == rec.Loop && last.StartedAt.Equal(rec.StartedAt) {
 		return nil
 	}
-	if err := f.Truncate(end); err != nil {
-		return err
+	if end != size {
+		if err := f.Truncate(end); err != nil {
+			return err
+		}
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -172,7 +174,44 @@ func (s *Store) ensureRecord(rec loop.Metrics) error {
 	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
 		return err
 	}
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	s.noteAppended(path, f, recordID{Loop: rec.Loop, StartedAt: rec.StartedAt})
+	return nil
+}
+
+// lastAppended is lastRecord, told from memory when the file is as this
+// store's last append left it; size is the file's.
+func (s *Store) lastAppended(path string, f *os.File) (last *recordID, end, size int64, err error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if m := s.views; m != nil {
+		m.mu.Lock()
+		a, ok := m.appended[path]
+		m.mu.Unlock()
+		if ok && os.SameFile(a.file, info) && a.file.Size() == info.Size() && a.file.ModTime().Equal(info.ModTime()) {
+			return &a.id, info.Size(), info.Size(), nil
+		}
+	}
+	last, end, err = lastRecord(f)
+	return last, end, info.Size(), err
+}
+
+func (s *Store) noteAppended(path string, f *os.File, id recordID) {
+	m := s.views
+	info, err := f.Stat()
+	if m == nil || err != nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.appended == nil {
+		m.appended = map[string]appendedLine{}
+	}
+	m.appended[path] = appendedLine{id: id, file: info}
 }
 
 // lastRecord finds the last complete line of f and decodes its identity;

@@ -54,6 +54,8 @@ type Store struct {
 	// view, how many iterations' logs there can be.
 	views *viewMemo
 	logs  *logCount
+	// spares are the spare files of the hot writes, while a run keeps them.
+	spares *spareFiles
 }
 
 // Open returns the store of projectDir with the default layout. The project
@@ -74,7 +76,7 @@ func OpenWith(projectDir string, o Options) (*Store, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("open project: %s is not a directory", abs)
 	}
-	s := &Store{project: abs, dir: resolve(abs, o.RalphDir, filepath.Join(abs, DefaultDirName)), views: &viewMemo{}, logs: &logCount{}}
+	s := &Store{project: abs, dir: resolve(abs, o.RalphDir, filepath.Join(abs, DefaultDirName)), views: &viewMemo{}, logs: &logCount{}, spares: &spareFiles{}}
 	s.prompt = resolve(abs, o.PromptFile, filepath.Join(s.dir, PromptName))
 	return s, nil
 }
@@ -236,7 +238,7 @@ func (s *Store) WriteStatus(st Status) error {
 	if st.PID == 0 {
 		st.PID = os.Getpid()
 	}
-	return WriteStatus(s.StatusFile(), st)
+	return s.writeJSON(s.StatusFile(), sanitize(st), false) // as WriteStatus
 }
 
 // AppendMetrics appends one record to logs/metrics.jsonl.

@@ -22,6 +22,15 @@ import (
 type viewMemo struct {
 	mu      sync.Mutex
 	written map[string]viewWritten
+	// appended is the metrics line this store appended last, with the
+	// file as it left it: while the file is still so, its last record is
+	// known without reading it back.
+	appended map[string]appendedLine
+}
+
+type appendedLine struct {
+	id   recordID
+	file os.FileInfo
 }
 
 type viewWritten struct {
@@ -79,7 +88,7 @@ func appendCalls(b []byte, st ratelimit.State) []byte {
 func (s *Store) writeViewBytes(path string, data []byte) error {
 	m := s.views
 	if m == nil {
-		return WriteViewAtomic(path, data, 0o644)
+		return s.writeAtomic(path, data, 0o644, false)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -89,7 +98,7 @@ func (s *Store) writeViewBytes(path string, data []byte) error {
 		}
 	}
 	delete(m.written, path)
-	if err := WriteViewAtomic(path, data, 0o644); err != nil {
+	if err := s.writeAtomic(path, data, 0o644, false); err != nil {
 		return err
 	}
 	if info, err := os.Lstat(path); err == nil {

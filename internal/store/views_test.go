@@ -81,3 +81,49 @@ func TestCallsViewEncoding(t *testing.T) {
 		}
 	}
 }
+
+// The metrics line a save appended is not read back at the next save, but
+// a file changed since (emptied, or another line after ours) is: the
+// record is appended once, and again when it is no longer the last.
+func TestSaveStateAppendsTheRecordOnce(t *testing.T) {
+	s := stateStore(t)
+	st := loop.State{Version: loop.StateVersion, Loop: 1, Breaker: breaker.State{Status: breaker.Closed}}
+	rec := &loop.Metrics{Loop: 1, StartedAt: ts0}
+	lines := func() int {
+		t.Helper()
+		b, err := os.ReadFile(s.MetricsFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range b {
+			if c == '\n' {
+				n++
+			}
+		}
+		return n
+	}
+	save := func(want int) {
+		t.Helper()
+		if err := s.SaveState(st, rec); err != nil {
+			t.Fatal(err)
+		}
+		if got := lines(); got != want {
+			t.Fatalf("%d metrics lines, want %d", got, want)
+		}
+	}
+	save(1)
+	save(1)
+	if err := os.WriteFile(s.MetricsFile(), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	save(1)
+	f, err := os.OpenFile(s.MetricsFile(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"loop":7,"started_at":"2025-01-01T00:00:00Z"}` + "\n")
+	f.Close()
+	save(3)
+	save(3)
+}

@@ -1,4 +1,4 @@
-package agent
+package reap
 
 import (
 	"os"
@@ -13,17 +13,17 @@ import (
 // readable once the child has exited; the runtime's poller waits for that
 // as for a socket, on no thread of its own, and cmd.Wait then reaps at once.
 
-// askPidfd makes Start fill in a pidfd of the child (-1: none).
-func askPidfd(attr *syscall.SysProcAttr) *int {
+// AskPidfd makes Start fill in a pidfd of the child (-1: none).
+func AskPidfd(attr *syscall.SysProcAttr) *int {
 	fd := -1
 	attr.PidFD = &fd
 	return &fd
 }
 
-// awaitExit returns once the child behind pidfd has exited, or at once
+// AwaitExit returns once the child behind pidfd has exited, or at once
 // when that cannot be watched (cmd.Wait then blocks as before). It closes
 // pidfd.
-func awaitExit(pidfd int) {
+func AwaitExit(pidfd int) {
 	if pidfd < 0 {
 		return
 	}
