@@ -38,9 +38,6 @@ const (
 	maxSectionText = 3000
 )
 
-// slackUser is the shape of a Slack user id.
-var slackUser = regexp.MustCompile(`^[UW][A-Z0-9]{2,20}$`)
-
 var slackWho = regexp.MustCompile(`slack:([UW][A-Z0-9]{2,20})\b`)
 
 // slackMentions turns "slack:U123" in escaped text into a mention, which
