@@ -33,13 +33,23 @@ func AwaitExit(pidfd int) {
 	}
 	f := os.NewFile(uintptr(pidfd), "pidfd") // non-blocking: on the poller
 	defer f.Close()
+	// os/exec waits on its own duplicate of this pidfd, which shares the
+	// non-blocking flag: made blocking again before Wait, or a wait that
+	// ended early (a poll cut short by a signal, say) would fail with
+	// EAGAIN instead of blocking.
+	defer syscall.SetNonblock(pidfd, false)
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return
 	}
 	_ = rc.Read(func(fd uintptr) bool {
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, 0)
-		return err != nil || n > 0 // exited, or unknowable: let Wait block
+		for {
+			n, err := unix.Poll(fds, 0)
+			if err == unix.EINTR {
+				continue
+			}
+			return err != nil || n > 0 // exited, or unknowable: let Wait block
+		}
 	})
 }
