@@ -86,11 +86,17 @@ func TestServeGateAskTelegramWithClaude(t *testing.T) {
 // The call dies with its daemon (kill -9); the question survives: the
 // restarted daemon shows it, and the answer starts the task's next call
 // with the answer in its prompt.
+// A SIGTERM ends the call the same way: the question stays.
 func TestServeGateAskSurvivesRestartWithClaude(t *testing.T) {
+	for _, how := range []string{"kill", "term"} {
+		t.Run(how, func(t *testing.T) { askSurvivesRestart(t, how) })
+	}
+}
+
+func askSurvivesRestart(t *testing.T, how string) {
 	g := newGateRig(t, "", []fakeapi.Iteration{askIteration, {Turns: []fakeapi.Turn{fakeapi.TextTurn("Going on." + statusBlock("COMPLETE", true))}}})
 	g.c.WaitFor("db", "waiting with the call's question", func(v serve.TaskView) bool { return v.State == "waiting" && len(v.Questions) > 0 })
-	g.proc.Kill()
-	g.proc = g.serve()
+	restart(t, g, how)
 	if v := g.c.Status("db"); v.State != "waiting" || len(v.Questions) == 0 || v.Questions[0] != "Which database?" {
 		t.Fatalf("after the restart: %+v", v)
 	}

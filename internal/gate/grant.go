@@ -1,6 +1,10 @@
 package gate
 
-import "encoding/json"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
 
 // Grant is a person's "allow for this task": the exact tool and, for Bash,
 // the exact command string. It is never a pattern: a command that differs
@@ -52,4 +56,25 @@ func bashCommand(input json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return *in.Command, true
+}
+
+// Key names the grant for keeping: the tool and a digest of the command,
+// so that a command (which may hold a secret) is not kept in the clear.
+// Two grants cover the same calls exactly when their keys are equal.
+func (g Grant) Key() string {
+	if g.Command == "" {
+		return g.Tool
+	}
+	sum := sha256.Sum256([]byte(g.Command))
+	return g.Tool + ":" + hex.EncodeToString(sum[:])
+}
+
+// KeyOf is the key of the grant that would cover a; ok is false when no
+// grant can (see GrantFor).
+func KeyOf(a Approval) (string, bool) {
+	g, ok := GrantFor(a)
+	if !ok {
+		return "", false
+	}
+	return g.Key(), true
 }

@@ -28,6 +28,13 @@ func (r *taskRunner) pendingItems() []PendingItem {
 	if a := r.inCall; a != nil {
 		out = append(out, PendingItem{ID: a.id, Kind: pendingQuestion, What: clipLine(a.q.Text, 200)})
 	}
+	if r.t != nil && r.keptOf == r.t.ID {
+		for _, k := range r.kept {
+			if k.Decided == nil {
+				out = append(out, PendingItem{ID: k.Item, Kind: pendingApproval, What: k.What})
+			}
+		}
+	}
 	slices.SortFunc(out, func(a, b PendingItem) int { return itemSeq(a.ID) - itemSeq(b.ID) })
 	return out
 }
