@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
+
+	"ralph/internal/redact"
 )
 
 // Grant is a person's "allow for this task": the exact tool and, for Bash,
@@ -77,4 +80,26 @@ func KeyOf(a Approval) (string, bool) {
 		return "", false
 	}
 	return g.Key(), true
+}
+
+// Describe is a tool call as people read it: the tool and, for a command
+// or a file, that (masked, on one line, at most 160 characters).
+func Describe(a Approval) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(a.Input, &in)
+	arg := in.Command
+	if arg == "" {
+		arg = in.FilePath
+	}
+	if arg == "" {
+		return a.Tool
+	}
+	arg = strings.Join(strings.Fields(redact.String(arg)), " ")
+	if r := []rune(arg); len(r) > 160 {
+		arg = string(r[:159]) + "…"
+	}
+	return a.Tool + "(" + arg + ")"
 }

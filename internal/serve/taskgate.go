@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -210,23 +209,8 @@ type inCallApproval struct {
 	decision chan gate.Decision
 }
 
-// approvalWhat is a tool call as people read it: the tool and, for a
-// command, the command.
-func approvalWhat(a gate.Approval) string {
-	var in struct {
-		Command  string `json:"command"`
-		FilePath string `json:"file_path"`
-	}
-	_ = json.Unmarshal(a.Input, &in)
-	arg := in.Command
-	if arg == "" {
-		arg = in.FilePath
-	}
-	if arg == "" {
-		return a.Tool
-	}
-	return a.Tool + "(" + clipLine(redact.String(arg), 160) + ")"
-}
+// approvalWhat is a tool call as people read it.
+func approvalWhat(a gate.Approval) string { return gate.Describe(a) }
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
