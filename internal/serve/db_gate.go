@@ -16,6 +16,10 @@ import (
 // the command itself) and the agent session.
 type keptApproval struct {
 	Item, What, Key, AgentSession string
+	// Kind is pendingApproval or pendingQuestion: a question the call
+	// asked with the gate's ask is kept for its agent session (its answer
+	// goes to the task file, as any answer does).
+	Kind string
 	// Decided is the decision made after the call ended; nil: none yet.
 	Decided *keptDecision
 }
@@ -29,8 +33,11 @@ type keptDecision struct {
 
 // KeepApproval keeps a tool call its call waits on.
 func (d *DB) KeepApproval(taskID string, k keptApproval) error {
-	_, err := d.db.Exec(`INSERT OR REPLACE INTO gate_items(task_id, item, what, grant_key, agent_session) VALUES(?, ?, ?, ?, ?)`,
-		taskID, k.Item, k.What, k.Key, k.AgentSession)
+	if k.Kind == "" {
+		k.Kind = pendingApproval
+	}
+	_, err := d.db.Exec(`INSERT OR REPLACE INTO gate_items(task_id, item, kind, what, grant_key, agent_session) VALUES(?, ?, ?, ?, ?, ?)`,
+		taskID, k.Item, k.Kind, k.What, k.Key, k.AgentSession)
 	return dbErr(err)
 }
 
@@ -54,7 +61,7 @@ func (d *DB) DecideApproval(taskID, item string, dec keptDecision) error {
 // KeptApprovals are the task's kept tool calls, in the order they were
 // asked.
 func (d *DB) KeptApprovals(taskID string) ([]keptApproval, error) {
-	rows, err := d.db.Query(`SELECT item, what, grant_key, agent_session, decision FROM gate_items WHERE task_id = ? ORDER BY rowid`, taskID)
+	rows, err := d.db.Query(`SELECT item, kind, what, grant_key, agent_session, decision FROM gate_items WHERE task_id = ? ORDER BY rowid`, taskID)
 	if err != nil {
 		return nil, dbErr(err)
 	}
@@ -63,7 +70,7 @@ func (d *DB) KeptApprovals(taskID string) ([]keptApproval, error) {
 	for rows.Next() {
 		var k keptApproval
 		var dec string
-		if err := rows.Scan(&k.Item, &k.What, &k.Key, &k.AgentSession, &dec); err != nil {
+		if err := rows.Scan(&k.Item, &k.Kind, &k.What, &k.Key, &k.AgentSession, &dec); err != nil {
 			return nil, dbErr(err)
 		}
 		if dec != "" {

@@ -102,6 +102,7 @@ CREATE TABLE IF NOT EXISTS window_usage (
 CREATE TABLE IF NOT EXISTS gate_items (
 	task_id       TEXT NOT NULL,
 	item          TEXT NOT NULL,
+	kind          TEXT NOT NULL,
 	what          TEXT NOT NULL,
 	grant_key     TEXT NOT NULL,
 	agent_session TEXT NOT NULL,

@@ -140,9 +140,15 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	t.UpdatedAt = d.opts.Now()
 	r.inCall = a
 	r.syncPending()
+	// Kept as well: a restart ends the call, and the answer then resumes
+	// its agent session.
+	if err := d.db.KeepApproval(r.t.ID, keptApproval{Item: a.id, Kind: pendingQuestion, What: clipLine(redact.String(a.q.Text), 200), AgentSession: a.q.Session}); err != nil {
+		d.logf("[%s] %s: a restart would lose its session: %v", r.session, a.id, err)
+	}
 	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
 		r.inCall = nil
 		r.syncPending()
+		r.forget(a.id)
 		return err
 	}
 	r.load()
@@ -161,6 +167,7 @@ func (r *taskRunner) dropInCall(a *inCallAsk) {
 		r.syncPending()
 		return
 	}
+	r.forget(a.id)
 	r.backToRunning("no answer to question " + a.id + " in time: the agent goes on and may ask again in its status block")
 }
 
@@ -181,6 +188,7 @@ func (r *taskRunner) answerInCall(text, by string) (TaskView, error) {
 	}
 	a.answer <- text
 	r.inCall = nil
+	r.forget(a.id)
 	t.Questions, t.UpdatedAt = nil, d.opts.Now()
 	if err := d.db.UpdateTask(t); err != nil {
 		return TaskView{}, err

@@ -59,7 +59,7 @@ func (r *taskRunner) keptItem(item string) *keptApproval {
 		return nil
 	}
 	for i := range r.kept {
-		if r.kept[i].Item == item && r.kept[i].Decided == nil {
+		if r.kept[i].Item == item && r.kept[i].Decided == nil && r.kept[i].Kind != pendingQuestion {
 			return &r.kept[i]
 		}
 	}
@@ -136,6 +136,26 @@ func (r *taskRunner) decideKept(item string, allow, forTask bool, why string, wh
 	return d.Status(r.session)
 }
 
+// answeredKept marks the task's kept questions answered (the answer is in
+// the task file): they no longer show, and the next call still resumes
+// their agent session.
+func (r *taskRunner) answeredKept() {
+	if r.t == nil || r.keptOf != r.t.ID {
+		return
+	}
+	for i := range r.kept {
+		if k := &r.kept[i]; k.Kind == pendingQuestion && k.Decided == nil {
+			dec := keptDecision{Allow: true}
+			if err := r.d.db.DecideApproval(r.t.ID, k.Item, dec); err != nil {
+				r.d.logf("[%s] %s: %v", r.session, k.Item, err)
+				continue
+			}
+			k.Decided = &dec
+		}
+	}
+	r.syncPending()
+}
+
 // allowedOnce takes a one-time allowance a person gave after a restart
 // ended the call that asked: the call that asks again gets it unasked.
 func (r *taskRunner) allowedOnce(key string) bool {
@@ -174,10 +194,13 @@ func (r *taskRunner) takeKept() {
 	var qs, lines []string
 	session := ""
 	for _, k := range kept {
-		qs = append(qs, "May I run "+k.What+"? (your call ended while it waited: ralph restarted)")
 		if k.AgentSession != "" {
 			session = k.AgentSession
 		}
+		if k.Kind == pendingQuestion {
+			continue // its answer is in the task file, which the prompt quotes
+		}
+		qs = append(qs, "May I run "+k.What+"? (your call ended while it waited: ralph restarted)")
 		if k.Decided == nil {
 			lines = append(lines, k.What+": nobody decided before the call ended, and it did not run; call it again if you still need it, and wait for the decision")
 			continue
@@ -188,7 +211,10 @@ func (r *taskRunner) takeKept() {
 			r.once = append(r.once, k.Key)
 		}
 	}
-	next := withKeptAnswer(st, qs, strings.Join(lines, "\n"))
+	next := st
+	if len(lines) > 0 {
+		next = withKeptAnswer(st, qs, strings.Join(lines, "\n"))
+	}
 	if session != "" && loop.ValidSessionID(session) == nil && next.Session.ID != session {
 		next.Session = loop.AgentSession{ID: session, Started: d.opts.Now()}
 	}

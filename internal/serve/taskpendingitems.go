@@ -31,7 +31,7 @@ func (r *taskRunner) pendingItems() []PendingItem {
 	if r.t != nil && r.keptOf == r.t.ID {
 		for _, k := range r.kept {
 			if k.Decided == nil {
-				out = append(out, PendingItem{ID: k.Item, Kind: pendingApproval, What: k.What})
+				out = append(out, PendingItem{ID: k.Item, Kind: k.Kind, What: k.What})
 			}
 		}
 	}
