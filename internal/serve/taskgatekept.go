@@ -49,6 +49,12 @@ func (d *Daemon) restoreKept(t Task) {
 			r.asks = max(r.asks, itemSeq(k.Item))
 		}
 		r.syncPending()
+		if r.t.State == fleet.Waiting && len(r.t.Questions) == 0 && len(r.pendingItems()) == 0 {
+			// All decided before the last daemon could queue the task.
+			if err := r.goOnKept("decided before the restart: the agent goes on"); err != nil {
+				d.logf("[%s] %v", t.Session, err)
+			}
+		}
 		return outcome{}
 	})
 }
@@ -125,15 +131,25 @@ func (r *taskRunner) decideKept(item string, allow, forTask bool, why string, wh
 		return d.Status(r.session)
 	}
 	// Nothing left to decide: the task's next call takes the decisions.
-	t := *r.t
-	t.State, t.Message, t.UpdatedAt = fleet.Queued, k.What+" "+word+" by "+by+": the agent goes on", d.opts.Now()
-	if err := d.db.UpdateTask(t); err != nil {
+	if err := r.goOnKept(k.What + " " + word + " by " + by + ": the agent goes on"); err != nil {
 		return TaskView{}, err
+	}
+	return d.Status(r.session)
+}
+
+// goOnKept queues the waiting task whose kept items are all decided: its
+// next call takes the decisions.
+func (r *taskRunner) goOnKept(msg string) error {
+	d := r.d
+	t := *r.t
+	t.State, t.Message, t.UpdatedAt = fleet.Queued, msg, d.opts.Now()
+	if err := d.db.UpdateTask(t); err != nil {
+		return err
 	}
 	r.load()
 	d.publish(t, "task_queued", t.Message)
 	d.schedule()
-	return d.Status(r.session)
+	return nil
 }
 
 // answeredKept marks the task's kept questions answered (the answer is in
