@@ -7,17 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"ralph/internal/fakeapi"
 	"ralph/internal/serve"
 	"ralph/internal/servetest"
+	"ralph/internal/telegram/telegramtest"
 )
 
 // A tool call waiting for a decision outlives its daemon (kill -9 and
 // SIGTERM alike): the call dies, the restarted daemon shows the approval
-// again, `ralph task approve` decides it, and the task's next call resumes
-// the agent session that asked with the decision in its prompt — the
-// command, run again, runs without asking a second time.
+// again, `ralph task approve` (after the kill) or the Telegram notice's
+// Allow once button (pressed after the SIGTERM) decides it, and the task's
+// next call resumes the agent session that asked with the decision in its
+// prompt — the command, run again, runs without asking a second time.
 func TestServeGateApprovalSurvivesRestartWithClaude(t *testing.T) {
 	for _, how := range []string{"kill", "term"} {
 		t.Run(how, func(t *testing.T) {
@@ -25,8 +28,16 @@ func TestServeGateApprovalSurvivesRestartWithClaude(t *testing.T) {
 				fakeapi.ToolTurn("Running it again.", "Bash", map[string]string{"command": "touch made-by-bash", "description": "make a file"}),
 				fakeapi.TextTurn("Bash said: {{tool_result}}" + statusBlock("COMPLETE", true)),
 			}}
-			g := newGateRig(t, "", []fakeapi.Iteration{bashIteration, again})
+			const token = "gate-e2e-TOKEN"
+			api := telegramtest.New(token)
+			t.Cleanup(api.Close)
+			g := newGateRig(t, "", []fakeapi.Iteration{bashIteration, again},
+				"TELEGRAM_BOT_TOKEN="+token, "TELEGRAM_ALLOWED_CHATS=42", "TELEGRAM_API_URL="+api.URL)
 			g.c.WaitFor("db", "waiting for a decision", servetest.StateIs("waiting"))
+			m, ok := api.WaitSent(0, 60*time.Second, func(m telegramtest.Message) bool { return strings.Contains(m.Text, "asks to run") })
+			if !ok || len(m.Buttons) != 3 {
+				t.Fatalf("the chat got no approval with buttons: %+v", api.Sent())
+			}
 			restart(t, g, how)
 			v := g.c.Status("db")
 			if v.State != "waiting" || v.Message != "waiting: approval a1 for Bash(touch made-by-bash)" ||
@@ -36,7 +47,13 @@ func TestServeGateApprovalSurvivesRestartWithClaude(t *testing.T) {
 			if status := g.c.OK("status", "db"); !strings.Contains(status, "pending a1 approval: Bash(touch made-by-bash)") {
 				t.Errorf("ralph task status after the restart:\n%s", status)
 			}
-			g.c.OK("approve", "db", "a1")
+			by := "cli"
+			if how == "kill" {
+				g.c.OK("approve", "db", "a1")
+			} else {
+				api.Press(telegramtest.Person{Chat: 42, User: 42}, m.MessageID, m.Buttons[0].Data)
+				by = "telegram:42"
+			}
 			v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
 			if _, err := os.Stat(filepath.Join(g.dir, "made-by-bash")); err != nil {
 				t.Fatalf("allowed after the restart, the command did not run: %v", err)
@@ -55,14 +72,14 @@ func TestServeGateApprovalSurvivesRestartWithClaude(t *testing.T) {
 			if len(p) < 2 || first.Messages.CountRole("assistant") == 0 {
 				t.Errorf("the call after the restart did not resume the agent session that asked: prompts %q", p)
 			}
-			if len(p) == 0 || !strings.Contains(p[len(p)-1], "Bash(touch made-by-bash): a person (cli") || !strings.Contains(p[len(p)-1], "run it again") {
+			if len(p) == 0 || !strings.Contains(p[len(p)-1], "Bash(touch made-by-bash): a person ("+by) || !strings.Contains(p[len(p)-1], "run it again") {
 				t.Errorf("the next call's prompt lacks the decision: %q", p)
 			}
 			if v.LoopCount != 1 {
 				t.Errorf("%d loops; the killed call left no record, the resumed one is the task's first", v.LoopCount)
 			}
 			shown := g.c.OK("show", v.ID)
-			for _, want := range []string{"Bash(touch made-by-bash) allowed once (a1) by cli", "Bash(touch made-by-bash) allowed (decided after the restart)"} {
+			for _, want := range []string{"Bash(touch made-by-bash) allowed once (a1) by " + by, "Bash(touch made-by-bash) allowed (decided after the restart)"} {
 				if !strings.Contains(shown, want) {
 					t.Errorf("ralph task show lacks %q:\n%s", want, shown)
 				}
