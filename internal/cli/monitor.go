@@ -162,6 +162,9 @@ func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *obse
 	opts.Feed = feed
 	opts.Parser = nil
 	merr := monitor.Run(viewCtx, opts)
+	if c, ok := opts.Responder.(interface{ Close() }); ok {
+		c.Close() // nobody is left to answer the agent here
+	}
 	obs.swapHuman(human)
 	switch {
 	case errors.Is(merr, monitor.ErrInterrupted):

@@ -38,6 +38,7 @@ type termGate struct {
 	user string
 
 	mu     sync.Mutex
+	closed bool // the dashboard is gone: nobody answers
 	seq    int
 	items  []*termItem // oldest first
 	grants []string    // "allow for this run": gate.Grant keys
@@ -54,6 +55,7 @@ type termItem struct {
 type termReply struct {
 	allow, forRun bool
 	text          string
+	gone          bool // the dashboard closed before an answer
 }
 
 func newTermGate(show func([]monitor.Prompt)) *termGate {
@@ -126,12 +128,40 @@ func (g *termGate) take() []loop.GateDecision {
 	return out
 }
 
+// Close is the dashboard's end (q leaves it, the loop goes on): what
+// waits is denied or left unanswered at once, and later calls are told
+// nobody is there.
+func (g *termGate) Close() {
+	g.mu.Lock()
+	g.closed = true
+	items := slices.Clone(g.items)
+	g.mu.Unlock()
+	for _, it := range items {
+		select {
+		case it.reply <- termReply{gone: true}:
+		default:
+		}
+	}
+}
+
+func (g *termGate) gone() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
+}
+
 // Ask shows the question and waits for the typed answer.
 func (g *termGate) Ask(ctx context.Context, q gate.Question) (string, error) {
+	if g.gone() {
+		return "", gate.ErrNobody
+	}
 	it, done := g.add(monitor.PromptQuestion, q.Text, q.Options, "")
 	defer done()
 	select {
 	case r := <-it.reply:
+		if r.gone {
+			return "", gate.ErrNobody
+		}
 		return r.text, nil
 	case <-ctx.Done():
 		return "", ctx.Err()
@@ -149,10 +179,17 @@ func (g *termGate) Approve(ctx context.Context, a gate.Approval) (gate.Decision,
 		g.record("", what, "allowed (for this run, earlier)")
 		return gate.Decision{Allow: true}, nil
 	}
+	if g.gone() {
+		return gate.Decision{}, gate.ErrNobody
+	}
 	it, done := g.add(monitor.PromptApproval, what, nil, key)
 	defer done()
 	select {
 	case r := <-it.reply:
+		if r.gone {
+			g.record(it.prompt.ID, what, "denied (the dashboard was closed)")
+			return gate.Decision{}, gate.ErrNobody
+		}
 		outcome := "denied"
 		switch {
 		case r.allow && r.forRun && key != "":

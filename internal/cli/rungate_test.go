@@ -70,3 +70,28 @@ func TestTermGateAllowForRun(t *testing.T) {
 		t.Error("deciding an item nobody waits on")
 	}
 }
+
+// Once the dashboard is gone, what waits is denied at once and later calls
+// are told nobody is there (the gate's own message), instead of waiting
+// out APPROVAL_TIMEOUT.
+func TestTermGateClosed(t *testing.T) {
+	shown := make(chan []monitor.Prompt, 16)
+	g := newTermGate(func(p []monitor.Prompt) { shown <- p })
+	ctx := context.Background()
+	errs := make(chan error, 1)
+	go func() {
+		_, err := g.Approve(ctx, gate.Approval{Tool: "Write", Input: json.RawMessage(`{"file_path":"x"}`)})
+		errs <- err
+	}()
+	<-shown
+	g.Close()
+	if err := <-errs; err != gate.ErrNobody {
+		t.Fatalf("the waiting call: %v", err)
+	}
+	if _, err := g.Ask(ctx, gate.Question{Text: "Which?"}); err != gate.ErrNobody {
+		t.Errorf("a later question: %v", err)
+	}
+	if got := g.take(); len(got) != 1 || got[0].Outcome != "denied (the dashboard was closed)" {
+		t.Errorf("recorded %+v", got)
+	}
+}
