@@ -7,14 +7,15 @@ import (
 	"ralph/internal/loop"
 )
 
-// keptApproval is a tool call that waits for a decision, as the store
-// keeps it: from when its call asks until the decision reaches the agent.
-// A restart ends the call but not the item: the task still shows it, a
+// keptItem is a tool call that waits for a decision (or a question for
+// its answer) inside an agent's call, as the store keeps it: from when
+// its call asks until the decision reaches the agent. A restart ends the
+// call but not the item: the task still shows it, a
 // person decides it, and the task's next call resumes the agent session
 // with the decision in its prompt. What is kept is what people see (what,
 // masked), the key of the grant "allow for this task" would give (never
 // the command itself) and the agent session.
-type keptApproval struct {
+type keptItem struct {
 	Item, What, Key, AgentSession string
 	// Kind is pendingApproval or pendingQuestion: a question the call
 	// asked with the gate's ask is kept for its agent session (its answer
@@ -31,8 +32,8 @@ type keptDecision struct {
 	Record loop.GateDecision `json:"record"` // for the next call's receipt
 }
 
-// KeepApproval keeps a tool call its call waits on.
-func (d *DB) KeepApproval(taskID string, k keptApproval) error {
+// KeepGateItem keeps a tool call (or question) its call waits on.
+func (d *DB) KeepGateItem(taskID string, k keptItem) error {
 	if k.Kind == "" {
 		k.Kind = pendingApproval
 	}
@@ -41,15 +42,15 @@ func (d *DB) KeepApproval(taskID string, k keptApproval) error {
 	return dbErr(err)
 }
 
-// DropApproval forgets a kept tool call: decided inside its call, or no
+// DropGateItem forgets a kept tool call: decided inside its call, or no
 // longer waited on.
-func (d *DB) DropApproval(taskID, item string) error {
+func (d *DB) DropGateItem(taskID, item string) error {
 	_, err := d.db.Exec(`DELETE FROM gate_items WHERE task_id = ? AND item = ?`, taskID, item)
 	return dbErr(err)
 }
 
-// DecideApproval keeps the decision on a tool call whose call has ended.
-func (d *DB) DecideApproval(taskID, item string, dec keptDecision) error {
+// DecideGateItem keeps the decision on a tool call whose call has ended.
+func (d *DB) DecideGateItem(taskID, item string, dec keptDecision) error {
 	b, err := json.Marshal(dec)
 	if err != nil {
 		return err
@@ -58,17 +59,17 @@ func (d *DB) DecideApproval(taskID, item string, dec keptDecision) error {
 	return dbErr(err)
 }
 
-// KeptApprovals are the task's kept tool calls, in the order they were
+// KeptGateItems are the task's kept tool calls, in the order they were
 // asked.
-func (d *DB) KeptApprovals(taskID string) ([]keptApproval, error) {
+func (d *DB) KeptGateItems(taskID string) ([]keptItem, error) {
 	rows, err := d.db.Query(`SELECT item, kind, what, grant_key, agent_session, decision FROM gate_items WHERE task_id = ? ORDER BY rowid`, taskID)
 	if err != nil {
 		return nil, dbErr(err)
 	}
 	defer rows.Close()
-	var out []keptApproval
+	var out []keptItem
 	for rows.Next() {
-		var k keptApproval
+		var k keptItem
 		var dec string
 		if err := rows.Scan(&k.Item, &k.Kind, &k.What, &k.Key, &k.AgentSession, &dec); err != nil {
 			return nil, dbErr(err)
@@ -85,10 +86,10 @@ func (d *DB) KeptApprovals(taskID string) ([]keptApproval, error) {
 	return out, dbErr(rows.Err())
 }
 
-// TakeApprovals returns the task's kept tool calls and forgets them: the
+// TakeGateItems returns the task's kept tool calls and forgets them: the
 // next call takes their decisions.
-func (d *DB) TakeApprovals(taskID string) ([]keptApproval, error) {
-	out, err := d.KeptApprovals(taskID)
+func (d *DB) TakeGateItems(taskID string) ([]keptItem, error) {
+	out, err := d.KeptGateItems(taskID)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}

@@ -142,7 +142,7 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	r.syncPending()
 	// Kept as well: a restart ends the call, and the answer then resumes
 	// its agent session.
-	if err := d.db.KeepApproval(r.t.ID, keptApproval{Item: a.id, Kind: pendingQuestion, What: clipLine(redact.String(a.q.Text), 200), AgentSession: a.q.Session}); err != nil {
+	if err := d.db.KeepGateItem(r.t.ID, keptItem{Item: a.id, Kind: pendingQuestion, What: clipLine(redact.String(a.q.Text), 200), AgentSession: a.q.Session}); err != nil {
 		d.logf("[%s] %s: a restart would lose its session: %v", r.session, a.id, err)
 	}
 	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
@@ -273,7 +273,7 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	r.approvals[p.id] = p
 	r.syncPending()
 	// Kept in the store as well: a restart ends the call, not the item.
-	if err := d.db.KeepApproval(r.t.ID, keptApproval{Item: p.id, What: p.what, Key: p.key, AgentSession: p.a.Session}); err != nil {
+	if err := d.db.KeepGateItem(r.t.ID, keptItem{Item: p.id, What: p.what, Key: p.key, AgentSession: p.a.Session}); err != nil {
 		d.logf("[%s] %s: a restart would lose it: %v", r.session, p.id, err)
 	}
 	t := *r.t
@@ -396,7 +396,7 @@ func (r *taskRunner) forget(item string) {
 	if r.t == nil {
 		return
 	}
-	if err := r.d.db.DropApproval(r.t.ID, item); err != nil {
+	if err := r.d.db.DropGateItem(r.t.ID, item); err != nil {
 		r.d.logf("[%s] %s: %v", r.session, item, err)
 	}
 }

@@ -30,7 +30,7 @@ func (d *Daemon) stopping() bool {
 // restoreKept gives a task's runner the approvals a previous daemon's call
 // left waiting.
 func (d *Daemon) restoreKept(t Task) {
-	kept, err := d.db.KeptApprovals(t.ID)
+	kept, err := d.db.KeptGateItems(t.ID)
 	if err != nil {
 		d.logf("[%s] pending approvals: %v", t.Session, err)
 		return
@@ -60,7 +60,7 @@ func (d *Daemon) restoreKept(t Task) {
 }
 
 // keptItem is the kept approval item still to be decided, if any.
-func (r *taskRunner) keptItem(item string) *keptApproval {
+func (r *taskRunner) keptItem(item string) *keptItem {
 	if r.t == nil || r.keptOf != r.t.ID {
 		return nil
 	}
@@ -91,11 +91,11 @@ func (r *taskRunner) decideKept(item string, allow, forTask bool, why string, wh
 	case forTask:
 		word, tell = "allowed for this task", "a person ("+by+") allowed it for the rest of the task: run it again"
 	}
-	decided := func(k *keptApproval, allow bool, word, tell string) error {
+	decided := func(k *keptItem, allow bool, word, tell string) error {
 		dec := keptDecision{Allow: allow, Prompt: k.What + ": " + tell,
 			Record: loop.GateDecision{At: d.opts.Now(), Item: k.Item, What: k.What, Outcome: word,
 				Surface: string(who.Surface), User: clipLine(redact.String(who.User), 100)}}
-		if err := d.db.DecideApproval(r.t.ID, k.Item, dec); err != nil {
+		if err := d.db.DecideGateItem(r.t.ID, k.Item, dec); err != nil {
 			return err
 		}
 		k.Decided = &dec
@@ -162,7 +162,7 @@ func (r *taskRunner) answeredKept() {
 	for i := range r.kept {
 		if k := &r.kept[i]; k.Kind == pendingQuestion && k.Decided == nil {
 			dec := keptDecision{Allow: true}
-			if err := r.d.db.DecideApproval(r.t.ID, k.Item, dec); err != nil {
+			if err := r.d.db.DecideGateItem(r.t.ID, k.Item, dec); err != nil {
 				r.d.logf("[%s] %s: %v", r.session, k.Item, err)
 				continue
 			}
@@ -192,7 +192,7 @@ func (r *taskRunner) allowedOnce(key string) bool {
 // receipt.
 func (r *taskRunner) takeKept() {
 	d := r.d
-	kept, err := d.db.TakeApprovals(r.t.ID)
+	kept, err := d.db.TakeGateItems(r.t.ID)
 	if err != nil {
 		d.logf("[%s] pending approvals: %v", r.session, err)
 		return

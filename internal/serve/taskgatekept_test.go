@@ -85,11 +85,11 @@ func TestKeptApprovalsAfterARestart(t *testing.T) {
 	// What a call that waited left when its daemon died (its loop then
 	// ends with the daemon's stop and leaves the task as it is).
 	task.State, task.Message = fleet.Waiting, "waiting: approval a2 for Write(x.txt)"
-	for _, k := range []keptApproval{
+	for _, k := range []keptItem{
 		{Item: "a1", What: "Bash(npm test)", Key: "Bash:k1", AgentSession: "sess-1"},
 		{Item: "a2", What: "Write(x.txt)", Key: "Write", AgentSession: "sess-1"},
 	} {
-		if err := d.db.KeepApproval(task.ID, k); err != nil {
+		if err := d.db.KeepGateItem(task.ID, k); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestKeptApprovalsAfterARestart(t *testing.T) {
 		!strings.Contains(st.Ask.Answer, "Write(x.txt): a person (cli:alice) denied it: not there") {
 		t.Errorf("the next call's state: session %q, ask %+v", st.Session.ID, st.Ask)
 	}
-	if left, _ := d.db.KeptApprovals(task.ID); len(left) != 0 {
+	if left, _ := d.db.KeptGateItems(task.ID); len(left) != 0 {
 		t.Errorf("still kept: %+v", left)
 	}
 
@@ -146,10 +146,10 @@ func TestKeptApprovalsAfterARestart(t *testing.T) {
 	if err := d.db.UpdateTask(task); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.db.KeepApproval(task.ID, keptApproval{Item: "a3", What: "Bash(ls)"}); err != nil {
+	if err := d.db.KeepGateItem(task.ID, keptItem{Item: "a3", What: "Bash(ls)"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.db.DecideApproval(task.ID, "a3", keptDecision{Allow: true, Prompt: "Bash(ls): allowed"}); err != nil {
+	if err := d.db.DecideGateItem(task.ID, "a3", keptDecision{Allow: true, Prompt: "Bash(ls): allowed"}); err != nil {
 		t.Fatal(err)
 	}
 	stop()

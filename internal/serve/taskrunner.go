@@ -58,7 +58,7 @@ type taskRunner struct {
 	// kept are the tool calls a restart ended the call of (taskgatekept.go),
 	// of the task keptOf; once are the keys a person allowed once after
 	// that, and carry the decisions for the next call's receipt.
-	kept   []keptApproval
+	kept   []keptItem
 	keptOf string
 	once   []string
 	carry  []loop.GateDecision
