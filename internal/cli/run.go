@@ -239,6 +239,12 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 		}
 		res, err = runWithMonitor(ctx, ios, mopts, obs, 0, spec, deps)
 	} else {
+		if gateWanted(!opts.JSON && isTerminal(ios.Out), opts.NoGate, isTerminalReader(ios.In), os.Getenv) {
+			// A person at this terminal answers on its lines.
+			if err := withLineGate(&deps, spec, ios.Out, ios.In); err != nil {
+				return err
+			}
+		}
 		res, err = runEngine(ctx, spec, deps, obs.emit)
 	}
 	if err != nil {

@@ -23,8 +23,8 @@ type runOptions struct {
 	JSON    bool
 	Monitor bool
 	Tmux    bool
-	// NoGate keeps ralph run --monitor from asking the person at the
-	// terminal: a refused tool ends the run permission_denied.
+	// NoGate keeps ralph run from asking the person at the terminal: a
+	// refused tool ends the run permission_denied.
 	NoGate bool
 	// Task, with --task, becomes the plan's first open item before the loop.
 	Task string
@@ -149,7 +149,7 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	}
 	fs.BoolVar(&rf.json, "json", false, "print one JSON event per line on stdout (human output goes to stderr)")
 	fs.BoolVar(&rf.monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
-	fs.BoolVar(&rf.noGate, "no-gate", false, "with --monitor, do not ask at the terminal for tools outside the allow-list or the agent's questions (a refused tool ends the run)")
+	fs.BoolVar(&rf.noGate, "no-gate", false, "do not ask the person at the terminal about tools outside the allow-list or the agent's questions (a refused tool ends the run)")
 	fs.BoolVar(&rf.tmux, "tmux", false, "run the loop and the dashboard (ralph monitor) side by side in tmux panes")
 	fs.StringVarP(&rf.dir, "dir", "C", ".", "project directory")
 	fs.StringVar(&rf.task, "task", "", "start work on this task: it becomes the plan's first item (open tasks are replaced only when you confirm)")

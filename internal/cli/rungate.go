@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -18,14 +19,14 @@ import (
 	"ralph/internal/redact"
 )
 
-// `ralph run --monitor` in a terminal asks the person there itself: each
-// Claude Code call gets ralph's gate, and what a call waits on — a tool
-// call outside the allow-list, a question — shows in the dashboard, which
+// `ralph run` in a terminal asks the person there itself: each Claude Code
+// call gets ralph's gate, and what a call waits on — a tool call outside
+// the allow-list, a question — shows in the dashboard (--monitor), which
 // takes the key (a allow once, t allow for this run, d deny) or the typed
-// answer. Each decision goes in the iteration's receipt, from "terminal".
-// Where nobody is at a terminal (no --monitor, no terminal, CI, --no-gate)
-// there is no gate and a refused tool ends the run permission_denied, as
-// before.
+// answer, or else on the terminal's lines, where a typed line answers.
+// Each decision goes in the iteration's receipt, from "terminal". Where
+// nobody is at a terminal (no terminal, --json, CI, --no-gate) there is no
+// gate and a refused tool ends the run permission_denied, as before.
 
 // surfaceTerminal is where a decision at ralph run's dashboard came from.
 const surfaceTerminal = "terminal"
@@ -34,8 +35,11 @@ const surfaceTerminal = "terminal"
 // Responder, and the dashboard's monitor.Responder.
 type termGate struct {
 	show func([]monitor.Prompt) // tells the dashboard what waits now
-	now  func() time.Time
-	user string
+	// again asks about an item again after a line that answers nothing
+	// (the plain terminal's; nil at the dashboard).
+	again func(monitor.Prompt)
+	now   func() time.Time
+	user  string
 
 	mu     sync.Mutex
 	closed bool // the dashboard is gone: nobody answers
@@ -54,8 +58,8 @@ type termItem struct {
 
 type termReply struct {
 	allow, forRun bool
-	text          string
-	gone          bool // the dashboard closed before an answer
+	text          string // an answer; for a denial, why
+	gone          bool   // the dashboard closed before an answer
 }
 
 func newTermGate(show func([]monitor.Prompt)) *termGate {
@@ -70,10 +74,12 @@ func clipUser(s string) string {
 	return s
 }
 
-// gateWanted reports whether ralph run asks the person at its terminal.
-func gateWanted(monitorOn, noGate bool, stdinTerminal bool, getenv func(string) string) bool {
+// gateWanted reports whether ralph run asks the person at its terminal:
+// shown is whether it shows them anything there (the dashboard, or human
+// lines on a terminal).
+func gateWanted(shown, noGate bool, stdinTerminal bool, getenv func(string) string) bool {
 	ci := getenv("CI")
-	return monitorOn && !noGate && stdinTerminal && (ci == "" || ci == "false" || ci == "0")
+	return shown && !noGate && stdinTerminal && (ci == "" || ci == "false" || ci == "0")
 }
 
 // add shows a new item; the returned func takes it off again.
@@ -201,7 +207,11 @@ func (g *termGate) Approve(ctx context.Context, a gate.Approval) (gate.Decision,
 		}
 		g.record(it.prompt.ID, what, outcome)
 		if !r.allow {
-			return gate.Decision{Message: "denied by the person at the terminal"}, nil
+			msg := "denied by the person at the terminal"
+			if r.text != "" {
+				msg += ": " + r.text
+			}
+			return gate.Decision{Message: msg}, nil
 		}
 		return gate.Decision{Allow: true}, nil
 	case <-ctx.Done():
@@ -224,6 +234,11 @@ func (g *termGate) find(id string) *termItem {
 
 // Decide is the dashboard's a, t or d on an approval.
 func (g *termGate) Decide(id string, allow, forRun bool) error {
+	return g.decide(id, allow, forRun, "")
+}
+
+// decide answers the approval id; why is a denial's reason, for the agent.
+func (g *termGate) decide(id string, allow, forRun bool, why string) error {
 	g.mu.Lock()
 	it := g.find(id)
 	if it == nil || it.prompt.Kind != monitor.PromptApproval {
@@ -250,7 +265,7 @@ func (g *termGate) Decide(id string, allow, forRun bool) error {
 		}
 	}
 	select {
-	case it.reply <- termReply{allow: allow, forRun: forRun}:
+	case it.reply <- termReply{allow: allow, forRun: forRun, text: redact.String(strings.TrimSpace(why))}:
 	default: // decided already
 	}
 	return nil
@@ -294,4 +309,86 @@ func isTerminalReader(r io.Reader) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// withLineGate gives each agent call of a plain `ralph run` in a terminal
+// the gate, asked on the terminal's lines: each new item is printed with
+// what to type, and a line typed answers the oldest item waiting (a, t or
+// d [reason] for a tool call; the answer itself for a question).
+func withLineGate(deps *engine.Deps, spec loop.Spec, out io.Writer, in io.Reader) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("the gate needs ralph's own path: %w", err)
+	}
+	var mu sync.Mutex
+	shown := map[string]bool{}
+	g := newTermGate(func(ps []monitor.Prompt) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range ps {
+			if shown[p.ID] {
+				continue
+			}
+			shown[p.ID] = true
+			fmt.Fprintln(out, linePrompt(p))
+		}
+	})
+	g.again = func(p monitor.Prompt) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(out, linePrompt(p))
+	}
+	go g.readLines(in)
+	deps.Gate = &gate.Gate{Responder: g, Bridge: exe, Timeout: spec.ApprovalTimeout}
+	deps.Decisions = g.take
+	return nil
+}
+
+// linePrompt is an item as a plain terminal shows it.
+func linePrompt(p monitor.Prompt) string {
+	what := strings.Join(strings.Fields(p.What), " ")
+	if p.Kind == monitor.PromptQuestion {
+		s := "ralph: the agent asks (" + p.ID + "): " + what
+		if len(p.Options) > 0 {
+			s += " [" + strings.Join(p.Options, " / ") + "]"
+		}
+		return s + "\nralph: type the answer, then Enter"
+	}
+	return "ralph: the agent asks to run (" + p.ID + "): " + what +
+		"\nralph: type a (allow once), t (allow for this run) or d [reason] (deny), then Enter"
+}
+
+// readLines answers the oldest waiting item with each line typed; a line
+// with nothing waiting is ignored, one that fits no answer says so.
+func (g *termGate) readLines(in io.Reader) {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		g.mu.Lock()
+		var it *termItem
+		if len(g.items) > 0 {
+			it = g.items[0]
+		}
+		g.mu.Unlock()
+		if it == nil || line == "" {
+			continue
+		}
+		if it.prompt.Kind == monitor.PromptQuestion {
+			_ = g.Answer(it.prompt.ID, line)
+			continue
+		}
+		word, why, _ := strings.Cut(line, " ")
+		switch word {
+		case "a":
+			_ = g.decide(it.prompt.ID, true, false, "")
+		case "t":
+			_ = g.decide(it.prompt.ID, true, true, "")
+		case "d":
+			_ = g.decide(it.prompt.ID, false, false, why)
+		default:
+			if g.again != nil {
+				g.again(it.prompt) // not an answer: asked again
+			}
+		}
+	}
 }

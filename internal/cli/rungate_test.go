@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -13,19 +15,19 @@ import (
 func TestGateWanted(t *testing.T) {
 	env := func(ci string) func(string) string { return func(string) string { return ci } }
 	for _, tc := range []struct {
-		name                     string
-		monitor, noGate, stdinTT bool
-		ci                       string
-		want                     bool
+		name                   string
+		shown, noGate, stdinTT bool
+		ci                     string
+		want                   bool
 	}{
-		{"the dashboard in a terminal", true, false, true, "", true},
+		{"a terminal", true, false, true, "", true},
 		{"CI=false is no CI", true, false, true, "false", true},
-		{"no dashboard", false, false, true, "", false},
+		{"nothing shown at a terminal (--json, a pipe)", false, false, true, "", false},
 		{"--no-gate", true, true, true, "", false},
 		{"stdin is no terminal", true, false, false, "", false},
 		{"in CI", true, false, true, "true", false},
 	} {
-		if got := gateWanted(tc.monitor, tc.noGate, tc.stdinTT, env(tc.ci)); got != tc.want {
+		if got := gateWanted(tc.shown, tc.noGate, tc.stdinTT, env(tc.ci)); got != tc.want {
 			t.Errorf("%s: %v", tc.name, got)
 		}
 	}
@@ -93,5 +95,46 @@ func TestTermGateClosed(t *testing.T) {
 	}
 	if got := g.take(); len(got) != 1 || got[0].Outcome != "denied (the dashboard was closed)" {
 		t.Errorf("recorded %+v", got)
+	}
+}
+
+// On a plain terminal a typed line answers the oldest item: a line that
+// answers nothing asks again, d with a reason denies and the agent reads
+// why, and a question takes the line as its answer.
+func TestTermGateLines(t *testing.T) {
+	shown := make(chan []monitor.Prompt, 16)
+	again := make(chan string, 4)
+	g := newTermGate(func(p []monitor.Prompt) { shown <- p })
+	g.again = func(p monitor.Prompt) { again <- p.ID }
+	in, typed := io.Pipe()
+	go g.readLines(in)
+	ctx := context.Background()
+	decided := make(chan gate.Decision, 1)
+	go func() {
+		d, _ := g.Approve(ctx, gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"npm publish"}`)})
+		decided <- d
+	}()
+	<-shown
+	fmt.Fprintln(typed, "maybe")
+	if id := <-again; id != "a1" {
+		t.Fatalf("asked again about %s", id)
+	}
+	fmt.Fprintln(typed, "d not on a Friday")
+	if d := <-decided; d.Allow || d.Message != "denied by the person at the terminal: not on a Friday" {
+		t.Fatalf("decision %+v", d)
+	}
+	answered := make(chan string, 1)
+	go func() { a, _ := g.Ask(ctx, gate.Question{Text: "Which?"}); answered <- a }()
+	for p := range shown {
+		if len(p) == 1 && p[0].Kind == monitor.PromptQuestion {
+			break
+		}
+	}
+	fmt.Fprintln(typed, "postgres")
+	if a := <-answered; a != "postgres" {
+		t.Errorf("answer %q", a)
+	}
+	if p := linePrompt(monitor.Prompt{ID: "q2", Kind: monitor.PromptQuestion, What: "Which\ndatabase?", Options: []string{"a", "b"}}); p != "ralph: the agent asks (q2): Which database? [a / b]\nralph: type the answer, then Enter" {
+		t.Errorf("the question's lines: %q", p)
 	}
 }

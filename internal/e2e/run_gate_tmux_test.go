@@ -26,7 +26,7 @@ func TestRunGateInTmuxWithClaude(t *testing.T) {
 		fakeapi.ToolTurn("I need to know.", gate.AskTool, map[string]any{"question": "Which database?", "options": []string{"sqlite", "postgres"}}),
 		fakeapi.TextTurn("Using {{tool_result}}." + statusBlock("IN_PROGRESS", false)),
 	}}}})
-	p, proj := gateRun(t, srv, "env -u CI", "--max-loops 1")
+	p, proj := gateRun(t, srv, "env -u CI", "--monitor --max-loops 1")
 
 	screen := p.waitFor("The agent asks to run (a1)", 60*time.Second)
 	if !strings.Contains(screen, "Bash(touch made-by-bash)") || !strings.Contains(screen, "allow for this run") {
@@ -67,7 +67,7 @@ func TestRunNoGateInTmuxWithClaude(t *testing.T) {
 				fakeapi.ToolTurn("Making it.", "Bash", map[string]string{"command": "touch made-by-bash", "description": "make a file"}),
 				fakeapi.TextTurn("I could not." + statusBlock("IN_PROGRESS", false)),
 			}}}})
-			p, proj := gateRun(t, srv, how[0], how[1]+" --max-loops 3")
+			p, proj := gateRun(t, srv, how[0], how[1]+" --monitor --max-loops 3")
 			screen := p.waitFor("permission_denied", 60*time.Second)
 			if strings.Contains(screen, "The agent asks to run") {
 				t.Errorf("asked at the terminal:\n%s", screen)
@@ -82,7 +82,44 @@ func TestRunNoGateInTmuxWithClaude(t *testing.T) {
 	}
 }
 
-// gateRun starts `ralph run --monitor` with the real Claude Code CLI
+// Plain `ralph run` in a terminal asks on its lines: d with a reason denies
+// the tool call (the model reads why), a typed line answers the question.
+func TestRunLineGateInTmuxWithClaude(t *testing.T) {
+	srv := fakeapi.Start(t, fakeapi.Script{Iterations: []fakeapi.Iteration{{Turns: []fakeapi.Turn{
+		fakeapi.ToolTurn("Making it.", "Bash", map[string]string{"command": "touch made-by-bash", "description": "make a file"}),
+		fakeapi.ToolTurn("Bash said: {{tool_result}}", gate.AskTool, map[string]any{"question": "Which database?", "options": []string{"sqlite", "postgres"}}),
+		fakeapi.TextTurn("Using {{tool_result}}." + statusBlock("IN_PROGRESS", false)),
+	}}}})
+	p, proj := gateRun(t, srv, "env -u CI", "--max-loops 1")
+	p.waitFor("ralph: the agent asks to run (a1): Bash(touch made-by-bash)", 60*time.Second)
+	p.keys("maybe")
+	p.tmux("send-keys", "-t", p.name, "Enter")
+	if screen := p.waitFor("ralph: type a (allow once)", 10*time.Second); strings.Count(screen, "asks to run (a1)") != 2 {
+		t.Errorf("a line that answers nothing does not ask again:\n%s", screen)
+	}
+	p.keys("d not today")
+	p.tmux("send-keys", "-t", p.name, "Enter")
+	p.waitFor("ralph: the agent asks (q2): Which database? [sqlite / postgres]", 60*time.Second)
+	p.keys("postgres")
+	p.tmux("send-keys", "-t", p.name, "Enter")
+	p.waitFor("ralph exited", 60*time.Second)
+	if b, _ := os.ReadFile(p.exit); strings.TrimSpace(string(b)) != "5" {
+		t.Errorf("ralph exited %q, want 5 (max_loops)", b)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "made-by-bash")); err == nil {
+		t.Error("the denied command ran")
+	}
+	reqs := srv.MessageRequests()
+	if len(reqs) != 3 || !strings.Contains(reqs[1].Messages.LastToolResult(), "not today") || reqs[2].Messages.LastToolResult() != "postgres" {
+		t.Fatalf("%d requests; the model was not told why, or did not get the answer", len(reqs))
+	}
+	r := execRalph(t, proj, append(agenttest.ClaudeEnv(t, srv.URL), "CI="), "logs", "--iteration", "1")
+	if out := r.stdout + r.stderr; !strings.Contains(out, "Bash(touch made-by-bash) denied (a1) by terminal:alice") {
+		t.Errorf("ralph logs --iteration 1 lacks the decision:\n%s", out)
+	}
+}
+
+// gateRun starts `ralph run` with the real Claude Code CLI
 // against srv in a tmux pane of its own, its environment prefixed by envCmd
 // and flags added.
 func gateRun(t *testing.T, srv *fakeapi.Server, envCmd, flags string) (*tmuxPane, string) {
@@ -103,7 +140,7 @@ func gateRun(t *testing.T, srv *fakeapi.Server, envCmd, flags string) (*tmuxPane
 	for _, kv := range agenttest.ClaudeEnv(t, srv.URL) {
 		env = append(env, shellQuote(kv))
 	}
-	shell := fmt.Sprintf("cd %s && %s %s RALPH_DELAY=0 RALPH_CLAUDE_TIMEOUT_MINUTES=2 TERM=xterm-256color USER=alice %s run --monitor --agent-cmd %s --allowed-tools Read %s; echo $? > %s; sleep 600",
+	shell := fmt.Sprintf("cd %s && %s %s RALPH_DELAY=0 RALPH_CLAUDE_TIMEOUT_MINUTES=2 TERM=xterm-256color USER=alice %s run --agent-cmd %s --allowed-tools Read %s; echo $? > %s; echo ralph exited; sleep 600",
 		shellQuote(proj), envCmd, strings.Join(env, " "), shellQuote(servetest.PlainRalph(t)), shellQuote(claude), flags, shellQuote(p.exit))
 	p.tmux("new-session", "-d", "-s", p.name, "-x", "120", "-y", "40", "sh", "-c", shell)
 	return p, proj
