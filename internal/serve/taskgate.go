@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -142,8 +143,11 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	r.syncPending()
 	// Kept as well: a restart ends the call, and the answer then resumes
 	// its agent session.
-	if err := d.db.KeepGateItem(r.t.ID, keptItem{Item: a.id, Kind: pendingQuestion, What: clipLine(redact.String(a.q.Text), 200), AgentSession: a.q.Session}); err != nil {
-		d.logf("[%s] %s: a restart would lose its session: %v", r.session, a.id, err)
+	if d.keepsGateItems() {
+		k := keptItem{Item: a.id, Kind: pendingQuestion, What: clipLine(redact.String(a.q.Text), 200), AgentSession: a.q.Session}
+		if err := d.db.KeepGateItem(r.t.ID, k); err != nil {
+			d.logf("[%s] %s: a restart would lose its session: %v", r.session, a.id, err)
+		}
 	}
 	if err := d.settleWith(&t, NoticeQuestion, ""); err != nil {
 		r.inCall = nil
@@ -161,7 +165,7 @@ func (r *taskRunner) dropInCall(a *inCallAsk) {
 		return
 	}
 	r.inCall = nil
-	if r.d.stopping() {
+	if r.d.stopping() && r.d.keepsGateItems() {
 		// The call ends with the daemon, not the question: the task keeps
 		// showing it, and the next daemon takes the answer.
 		r.syncPending()
@@ -217,8 +221,23 @@ type inCallApproval struct {
 	decision chan gate.Decision
 }
 
-// approvalWhat is a tool call as people read it.
-func approvalWhat(a gate.Approval) string { return gate.Describe(a) }
+// approvalWhat is a tool call as people read it: the tool and, for a
+// command, the command.
+func approvalWhat(a gate.Approval) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(a.Input, &in)
+	arg := in.Command
+	if arg == "" {
+		arg = in.FilePath
+	}
+	if arg == "" {
+		return a.Tool
+	}
+	return a.Tool + "(" + clipLine(redact.String(arg), 160) + ")"
+}
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
@@ -273,8 +292,11 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	r.approvals[p.id] = p
 	r.syncPending()
 	// Kept in the store as well: a restart ends the call, not the item.
-	if err := d.db.KeepGateItem(r.t.ID, keptItem{Item: p.id, What: p.what, Key: p.key, AgentSession: p.a.Session}); err != nil {
-		d.logf("[%s] %s: a restart would lose it: %v", r.session, p.id, err)
+	if d.keepsGateItems() {
+		k := keptItem{Item: p.id, What: p.what, Key: p.key, AgentSession: p.a.Session}
+		if err := d.db.KeepGateItem(r.t.ID, k); err != nil {
+			d.logf("[%s] %s: a restart would lose it: %v", r.session, p.id, err)
+		}
 	}
 	t := *r.t
 	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
@@ -295,7 +317,7 @@ func (r *taskRunner) dropApproval(p *inCallApproval) {
 		return
 	}
 	delete(r.approvals, p.id)
-	if r.d.stopping() {
+	if r.d.stopping() && r.d.keepsGateItems() {
 		// The call ends with the daemon, not the item: the store keeps it
 		// and the task keeps showing it, for the next daemon.
 		r.syncPending()

@@ -27,6 +27,10 @@ func (d *Daemon) stopping() bool {
 	return d.ctx != nil && d.ctx.Err() != nil
 }
 
+// keepsGateItems reports a daemon whose loops' calls die with it (the
+// local backend): what they wait on is kept for the next daemon.
+func (d *Daemon) keepsGateItems() bool { return d.opts.Runner == nil }
+
 // restoreKept gives a task's runner the approvals a previous daemon's call
 // left waiting.
 func (d *Daemon) restoreKept(t Task) {
