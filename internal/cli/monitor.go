@@ -132,7 +132,10 @@ func (c *monitorControl) ResetBreaker() error {
 // closeAfter when that is set (the demo goes on to its summary).
 func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *observers, closeAfter time.Duration,
 	spec loop.Spec, deps engine.Deps) (engine.Result, error) {
-	feed := monitor.NewFeed()
+	feed := opts.Feed // the gate's, when it has one
+	if feed == nil {
+		feed = monitor.NewFeed()
+	}
 	human := obs.swapHuman(io.Discard)
 	// The dashboard shows the agent's work as it streams.
 	spec.Live = true
@@ -159,6 +162,9 @@ func runWithMonitor(ctx context.Context, ios IO, opts monitor.Options, obs *obse
 	opts.Feed = feed
 	opts.Parser = nil
 	merr := monitor.Run(viewCtx, opts)
+	if c, ok := opts.Responder.(interface{ Close() }); ok {
+		c.Close() // nobody is left to answer the agent here
+	}
 	obs.swapHuman(human)
 	switch {
 	case errors.Is(merr, monitor.ErrInterrupted):

@@ -236,8 +236,21 @@ func runLoop(ctx context.Context, opts *runOptions, st *store.Store, cfg config.
 	traceRun(&deps, run)
 	var res engine.Result
 	if monitorOn {
-		res, err = runWithMonitor(ctx, ios, dashboardOptions(st, spec, cfg.AgentProvider), obs, 0, spec, deps)
+		mopts := dashboardOptions(st, spec, cfg.AgentProvider)
+		if gateWanted(monitorOn, opts.NoGate, isTerminalReader(ios.In), os.Getenv) {
+			// The person at the dashboard answers the agent's calls.
+			if err := withTermGate(&deps, &mopts, spec); err != nil {
+				return err
+			}
+		}
+		res, err = runWithMonitor(ctx, ios, mopts, obs, 0, spec, deps)
 	} else {
+		if gateWanted(!opts.JSON && isTerminal(ios.Out), opts.NoGate, isTerminalReader(ios.In), os.Getenv) {
+			// A person at this terminal answers on its lines.
+			if err := withLineGate(&deps, spec, ios.Out, ios.In); err != nil {
+				return err
+			}
+		}
 		res, err = runEngine(ctx, spec, deps, obs.emit)
 	}
 	if err != nil {

@@ -23,6 +23,9 @@ type runOptions struct {
 	JSON    bool
 	Monitor bool
 	Tmux    bool
+	// NoGate keeps ralph run from asking the person at the terminal: a
+	// refused tool ends the run permission_denied.
+	NoGate bool
 	// Task, with --task, becomes the plan's first open item before the loop.
 	Task string
 	// LoopFlags, with --tmux, are the flags given but --tmux and --dir, as
@@ -74,8 +77,8 @@ type runFlags struct {
 	invert   map[string]bool   // the switch sets its key to false
 	actions  map[runAction]*bool
 
-	json, monitor, tmux bool
-	dir, task           string
+	json, monitor, tmux, noGate bool
+	dir, task                   string
 }
 
 // keyedFlags: name, shorthand, config key, help. Names and short forms are
@@ -146,6 +149,7 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	}
 	fs.BoolVar(&rf.json, "json", false, "print one JSON event per line on stdout (human output goes to stderr)")
 	fs.BoolVar(&rf.monitor, "monitor", false, "show the dashboard while the loop runs, in this terminal")
+	fs.BoolVar(&rf.noGate, "no-gate", false, "do not ask the person at the terminal about tools outside the allow-list or the agent's questions (a refused tool ends the run)")
 	fs.BoolVar(&rf.tmux, "tmux", false, "run the loop and the dashboard (ralph monitor) side by side in tmux panes")
 	fs.StringVarP(&rf.dir, "dir", "C", ".", "project directory")
 	fs.StringVar(&rf.task, "task", "", "start work on this task: it becomes the plan's first item (open tasks are replaced only when you confirm)")
@@ -154,7 +158,7 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 
 // options are the parsed flags.
 func (rf *runFlags) options(ios IO) *runOptions {
-	o := &runOptions{IO: ios, Dir: rf.dir, Config: rf.layer(), JSON: rf.json, Monitor: rf.monitor, Tmux: rf.tmux, Task: rf.task}
+	o := &runOptions{IO: ios, Dir: rf.dir, Config: rf.layer(), JSON: rf.json, Monitor: rf.monitor, Tmux: rf.tmux, NoGate: rf.noGate, Task: rf.task}
 	for _, a := range runActions {
 		if *rf.actions[a.action] {
 			o.Action = a.action

@@ -20,6 +20,7 @@ type tmuxPane struct {
 	bin    string
 	socket string
 	name   string
+	exit   string // where the pane's command writes ralph's exit code
 }
 
 func (p *tmuxPane) tmux(args ...string) string {

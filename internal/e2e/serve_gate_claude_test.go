@@ -86,12 +86,19 @@ func TestServeGateAskTelegramWithClaude(t *testing.T) {
 // The call dies with its daemon (kill -9); the question survives: the
 // restarted daemon shows it, and the answer starts the task's next call
 // with the answer in its prompt.
+// A SIGTERM ends the call the same way: the question stays.
 func TestServeGateAskSurvivesRestartWithClaude(t *testing.T) {
+	for _, how := range []string{"kill", "term"} {
+		t.Run(how, func(t *testing.T) { askSurvivesRestart(t, how) })
+	}
+}
+
+func askSurvivesRestart(t *testing.T, how string) {
 	g := newGateRig(t, "", []fakeapi.Iteration{askIteration, {Turns: []fakeapi.Turn{fakeapi.TextTurn("Going on." + statusBlock("COMPLETE", true))}}})
 	g.c.WaitFor("db", "waiting with the call's question", func(v serve.TaskView) bool { return v.State == "waiting" && len(v.Questions) > 0 })
-	g.proc.Kill()
-	g.proc = g.serve()
-	if v := g.c.Status("db"); v.State != "waiting" || len(v.Questions) == 0 || v.Questions[0] != "Which database?" {
+	restart(t, g, how)
+	if v := g.c.Status("db"); v.State != "waiting" || len(v.Questions) == 0 || v.Questions[0] != "Which database?" ||
+		len(v.Pending) != 1 || v.Pending[0].ID != "q1" || v.Pending[0].Kind != "question" {
 		t.Fatalf("after the restart: %+v", v)
 	}
 	g.c.OK("answer", "db", "postgres")
@@ -102,8 +109,13 @@ func TestServeGateAskSurvivesRestartWithClaude(t *testing.T) {
 	if last.Iteration != 1 || v.LoopCount != 1 {
 		t.Fatalf("%d loops; the last request was iteration %d", v.LoopCount, last.Iteration)
 	}
-	if p := last.Messages.Prompts(); len(p) == 0 || !strings.Contains(p[len(p)-1], "postgres") {
+	p := last.Messages.Prompts()
+	if len(p) == 0 || !strings.Contains(p[len(p)-1], "postgres") {
 		t.Errorf("the next call's prompt lacks the answer: %q", p)
+	}
+	// The call resumes the agent session that asked.
+	if len(p) < 2 || last.Messages.CountRole("assistant") == 0 || !strings.Contains(p[0], "Pick a database") {
+		t.Errorf("the next call did not resume the session that asked: prompts %q", p)
 	}
 }
 

@@ -8,6 +8,24 @@ import (
 	"os"
 )
 
+// AgentSessionEnv is where Claude Code (2.1.329) tells the MCP servers it
+// starts which session they serve.
+const AgentSessionEnv = "CLAUDE_CODE_SESSION_ID"
+
+// validSession accepts what may be an agent session id: the letters real
+// ids use, bounded (loop.ValidSessionID checks it again where it is used).
+func validSession(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
 // Bridge is `ralph mcp-bridge`: the stdio MCP server the agent's CLI
 // starts. It connects to the gate of the call it runs in (callDir, the
 // value of agent.CallDirEnv), presents secret and then copies bytes both
@@ -27,7 +45,14 @@ func Bridge(callDir, secret string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("mcp-bridge: %w", err)
 	}
 	defer conn.Close()
-	if _, err := io.WriteString(conn, secret+"\n"); err != nil {
+	// The agent session the call runs in, as the agent's CLI tells its
+	// MCP servers: a pending item a restart outlives names it, for the
+	// next call to resume.
+	hello := secret
+	if s := os.Getenv(AgentSessionEnv); validSession(s) {
+		hello += " " + s
+	}
+	if _, err := io.WriteString(conn, hello+"\n"); err != nil {
 		return fmt.Errorf("mcp-bridge: %w", err)
 	}
 	done := make(chan error, 1)

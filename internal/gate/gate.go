@@ -55,6 +55,9 @@ const NoAnswer = "no answer yet: finish this call with NEEDS_CLARIFICATION and a
 type Question struct {
 	Text    string   `json:"question"`
 	Options []string `json:"options,omitempty"`
+	// Session is the agent session the asking call runs in, when its CLI
+	// said (AgentSessionEnv).
+	Session string `json:"-"`
 }
 
 // Approval is a tool call outside the allow-list, as Claude Code's
@@ -63,6 +66,9 @@ type Approval struct {
 	Tool      string          `json:"tool_name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
+	// Session is the agent session the call runs in, when its CLI said
+	// (AgentSessionEnv): a restart that ends the call resumes it.
+	Session string `json:"-"`
 }
 
 // Decision answers an Approval.

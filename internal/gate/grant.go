@@ -1,6 +1,13 @@
 package gate
 
-import "encoding/json"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"ralph/internal/redact"
+)
 
 // Grant is a person's "allow for this task": the exact tool and, for Bash,
 // the exact command string. It is never a pattern: a command that differs
@@ -52,4 +59,47 @@ func bashCommand(input json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return *in.Command, true
+}
+
+// Key names the grant for keeping: the tool and a digest of the command,
+// so that a command (which may hold a secret) is not kept in the clear.
+// Two grants cover the same calls exactly when their keys are equal.
+func (g Grant) Key() string {
+	if g.Command == "" {
+		return g.Tool
+	}
+	sum := sha256.Sum256([]byte(g.Command))
+	return g.Tool + ":" + hex.EncodeToString(sum[:])
+}
+
+// KeyOf is the key of the grant that would cover a; ok is false when no
+// grant can (see GrantFor).
+func KeyOf(a Approval) (string, bool) {
+	g, ok := GrantFor(a)
+	if !ok {
+		return "", false
+	}
+	return g.Key(), true
+}
+
+// Describe is a tool call as people read it: the tool and, for a command
+// or a file, that (masked, on one line, at most 160 characters).
+func Describe(a Approval) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(a.Input, &in)
+	arg := in.Command
+	if arg == "" {
+		arg = in.FilePath
+	}
+	if arg == "" {
+		return a.Tool
+	}
+	arg = strings.Join(strings.Fields(redact.String(arg)), " ")
+	if r := []rune(arg); len(r) > 160 {
+		arg = string(r[:159]) + "…"
+	}
+	return a.Tool + "(" + arg + ")"
 }

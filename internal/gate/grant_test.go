@@ -2,6 +2,7 @@ package gate
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,10 @@ func TestGrantCoversExactToolAndCommand(t *testing.T) {
 			if got := g.Covers(tc.later); got != tc.want {
 				t.Errorf("grant %+v covers %s %s: %v, want %v", g, tc.later.Tool, tc.later.Input, got, tc.want)
 			}
+			// A kept grant (its key) covers exactly what the grant does.
+			if k, ok := KeyOf(tc.later); (ok && k == g.Key()) != tc.want {
+				t.Errorf("key %q of the grant, %q (%v) of the later call: want covered %v", g.Key(), k, ok, tc.want)
+			}
 		})
 	}
 }
@@ -56,5 +61,12 @@ func TestGrantForNothingWide(t *testing.T) {
 	}
 	if (Grant{}).Covers(Approval{Tool: "Bash", Input: json.RawMessage(`{"command":""}`)}) {
 		t.Error("the empty grant covers a call")
+	}
+}
+
+func TestGrantKeyKeepsNoCommand(t *testing.T) {
+	g := Grant{Tool: "Bash", Command: "curl -H 'Authorization: Bearer s3cr3t' x"}
+	if k := g.Key(); strings.Contains(k, "s3cr3t") || !strings.HasPrefix(k, "Bash:") {
+		t.Errorf("the key %q", k)
 	}
 }

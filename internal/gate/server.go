@@ -43,7 +43,6 @@ func (g *Gate) Open(callDir string) (env []string, stop func(), err error) {
 		return nil, nil, fmt.Errorf("gate: listen: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := g.server()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
@@ -51,7 +50,7 @@ func (g *Gate) Open(callDir string) (env []string, stop func(), err error) {
 			if err != nil {
 				return
 			}
-			wg.Go(func() { g.serve(ctx, srv, conn, secret) })
+			wg.Go(func() { g.serve(ctx, conn, secret) })
 		}
 	})
 	stop = func() {
@@ -64,18 +63,25 @@ func (g *Gate) Open(callDir string) (env []string, stop func(), err error) {
 }
 
 // serve runs one MCP session on conn once it has presented the secret.
-func (g *Gate) serve(ctx context.Context, srv *mcp.Server, conn net.Conn, secret string) {
+func (g *Gate) serve(ctx context.Context, conn net.Conn, secret string) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	_ = conn.SetReadDeadline(time.Now().Add(helloTimeout))
 	br := bufio.NewReader(conn)
 	line, err := br.ReadString('\n')
-	if err != nil || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(line)), []byte(secret)) != 1 {
+	if err != nil {
 		return
 	}
+	got, session, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if subtle.ConstantTimeCompare([]byte(got), []byte(secret)) != 1 {
+		return
+	}
+	if !validSession(session) {
+		session = ""
+	}
 	_ = conn.SetReadDeadline(time.Time{})
-	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(br), Writer: conn}, nil)
+	ss, err := g.server(session).Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(br), Writer: conn}, nil)
 	if err != nil {
 		return
 	}
@@ -97,14 +103,16 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-func (g *Gate) server() *mcp.Server {
+// server is the MCP server of one connection; session is the agent
+// session its CLI said it runs in ("" when it did not say).
+func (g *Gate) server(session string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: ToolAsk,
 		Description: "Ask the person who runs this loop a question and wait for the answer, instead of guessing " +
 			"when a decision is theirs. The answer comes back as this tool's result.",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in askInput) (*mcp.CallToolResult, any, error) {
-		q := Question{Text: strings.TrimSpace(in.Question), Options: in.Options}
+		q := Question{Text: strings.TrimSpace(in.Question), Options: in.Options, Session: session}
 		if q.Text == "" {
 			return nil, nil, errors.New("ask: the question is empty")
 		}
@@ -123,7 +131,7 @@ func (g *Gate) server() *mcp.Server {
 			return nil, nil, err
 		}
 		defer g.keepAlive(ctx, req)()
-		a := Approval{Tool: in.ToolName, Input: input, ToolUseID: in.ToolUseID}
+		a := Approval{Tool: in.ToolName, Input: input, ToolUseID: in.ToolUseID, Session: session}
 		return text(permissionResult(a, g.approve(ctx, a))), nil, nil
 	})
 	return srv

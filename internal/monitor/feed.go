@@ -28,6 +28,10 @@ type Feed struct {
 	queue   []feedItem
 	dropped int // live events lost to a full queue since the last drain
 	wake    chan struct{}
+	// pending is what the call waits on now (Pending), hasPending that it
+	// changed since the last drain.
+	pending    []Prompt
+	hasPending bool
 }
 
 // NewFeed returns an empty feed.
@@ -84,7 +88,7 @@ func (f *Feed) makeRoom() {
 func (f *Feed) drain() feedMsg {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	m := feedMsg{items: f.queue, dropped: f.dropped}
-	f.queue, f.dropped = nil, 0
+	m := feedMsg{items: f.queue, dropped: f.dropped, pending: f.pending, hasPending: f.hasPending}
+	f.queue, f.dropped, f.hasPending = nil, 0, false
 	return m
 }

@@ -20,6 +20,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.interrupted = true
 		return tea.Quit
 	}
+	if cmd, ok := m.gateKey(k); ok {
+		return cmd
+	}
 	if m.confirm {
 		m.confirm = false
 		if s == "y" || s == "Y" {

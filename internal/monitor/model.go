@@ -22,8 +22,10 @@ type (
 		reset bool // the live events belong to a new iteration
 	}
 	feedMsg struct {
-		items   []feedItem
-		dropped int
+		items      []feedItem
+		dropped    int
+		pending    []Prompt
+		hasPending bool
 	}
 	controlMsg struct {
 		action string
@@ -73,6 +75,11 @@ type Model struct {
 	logCache  wrapCache
 
 	interrupted bool
+
+	// pending is what the agent's call waits on (gate.go); typed is the
+	// answer being typed to its question.
+	pending []Prompt
+	typed   string
 }
 
 // NewModel returns the dashboard for opts; Run is the usual way to show it.
@@ -175,6 +182,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case controlMsg:
 		m.controlDone(msg)
 		return m, m.refresh()
+	case gateMsg:
+		m.gateDone(msg)
 	case tea.KeyMsg:
 		return m, m.key(msg)
 	}
@@ -214,6 +223,9 @@ func (m *Model) apply(msg snapshotMsg) {
 }
 
 func (m *Model) applyFeed(msg feedMsg) {
+	if msg.hasPending {
+		m.setPending(msg.pending)
+	}
 	if msg.dropped > 0 {
 		m.act.add(agent.LiveEvent{Kind: agent.LiveOutput, Text: fmt.Sprintf("… %d lines of output skipped", msg.dropped)})
 	}

@@ -57,6 +57,9 @@ type Options struct {
 	// Feed is the in-process engine's events and live output. When set,
 	// live activity comes from it and iteration logs are not followed.
 	Feed *Feed
+	// Responder takes the person's answers to what the agent's call waits
+	// on, which the Feed tells (Feed.Pending); nil: nothing is asked here.
+	Responder Responder
 	// Title names the project in the Loop panel, e.g. its directory name.
 	Title string
 	// NoColor forces plain output. Without it colour follows the output:

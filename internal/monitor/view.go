@@ -28,6 +28,9 @@ func (m *Model) View() string {
 			body = m.compact(w, h-1)
 		}
 	}
+	if p := m.promptLines(w); len(p) > 0 {
+		body = append(p, body...)
+	}
 	lines := make([]string, 0, h)
 	for _, l := range body[:min(len(body), h-1)] {
 		lines = append(lines, fit(l, w))

@@ -139,6 +139,9 @@ type worker struct {
 	gone chan struct{}
 	// asked tells the task's runner the loop waits for an answer.
 	asked func()
+	// carry are decisions made while no call ran, for the first call's
+	// receipt (taskgatekept.go).
+	carry []loop.GateDecision
 }
 
 // loopEvent publishes a loop's event and tells the task's runner of a
@@ -395,7 +398,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 				}
 			}
 		}}
-	if g, tg := d.gateFor(t.Session, spec.ApprovalTimeout); g != nil {
+	if g, tg := d.gateFor(t.Session, spec.ApprovalTimeout, w.carry); g != nil {
 		deps.Gate, deps.Decisions = g, tg.take
 	}
 	eng := engine.New(spec, deps)

@@ -113,7 +113,8 @@ func (d *DB) Prune(cutoff time.Time) (Pruned, error) {
 		if _, err := tx.Exec(`DELETE FROM iterations WHERE session = ? AND task_id = ?`, t.Session, t.ID); err != nil {
 			return Pruned{}, err
 		}
-		for _, q := range []string{`DELETE FROM commands WHERE task_id = ?`, `DELETE FROM pauses WHERE task_id = ?`, `DELETE FROM pending_answers WHERE task_id = ?`, `DELETE FROM tasks WHERE id = ?`} {
+		for _, q := range []string{`DELETE FROM commands WHERE task_id = ?`, `DELETE FROM pauses WHERE task_id = ?`, `DELETE FROM pending_answers WHERE task_id = ?`,
+			`DELETE FROM gate_items WHERE task_id = ?`, `DELETE FROM gate_grants WHERE task_id = ?`, `DELETE FROM tasks WHERE id = ?`} {
 			if _, err := tx.Exec(q, t.ID); err != nil {
 				return Pruned{}, err
 			}

@@ -99,6 +99,21 @@ CREATE TABLE IF NOT EXISTS window_usage (
 	seen      INTEGER NOT NULL,
 	PRIMARY KEY (account, kind)
 );
+CREATE TABLE IF NOT EXISTS gate_items (
+	task_id       TEXT NOT NULL,
+	item          TEXT NOT NULL,
+	kind          TEXT NOT NULL,
+	what          TEXT NOT NULL,
+	grant_key     TEXT NOT NULL,
+	agent_session TEXT NOT NULL,
+	decision      TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (task_id, item)
+);
+CREATE TABLE IF NOT EXISTS gate_grants (
+	task_id   TEXT NOT NULL,
+	grant_key TEXT NOT NULL,
+	PRIMARY KEY (task_id, grant_key)
+);
 CREATE TABLE IF NOT EXISTS session_accounts (
 	session TEXT NOT NULL,
 	agent   TEXT NOT NULL,

@@ -74,6 +74,7 @@ func (r *taskRunner) answer(text, by string) (TaskView, error) {
 	if err := writeTaskFile(t.File, appendAnswer(data, maskStrings(t.Questions), text, d.opts.Now())); err != nil {
 		return TaskView{}, err
 	}
+	r.answeredKept() // a question a restart ended the call of
 	st, found, err := d.db.LoadState(session)
 	if err != nil {
 		return TaskView{}, err

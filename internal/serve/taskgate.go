@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,9 @@ type taskGate struct {
 
 	mu  sync.Mutex
 	log []loop.GateDecision // since the engine last took them
+	// carry are the decisions a person made, after a restart ended the
+	// call that asked, for the first call's receipt (take).
+	carry []loop.GateDecision
 }
 
 // maxDecisionLog bounds what a call's decisions keep in memory; the
@@ -55,11 +59,14 @@ func (g *taskGate) record(p *inCallApproval, outcome string, who fleet.Who) {
 }
 
 // take is engine.Deps.Decisions: the decisions made since it last ran.
+// The engine takes them before each call (to drop an interrupted call's)
+// and after it: the carried decisions go in after the first take, so
+// that the first call's receipt has them.
 func (g *taskGate) take() []loop.GateDecision {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := g.log
-	g.log = nil
+	g.log, g.carry = g.carry, nil
 	return out
 }
 
@@ -72,13 +79,13 @@ type inCallAsk struct {
 
 // gateFor is the gate of a task's local loop, and the daemon's side of it
 // (whose take feeds the receipts).
-func (d *Daemon) gateFor(session string, timeout time.Duration) (*gate.Gate, *taskGate) {
+func (d *Daemon) gateFor(session string, timeout time.Duration, carry []loop.GateDecision) (*gate.Gate, *taskGate) {
 	exe, err := os.Executable()
 	if err != nil {
 		d.logf("[%s] no gate for the agent's questions: %v", session, err)
 		return nil, nil
 	}
-	tg := &taskGate{d: d, session: session}
+	tg := &taskGate{d: d, session: session, carry: carry}
 	return &gate.Gate{Responder: tg, Bridge: exe, Timeout: timeout}, tg
 }
 
@@ -146,9 +153,18 @@ func (r *taskRunner) askInCall(a *inCallAsk) error {
 	t.UpdatedAt = d.opts.Now()
 	r.inCall = a
 	r.syncPending()
+	// Kept as well: a restart ends the call, and the answer then resumes
+	// its agent session.
+	if d.keepsGateItems() {
+		k := keptItem{Item: a.id, Kind: pendingQuestion, What: clipLine(redact.String(a.q.Text), 200), AgentSession: a.q.Session}
+		if err := d.db.KeepGateItem(r.t.ID, k); err != nil {
+			d.logf("[%s] %s: a restart would lose its session: %v", r.session, a.id, err)
+		}
+	}
 	if err := d.settleWith(&t, noticeOnce(r.t, t, NoticeQuestion), ""); err != nil {
 		r.inCall = nil
 		r.syncPending()
+		r.forget(a.id)
 		return err
 	}
 	r.load()
@@ -161,6 +177,13 @@ func (r *taskRunner) dropInCall(a *inCallAsk) {
 		return
 	}
 	r.inCall = nil
+	if r.d.stopping() && r.d.keepsGateItems() {
+		// The call ends with the daemon, not the question: the task keeps
+		// showing it, and the next daemon takes the answer.
+		r.syncPending()
+		return
+	}
+	r.forget(a.id)
 	r.backToRunning("no answer to question " + a.id + " in time: the agent goes on and may ask again in its status block")
 }
 
@@ -181,6 +204,7 @@ func (r *taskRunner) answerInCall(text, by string) (TaskView, error) {
 	}
 	a.answer <- text
 	r.inCall = nil
+	r.forget(a.id)
 	t.Questions, t.UpdatedAt = nil, d.opts.Now()
 	if err := d.db.UpdateTask(t); err != nil {
 		return TaskView{}, err
@@ -205,6 +229,7 @@ type inCallApproval struct {
 	id       string
 	a        gate.Approval
 	what     string // Bash(npm publish)
+	key      string // of the grant "allow for this task" gives; "": none
 	decision chan gate.Decision
 	// forTask and rec are what the decision made of it (an allow for the
 	// rest of the task, its receipt's record), written before decision
@@ -233,7 +258,9 @@ func ApprovalWhat(a gate.Approval) string {
 
 // approve shows the task waiting for a decision and waits for it.
 func (g *taskGate) approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	return g.approveItem(ctx, &inCallApproval{g: g, a: a, what: ApprovalWhat(a), decision: make(chan gate.Decision, 1)})
+	p := &inCallApproval{g: g, a: a, what: ApprovalWhat(a), decision: make(chan gate.Decision, 1)}
+	p.key, _ = gate.KeyOf(a)
+	return g.approveItem(ctx, p)
 }
 
 // approveItem shows p on the task and waits for its decision.
@@ -264,13 +291,21 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	if r.t == nil || r.w == nil {
 		return errors.New("no loop of this session is running")
 	}
-	if !p.g.elsewhere && r.granted(p.a) {
+	if !p.g.elsewhere && r.granted(p.key) {
 		// Allowed for this task already: the call goes on unasked. (A
 		// loop elsewhere keeps its grants itself, on the exact call: what
 		// it shows here is masked.)
 		p.g.record(p, "allowed (for this task, earlier)", fleet.Who{})
 		p.decision <- gate.Decision{Allow: true}
 		d.logf("[%s] %s allowed for this task earlier: not asked again", r.session, p.what)
+		return nil
+	}
+	if r.allowedOnce(p.key) {
+		// Allowed once by a person after a restart ended the call that
+		// asked: this is that call again.
+		p.g.record(p, "allowed (decided after the restart)", fleet.Who{})
+		p.decision <- gate.Decision{Allow: true}
+		d.logf("[%s] %s allowed once after the restart: not asked again", r.session, p.what)
 		return nil
 	}
 	if r.approvals == nil {
@@ -282,12 +317,20 @@ func (r *taskRunner) approvalInCall(p *inCallApproval) error {
 	}
 	r.approvals[p.id] = p
 	r.syncPending()
+	// Kept in the store as well: a restart ends the call, not the item.
+	if d.keepsGateItems() {
+		k := keptItem{Item: p.id, What: p.what, Key: p.key, AgentSession: p.a.Session}
+		if err := d.db.KeepGateItem(r.t.ID, k); err != nil {
+			d.logf("[%s] %s: a restart would lose it: %v", r.session, p.id, err)
+		}
+	}
 	t := *r.t
 	t.State, t.UpdatedAt = fleet.Waiting, d.opts.Now()
 	t.Message = "waiting: approval " + p.id + " for " + p.what
 	if err := d.settleWith(&t, noticeOnce(r.t, t, NoticeApproval), p.id+" "+p.what); err != nil {
 		delete(r.approvals, p.id)
 		r.syncPending()
+		r.forget(p.id)
 		return err
 	}
 	r.load()
@@ -300,6 +343,13 @@ func (r *taskRunner) dropApproval(p *inCallApproval) {
 		return
 	}
 	delete(r.approvals, p.id)
+	if r.d.stopping() && r.d.keepsGateItems() {
+		// The call ends with the daemon, not the item: the store keeps it
+		// and the task keeps showing it, for the next daemon.
+		r.syncPending()
+		return
+	}
+	r.forget(p.id)
 	p.g.record(p, "denied (no decision in time)", fleet.Who{})
 	r.backToRunning("no decision on " + p.id + " (" + p.what + ") in time: denied")
 }
@@ -343,38 +393,60 @@ func (r *taskRunner) backToRunning(msg string) {
 	d.publish(t, "task_running", msg)
 }
 
-// granted reports a tool call the task's "allow for this task" covers.
-func (r *taskRunner) granted(a gate.Approval) bool {
-	if r.t == nil || r.grantsOf != r.t.ID {
+// granted reports a tool call (by its grant key) the task's "allow for
+// this task" covers. The grants are kept in the store: a restart keeps
+// them.
+func (r *taskRunner) granted(key string) bool {
+	if key == "" || r.t == nil {
 		return false
 	}
-	for _, g := range r.grants {
-		if g.Covers(a) {
-			return true
-		}
+	r.loadGrants()
+	return slices.Contains(r.grants, key)
+}
+
+// loadGrants takes the task's grants from the store, once per task.
+func (r *taskRunner) loadGrants() {
+	if r.grantsOf == r.t.ID {
+		return
 	}
-	return false
+	keys, err := r.d.db.Grants(r.t.ID)
+	if err != nil {
+		r.d.logf("[%s] grants: %v", r.session, err)
+		return
+	}
+	r.grants, r.grantsOf = keys, r.t.ID
 }
 
 // maxGrants bounds a task's "allow for this task" decisions.
 const maxGrants = 100
 
-// grant allows p's exact tool call for the rest of the task; false when
-// there is nothing exact to allow (a Bash call without its command) or the
-// task has as many grants as it may keep.
-func (r *taskRunner) grant(p *inCallApproval) bool {
-	g, ok := gate.GrantFor(p.a)
-	if !ok || r.t == nil {
+// grant allows the exact tool call of key for the rest of the task; false
+// when there is nothing exact to allow (a Bash call without its command)
+// or the task has as many grants as it may keep.
+func (r *taskRunner) grant(key string) bool {
+	if key == "" || r.t == nil {
 		return false
 	}
-	if r.grantsOf != r.t.ID {
-		r.grants, r.grantsOf = nil, r.t.ID
-	}
-	if len(r.grants) >= maxGrants {
+	r.loadGrants()
+	if r.grantsOf != r.t.ID || len(r.grants) >= maxGrants {
 		return false
 	}
-	r.grants = append(r.grants, g)
+	if err := r.d.db.AddGrant(r.t.ID, key); err != nil {
+		r.d.logf("[%s] grant: %v", r.session, err)
+		return false
+	}
+	r.grants = append(r.grants, key)
 	return true
+}
+
+// forget drops a kept tool call the call no longer waits on.
+func (r *taskRunner) forget(item string) {
+	if r.t == nil {
+		return
+	}
+	if err := r.d.db.DropGateItem(r.t.ID, item); err != nil {
+		r.d.logf("[%s] %s: %v", r.session, item, err)
+	}
 }
 
 // decide gives the pending tool call item its decision; forTask allows
@@ -389,10 +461,14 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fl
 		return TaskView{}, err
 	}
 	p := r.approvals[item]
+	if p == nil && r.w == nil && r.keptItem(item) != nil {
+		return r.decideKept(item, allow, forTask, why, who)
+	}
 	if p == nil || r.w == nil {
 		return TaskView{}, &fleet.Error{Code: fleet.Conflict, Msg: fmt.Sprintf("session %s waits for no decision %q", r.session, item)}
 	}
 	delete(r.approvals, item)
+	r.forget(item)
 	dec := gate.Decision{Allow: allow, Message: strings.TrimSpace(why)}
 	word := "allowed once"
 	if !allow {
@@ -401,14 +477,15 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fl
 			dec.Message = "denied by " + by
 		}
 	}
-	if allow && forTask && !r.grant(p) {
+	if allow && forTask && !r.grant(p.key) {
 		word = "allowed once (nothing exact to allow for the task)"
 	} else if allow && forTask {
 		word, p.forTask = "allowed for this task", true
 		// The same call waiting twice at once is decided once.
 		for id, q := range r.approvals {
-			if !q.g.elsewhere && r.granted(q.a) {
+			if !q.g.elsewhere && r.granted(q.key) {
 				delete(r.approvals, id)
+				r.forget(id)
 				q.g.record(q, "allowed (for this task)", who)
 				q.decision <- gate.Decision{Allow: true}
 			}

@@ -3,6 +3,8 @@ package serve
 import (
 	"slices"
 	"strconv"
+
+	"ralph/internal/fleet"
 )
 
 // PendingItem is one thing the agent waits on inside its call: a tool call
@@ -39,6 +41,13 @@ func (r *taskRunner) pendingItems() []PendingItem {
 			}
 		}
 		out = append(out, PendingItem{ID: a.id, Kind: pendingQuestion, What: clipLine(a.q.Text, 200), Options: opts})
+	}
+	if r.t != nil && r.keptOf == r.t.ID && r.t.State == fleet.Waiting {
+		for _, k := range r.kept {
+			if k.Decided == nil {
+				out = append(out, PendingItem{ID: k.Item, Kind: k.Kind, What: k.What})
+			}
+		}
 	}
 	slices.SortFunc(out, func(a, b PendingItem) int { return itemSeq(a.ID) - itemSeq(b.ID) })
 	return out

@@ -7,7 +7,7 @@ import (
 
 	"ralph/internal/engine"
 	"ralph/internal/fleet"
-	"ralph/internal/gate"
+	"ralph/internal/loop"
 	"ralph/internal/scarce"
 )
 
@@ -50,10 +50,18 @@ type taskRunner struct {
 	inCall    *inCallAsk
 	approvals map[string]*inCallApproval
 	asks      int
-	// grants are the task's "allow for this task" decisions (grantsOf
-	// names the task): later identical tool calls run without asking.
-	grants   []gate.Grant
+	// grants are the task's "allow for this task" decisions, their keys
+	// (grantsOf names the task): later identical tool calls run without
+	// asking.
+	grants   []string
 	grantsOf string
+	// kept are the tool calls a restart ended the call of (taskgatekept.go),
+	// of the task keptOf; once are the keys a person allowed once after
+	// that, and carry the decisions for the next call's receipt.
+	kept   []keptItem
+	keptOf string
+	once   []string
+	carry  []loop.GateDecision
 
 	// What the scheduler knows, under d.mu.
 	// pending is what the call waits on, for views (pendingOf), of the
@@ -314,6 +322,7 @@ func (r *taskRunner) startLoop() {
 	if st, found, err := d.db.LoadState(r.session); err == nil && found && st.Ask.Waiting() {
 		r.keepAnswer(st) // its loop ended before it could take it
 	}
+	r.takeKept()
 	if err := r.launch(ctx, *r.t); err != nil {
 		unchoose()
 		if scarce.Of(err) != "" {
@@ -338,7 +347,7 @@ func (r *taskRunner) launch(ctx context.Context, t Task) error {
 	}
 	r.t = &t
 	wctx, cancel := context.WithCancel(ctx)
-	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{}), asked: func() {
+	w := &worker{taskID: t.ID, ctl: &controller{}, cancel: cancel, gone: make(chan struct{}), carry: r.carry, asked: func() {
 		select {
 		case r.asked <- struct{}{}:
 		default: // told already: the runner reads the latest state
@@ -349,7 +358,7 @@ func (r *taskRunner) launch(ctx context.Context, t Task) error {
 		// first call.
 		w.ctl.pause(by)
 	}
-	r.w = w
+	r.w, r.carry = w, nil
 	d.mu.Lock()
 	r.starting = false
 	r.snap, r.live = t.fleet(), true
@@ -379,7 +388,7 @@ func (r *taskRunner) loopEnded(e loopEnd) {
 			d.logf("task %s: pause: %v", e.t.ID, err)
 		}
 	}
-	r.w = nil
+	r.w, r.once = nil, nil
 	r.load()
 	r.drive(false)
 	d.schedule()
@@ -454,6 +463,7 @@ func (d *Daemon) restore() {
 		if _, err := d.runnerFor(t.Session, &t); err != nil {
 			return
 		}
+		d.restoreKept(t)
 		if waitsForAnswer(t) {
 			d.wg.Add(1)
 			go func() {
