@@ -38,9 +38,6 @@ type Responder interface {
 // maxAnswer bounds a typed answer, in bytes.
 const maxAnswer = 2000
 
-// pendingMsg is what the call waits on now, from the Feed.
-type pendingMsg []Prompt
-
 // gateMsg is a Responder call's outcome.
 type gateMsg struct {
 	id, what string
