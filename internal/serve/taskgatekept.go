@@ -28,8 +28,15 @@ func (d *Daemon) stopping() bool {
 }
 
 // keepsGateItems reports a daemon whose loops' calls die with it (the
-// local backend): what they wait on is kept for the next daemon.
-func (d *Daemon) keepsGateItems() bool { return d.opts.Runner == nil }
+// local backend): what they wait on is kept for the next daemon. A loop
+// that outlives the daemon (Temporal's) keeps its own.
+func (d *Daemon) keepsGateItems() bool {
+	o, ok := d.opts.Runner.(LoopsOutliver)
+	return !ok || !o.LoopsOutliveTheDaemon()
+}
+
+// LoopsOutliver is a Runner whose loops go on while no daemon runs.
+type LoopsOutliver interface{ LoopsOutliveTheDaemon() bool }
 
 // restoreKept gives a task's runner the approvals a previous daemon's call
 // left waiting.

@@ -471,7 +471,7 @@ func (d *Daemon) restore() {
 				_, _ = d.send(d.ctx, t.Session, func(r *taskRunner) outcome { r.rewait(); return outcome{} })
 			}()
 		}
-		if d.opts.Runner != nil && waitsInCall(t) {
+		if !d.keepsGateItems() && waitsInCall(t) {
 			d.wg.Add(1)
 			go func() {
 				defer d.wg.Done()

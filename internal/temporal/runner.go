@@ -51,6 +51,12 @@ type Runner struct {
 }
 
 // RunLoop runs the task's workflow until it ends. A workflow of the task
+// LoopsOutliveTheDaemon: a workflow and its calls go on without the
+// daemon, so the daemon keeps no gate items of its own for them.
+func (r *Runner) LoopsOutliveTheDaemon() bool { return true }
+
+var _ serve.LoopsOutliver = (*Runner)(nil)
+
 // already running (the daemon restarted) is joined, not started again.
 func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, loop.State, error) {
 	queue := r.Queue
