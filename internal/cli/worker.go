@@ -205,11 +205,12 @@ func heldAccounts(flag string, environ []string, getenv func(string) string) (ma
 // close releases the connection.
 func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error) {
 	host, _ := os.Hostname()
-	c, err := temporal.Dial(temporal.ConnFromEnv(o.Temporal), fmt.Sprintf("ralph-serve@%s/%d", host, os.Getpid()), log)
+	conn := temporal.ConnFromEnv(o.Temporal)
+	c, err := temporal.Dial(conn, fmt.Sprintf("ralph-serve@%s/%d", host, os.Getpid()), log)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &temporal.Runner{Client: c, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}
+	r := &temporal.Runner{Client: c, Namespace: conn.Namespace, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}
 	if o.TemporalHandover != "" {
 		r.Handover = &temporal.Handover{Remote: o.TemporalHandover, After: o.TemporalTakeoverAfter}
 	}

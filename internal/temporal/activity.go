@@ -248,7 +248,10 @@ func (a *Activities) holds(dir string) bool {
 }
 
 // heartbeat says the call is alive, three times per heartbeat timeout (one
-// lost beat is no death), until the returned stop.
+// lost beat is no death), until the returned stop. The first beat is one
+// period in, not at the start: the timeout runs from the start, and a beat
+// is a write of the server's, so a call shorter than a period (most are
+// seconds long) costs none. A call waiting for a person beats on.
 func (a *Activities) heartbeat(ctx context.Context, loopN int) (stop func()) {
 	info := activity.GetInfo(ctx)
 	beat := a.Heartbeat
@@ -273,7 +276,6 @@ func (a *Activities) heartbeat(ctx context.Context, loopN int) (stop func()) {
 			}
 		}
 	}()
-	activity.RecordHeartbeat(ctx, loopN)
 	return func() { cancel(); <-done }
 }
 

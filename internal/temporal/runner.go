@@ -24,12 +24,14 @@ import (
 
 // Runner is serve.Runner on Temporal: `ralph serve --backend temporal`
 // starts each task's workflow, forwards requests to it as signals and
-// writes what the workflow tells it (the watch update, answered at each
-// change) into the daemon's store, so that `ralph task` and every view
+// writes what the workflow tells it (its status, asked after each of its
+// decisions) into the daemon's store, so that `ralph task` and every view
 // work as on the local backend.
 type Runner struct {
 	Client client.Client
-	Queue  string
+	// Namespace is the client's ("" for "default").
+	Namespace string
+	Queue     string
 	// Pins are the host queues of sessions (session → queue): their agent
 	// calls run only on the workers polling that queue.
 	Pins map[string]string
@@ -191,35 +193,47 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	}
 }
 
-// watch follows the task's workflow: each watch update is answered when
-// the workflow's status has changed since the last answer (a call begun or
-// folded, a wait, a question, the end), so the daemon learns of a change
-// as it happens and asks nothing in between. Its latest run: the one a
-// long loop continued as. It ends with ctx or the workflow.
+// watch follows the task's workflow: after each decision it asks for the
+// status, and passes it on when it has changed since the last one (a call
+// begun or folded, a wait, a question, the end), so the daemon learns of a
+// change as it happens and asks nothing in between (follow). Its latest
+// run: the one a long loop continued as. It ends with ctx or the workflow.
 func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <-chan struct{}) {
 	after := 0
-	for ctx.Err() == nil {
-		h, err := r.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: UpdateWatch,
-			Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	changed := func() {
+		v, err := r.Client.QueryWorkflow(ctx, id, "", QueryStatus)
 		var s Status
 		if err == nil {
-			err = h.Get(ctx, &s)
+			err = v.Get(&s)
 		}
-		if err != nil {
-			// The run is ending (its Output tells the rest), continuing as
-			// a new one, or the service is away for a moment.
-			select {
-			case <-ctx.Done():
-			case <-done:
-				return
-			case <-time.After(time.Second):
-			}
-			continue
+		if err != nil || s.Seq <= after {
+			return
 		}
 		after = s.Seq
 		select {
 		case out <- s:
 		case <-ctx.Done():
+		}
+	}
+	for ctx.Err() == nil {
+		continued, err := r.follow(ctx, id, changed)
+		if continued {
+			continue
+		}
+		if err == nil {
+			// The run is over: its Output tells the rest.
+			select {
+			case <-ctx.Done():
+			case <-done:
+			}
+			return
+		}
+		// The service is away for a moment.
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		case <-time.After(time.Second):
 		}
 	}
 }

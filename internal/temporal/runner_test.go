@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -36,9 +37,11 @@ func (c *askCounter) UpdateWorkflow(ctx context.Context, o client.UpdateWorkflow
 	return c.Client.UpdateWorkflow(ctx, o)
 }
 
-// The daemon learns how a workflow is from the workflow: each change is
-// an answer to its watch update, as it happens; it queries nothing on a
-// timer, however long the calls take.
+// The daemon learns how a workflow is from the workflow: it waits on the
+// history and asks for the status once after each decision, as it
+// happens; it queries nothing on a timer, however long the calls take, and
+// following adds nothing to the workflow's history (a watch update did: a
+// workflow task and a write of the server's per answer).
 func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 	srv := devserver.Start(t, filepath.Join(t.TempDir(), "temporal.db"))
 	c := &askCounter{Client: srv.Client()}
@@ -100,9 +103,27 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 	if executing < 3 {
 		t.Errorf("the daemon saw the loop executing %d times (%v), want each of the 3 calls", executing, activities)
 	}
-	// 7.5 s of calls: a query every 2 s would be 3 or more.
-	t.Logf("%d queries, %d watches", c.queries.Load(), c.watches.Load())
-	if q, n := c.queries.Load(), c.watches.Load(); q != 0 || n > 12 {
-		t.Errorf("the daemon made %d queries and %d watches; want none and one per change", q, n)
+	decisions, updates := 0, 0
+	for it := c.Client.GetWorkflowHistory(context.Background(), WorkflowID("r1"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT); it.HasNext(); {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			decisions++
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ADMITTED:
+			updates++
+		}
+	}
+	t.Logf("%d queries, %d watches, %d decisions, %d updates in the history", c.queries.Load(), c.watches.Load(), decisions, updates)
+	if q, n := c.queries.Load(), c.watches.Load(); int(q) > decisions || n != 0 {
+		t.Errorf("the daemon made %d queries and %d watches for %d decisions; want at most a query per decision", q, n, decisions)
+	}
+	// One decision per call, one to end, one for each of the requests the
+	// daemon signals first (the control and the hold): its following
+	// makes none of its own.
+	if updates != 0 || decisions > 6 {
+		t.Errorf("the history holds %d decisions and %d updates for 3 calls; want at most 6 and none", decisions, updates)
 	}
 }

@@ -35,6 +35,9 @@ func Register(w worker.Registry, acts *Activities) {
 	w.RegisterActivityWithOptions(acts.Verify, activity.RegisterOptions{Name: ActivityVerify})
 }
 
+// workflowPollers is how many polls a worker keeps waiting for decisions.
+const workflowPollers = 8
+
 // RunWorker runs workflows and agent calls from the queue until ctx ends.
 func RunWorker(ctx context.Context, o WorkerOptions) error {
 	queue := o.Queue
@@ -50,7 +53,13 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	if calls <= 0 {
 		calls = 4
 	}
-	w := worker.New(c, queue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity})
+	// Pollers enough that a decision finds one waiting: one the server
+	// cannot hand over at once it writes to its database and reads back
+	// (scripts/temporalload: 1.8 such writes per iteration with the
+	// default two, 0.3 with eight). A waiting poll costs a connection's
+	// stream, not CPU.
+	w := worker.New(c, queue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+		MaxConcurrentWorkflowTaskPollers: workflowPollers})
 	Register(w, o.Activities)
 	if err := w.Start(); err != nil {
 		return err

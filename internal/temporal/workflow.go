@@ -5,8 +5,9 @@
 // call is an activity (Iterate) that a `ralph worker` runs through
 // engine.Measure and that returns the small loop.Iteration, never the
 // transcript. Stop, pause and breaker reset arrive as a signal; status is a
-// query, and the watch update answers with it once it has changed, which
-// is how the daemon follows a workflow. `ralph serve --backend temporal`
+// query, which the daemon asks after each decision the workflow's history
+// shows (Runner.follow); the watch update answers with it once it has
+// changed, for a daemon of an earlier release. `ralph serve --backend temporal`
 // starts and watches the workflows (Runner); `ralph worker` runs them
 // (RunWorker).
 package temporal
@@ -48,7 +49,8 @@ const (
 	SignalResume = "resume"
 	QueryStatus  = "status"
 	// UpdateWatch answers with the Status once its Seq is past the one
-	// asked for (an int): the daemon's long poll of the workflow.
+	// asked for (an int): how a daemon of an earlier release followed the
+	// workflow.
 	UpdateWatch  = "watch"
 	DefaultQueue = "ralph"
 )

@@ -42,6 +42,9 @@ var (
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
 	backends   = flag.String("backends", "local,temporal", "backends to measure, in order")
 	keep       = flag.Bool("keep", false, "keep the work directory")
+	prebuilt   = flag.String("ralph", "", "a ralph binary to measure instead of building this tree's (to compare builds)")
+	eager      = flag.Bool("eager", true, "let the dev server hand a decision's activity to the worker that made it (system.enableActivityEagerExecution)")
+	dump       = flag.String("dump-metrics", "", "write the dev server's metrics at the end to this file")
 )
 
 func main() {
@@ -68,6 +71,9 @@ func run() error {
 	r := &rig{work: work, rnd: rand.New(rand.NewPCG(1, 2))}
 	if r.ralph, r.fake, err = loadrig.Build(filepath.Join(work, "bin")); err != nil {
 		return err
+	}
+	if *prebuilt != "" {
+		r.ralph = *prebuilt
 	}
 	fmt.Printf("%d tasks of %d calls (%s–%s each), %d CPUs\n", *tasks, *iterations, *minCall, *maxCall, numCPU())
 	for _, b := range strings.Split(*backends, ",") {
@@ -126,8 +132,12 @@ func (r *rig) measure(backend string) error {
 		taddr := freeAddr()
 		_, port, _ := net.SplitHostPort(taddr)
 		metricsPort = freePort()
-		if _, err := start("temporal dev server", cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
-			"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"); err != nil {
+		args := []string{cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
+			"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"}
+		if *eager {
+			args = append(args, "--dynamic-config-value", "system.enableActivityEagerExecution=true")
+		}
+		if _, err := start("temporal dev server", args...); err != nil {
 			return err
 		}
 		if err := waitTCP(taddr); err != nil {
@@ -157,7 +167,7 @@ func (r *rig) measure(backend string) error {
 	for _, p := range procs {
 		cpu0[p.name] = servetest.CPUTime(p.cmd.Process.Pid)
 	}
-	decided0, queried0 := workflowTasks(metricsPort)
+	m0 := serverMetrics(metricsPort)
 	began := time.Now()
 	if err := loadrig.LoopTasks(addr, *tasks, *iterations+5); err != nil {
 		return err
@@ -177,10 +187,20 @@ func (r *rig) measure(backend string) error {
 	}
 	fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", "total", total.Seconds(), float64(total.Microseconds())/1000/float64(iters))
 	if metricsPort != "" {
-		decided, queried := workflowTasks(metricsPort)
-		decided, queried = decided-decided0, queried-queried0
-		fmt.Printf("  %-20s %6.0f  (%.2f per iteration: %.2f decisions, %.2f queries)\n", "workflow tasks",
-			decided+queried, (decided+queried)/float64(iters), decided/float64(iters), queried/float64(iters))
+		m := serverMetrics(metricsPort)
+		per := func(key string) float64 { return (m[key] - m0[key]) / float64(iters) }
+		decided, queried := per("client_requests/HistoryClientRespondWorkflowTaskCompleted"), per("client_requests/MatchingClientRespondQueryTaskCompleted")
+		fmt.Printf("  %-20s %6.2f per iteration: %.2f decisions, %.2f queries\n", "workflow tasks", decided+queried, decided, queried)
+		fmt.Printf("  %-20s %6.2f per iteration\n", "heartbeats", per("client_requests/HistoryClientRecordActivityTaskHeartbeat"))
+		var writes float64
+		var parts []string
+		for _, op := range persistenceWrites {
+			if n := per("persistence_requests/" + op); n >= 0.005 {
+				writes += n
+				parts = append(parts, fmt.Sprintf("%s %.2f", op, n))
+			}
+		}
+		fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", writes, strings.Join(parts, ", "))
 	}
 	if done != len(views) {
 		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), logf.Name())
@@ -188,35 +208,50 @@ func (r *rig) measure(backend string) error {
 	return nil
 }
 
-// workflowTasks is how many workflow tasks the dev server's workers
-// completed: decisions (history events) and queries (none).
-func workflowTasks(port string) (decisions, queries float64) {
+// serverMetrics is the dev server's counters that say what an iteration
+// cost it, summed by name and operation ("name/operation"): the workflow
+// tasks its workers completed (decisions, which are history, and queries,
+// which are not), the heartbeats, and its persistence requests.
+func serverMetrics(port string) map[string]float64 {
+	m := map[string]float64{}
 	if port == "" {
-		return 0, 0
+		return m
 	}
 	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
 	if err != nil {
-		return 0, 0
+		return m
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if *dump != "" {
+		os.WriteFile(*dump, b, 0o644)
+	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if !strings.HasPrefix(l, "client_requests{") {
+		name, rest, ok := strings.Cut(l, "{")
+		if !ok || (name != "client_requests" && name != "persistence_requests") {
 			continue
 		}
+		_, op, ok := strings.Cut(rest, `operation="`)
+		if !ok {
+			continue
+		}
+		op, _, _ = strings.Cut(op, `"`)
 		var n float64
 		if i := strings.LastIndexByte(l, ' '); i > 0 {
 			n, _ = strconv.ParseFloat(l[i+1:], 64)
 		}
-		switch {
-		case strings.Contains(l, `operation="HistoryClientRespondWorkflowTaskCompleted"`):
-			decisions += n
-		case strings.Contains(l, `operation="MatchingClientRespondQueryTaskCompleted"`):
-			queries += n
-		}
+		m[name+"/"+op] += n
 	}
-	return decisions, queries
+	return m
 }
+
+// persistenceWrites are the persistence operations that change the
+// database: each is a write transaction of the dev server's SQLite file,
+// synced on commit.
+var persistenceWrites = []string{"CreateWorkflowExecution", "UpdateWorkflowExecution", "ConflictResolveWorkflowExecution",
+	"SetWorkflowExecution", "DeleteWorkflowExecution", "DeleteCurrentWorkflowExecution", "AppendHistoryNodes", "DeleteHistoryBranch",
+	"ForkHistoryBranch", "TrimHistoryBranch", "CreateTasks", "CompleteHistoryTask", "RangeCompleteHistoryTasks", "CompleteTasksLessThan",
+	"UpdateTaskQueue", "CreateTaskQueue", "UpdateTaskQueueUserData", "UpdateShard", "AssertShardOwnership", "CompleteTask", "UpsertClusterMembership"}
 
 func freeAddr() string {
 	addr, err := servetest.FreeAddr()
