@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"fmt"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
@@ -20,11 +21,14 @@ func (r *Runner) follow(ctx context.Context, id string, changed func()) (continu
 	if ns == "" {
 		ns = "default"
 	}
-	d, err := r.Client.DescribeWorkflowExecution(ctx, id, "")
+	d, err := r.Client.DescribeWorkflow(ctx, id, "")
 	if err != nil {
 		return false, err
 	}
-	run := d.GetWorkflowExecutionInfo().GetExecution()
+	if d.RawResponse == nil {
+		return false, fmt.Errorf("workflow %s: described without its execution", id)
+	}
+	run := d.RawResponse.GetWorkflowExecutionInfo().GetExecution()
 	req := &workflowservice.GetWorkflowExecutionHistoryRequest{Namespace: ns,
 		Execution:    &commonpb.WorkflowExecution{WorkflowId: id, RunId: run.GetRunId()},
 		WaitNewEvent: true, HistoryEventFilterType: enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT, SkipArchival: true}
