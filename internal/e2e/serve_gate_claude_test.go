@@ -360,41 +360,11 @@ func newGateRig(t *testing.T, rc string, its []fakeapi.Iteration, extraEnv ...st
 // request carries.
 func toolResultText(t *testing.T, body []byte) string {
 	t.Helper()
-	var req struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	s, err := fakeapi.LastToolResultIn(body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var out string
-	for _, m := range req.Messages {
-		var blocks []struct {
-			Type    string          `json:"type"`
-			Content json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			if b.Type != "tool_result" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(b.Content, &s) == nil {
-				out = s
-				continue
-			}
-			var parts []struct{ Text string }
-			_ = json.Unmarshal(b.Content, &parts)
-			out = ""
-			for _, p := range parts {
-				out += p.Text
-			}
-		}
-	}
-	return out
+	return s
 }
 
 // Two tool calls the model makes at once wait at once: the task lists both

@@ -196,3 +196,13 @@ func (r *MessagesRequest) LastToolResult() string {
 	}
 	return ""
 }
+
+// LastToolResultIn is LastToolResult of a Messages API request's body, as
+// a test reads what the model received.
+func LastToolResultIn(body []byte) (string, error) {
+	var r MessagesRequest
+	if err := json.Unmarshal(body, &r); err != nil {
+		return "", err
+	}
+	return r.LastToolResult(), nil
+}

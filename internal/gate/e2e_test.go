@@ -2,7 +2,6 @@ package gate_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,41 +124,11 @@ func gateCall(t *testing.T, p *person, g *gate.Gate, timeout time.Duration, wrap
 // request body: what the model received.
 func lastToolResult(t *testing.T, body []byte) string {
 	t.Helper()
-	var req struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	s, err := fakeapi.LastToolResultIn(body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var out string
-	for _, m := range req.Messages {
-		var blocks []struct {
-			Type    string          `json:"type"`
-			Content json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			if b.Type != "tool_result" {
-				continue
-			}
-			var s string
-			if json.Unmarshal(b.Content, &s) == nil {
-				out = s
-				continue
-			}
-			var parts []struct{ Text string }
-			_ = json.Unmarshal(b.Content, &parts)
-			out = ""
-			for _, p := range parts {
-				out += p.Text
-			}
-		}
-	}
-	return out
+	return s
 }
 
 func TestGateRealClaudeAskAndAllow(t *testing.T) {
