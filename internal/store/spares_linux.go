@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,7 +50,7 @@ func swapIn(sp *spareFiles, dfd int, path, name string, data []byte, perm fs.Fil
 	defer f.Close()
 	fail := func(err error) (bool, error) {
 		_ = unix.Unlinkat(dfd, name, 0)
-		return true, fmt.Errorf("write %s: %w", path, err)
+		return true, pathError(path, err)
 	}
 	// Over the spare's old bytes, then cut to length: emptying it first
 	// would free its blocks only to allocate them again.
@@ -98,7 +97,7 @@ func swapIn(sp *spareFiles, dfd int, path, name string, data []byte, perm fs.Fil
 	}
 	if durable {
 		if err := unix.Fsync(dfd); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
-			return true, fmt.Errorf("write %s: %w", path, err)
+			return true, pathError(path, err)
 		}
 	}
 	return true, nil
@@ -179,4 +178,15 @@ func spareOK(st *unix.Stat_t) bool {
 func setLease(fd int) error {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_WRLCK)
 	return err
+}
+
+// pathError names the file being written in full: the spare's own error
+// names it relative to its directory, and a loop waiting on a full disk
+// shows the path the error carries.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &fs.PathError{Op: "write", Path: path, Err: err}
 }

@@ -1,13 +1,17 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"ralph/internal/scarce"
 )
 
 func inode(t *testing.T, path string) uint64 {
@@ -151,5 +155,18 @@ func TestSparesFollowTheDirectory(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("written outside: %v", entries)
+	}
+}
+
+// A write that fails names the file in full: a loop waiting on a full
+// disk shows the path its error carries.
+func TestSpareWriteErrorNamesThePath(t *testing.T) {
+	err := pathError("/p/.ralph/.loop_state", &fs.PathError{Op: "write", Path: "..loop_state.tmp-1", Err: syscall.ENOSPC})
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != "/p/.ralph/.loop_state" || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("%v", err)
+	}
+	if got := scarce.Reason(err, ""); got != "disk full writing /p/.ralph/.loop_state; retrying" {
+		t.Errorf("reason %q", got)
 	}
 }
