@@ -477,9 +477,12 @@ func (r *taskRunner) decide(item string, allow, forTask bool, why string, who fl
 			dec.Message = "denied by " + by
 		}
 	}
-	if allow && forTask && !r.grant(p.key) {
+	// A loop elsewhere keeps its grants itself, on the exact call (what
+	// it shows here is masked); here the daemon keeps them.
+	granted := allow && forTask && (p.g.elsewhere || r.grant(p.key))
+	if allow && forTask && !granted {
 		word = "allowed once (nothing exact to allow for the task)"
-	} else if allow && forTask {
+	} else if granted {
 		word, p.forTask = "allowed for this task", true
 		// The same call waiting twice at once is decided once.
 		for id, q := range r.approvals {
