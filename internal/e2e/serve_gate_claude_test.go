@@ -127,28 +127,7 @@ func TestServeGateApproveDenyWithClaude(t *testing.T) {
 	for _, allow := range []bool{true, false} {
 		t.Run(fmt.Sprint("allow=", allow), func(t *testing.T) {
 			g := newGateRig(t, "", []fakeapi.Iteration{bashIteration})
-			v := g.c.WaitFor("db", "waiting for a decision", servetest.StateIs("waiting"))
-			if v.Message != "waiting: approval a1 for Bash(touch made-by-bash)" {
-				t.Fatalf("the task shows %q", v.Message)
-			}
-			if allow {
-				g.c.OK("approve", "db", "a1")
-			} else {
-				g.c.OK("deny", "db", "a1", "not", "on", "a", "Friday")
-			}
-			v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
-			reqs := g.srv.MessageRequests()
-			if v.LoopCount != 1 || len(reqs) != 2 || reqs[1].Turn != 1 {
-				t.Fatalf("%d loops, %d requests: the decision did not come back in the same call", v.LoopCount, len(reqs))
-			}
-			_, err := os.Stat(filepath.Join(g.dir, "made-by-bash"))
-			result := toolResultText(t, reqs[1].Body)
-			if allow && err != nil {
-				t.Errorf("allowed, the command did not run: %v; the model got %q", err, result)
-			}
-			if !allow && (err == nil || !strings.Contains(result, "not on a Friday")) {
-				t.Errorf("denied, the command ran (%v) or the model was not told: %q", err, result)
-			}
+			g.decideBash(t, allow)
 		})
 	}
 }
@@ -354,6 +333,36 @@ func newGateRig(t *testing.T, rc string, its []fakeapi.Iteration, extraEnv ...st
 	g.c.OK("start", "db", "Pick a database")
 	g.c.OK("loop", "db", "3")
 	return g
+}
+
+// decideBash approves or denies the Bash call of bashIteration, waiting as
+// a1, and checks that the decision came back in the same call: the command
+// ran, or the model read why not. It returns the finished task.
+func (g *gateRig) decideBash(t *testing.T, allow bool) serve.TaskView {
+	t.Helper()
+	v := g.c.WaitFor("db", "waiting for a decision", servetest.StateIs("waiting"))
+	if v.Message != "waiting: approval a1 for Bash(touch made-by-bash)" {
+		t.Fatalf("the task shows %q", v.Message)
+	}
+	if allow {
+		g.c.OK("approve", "db", "a1")
+	} else {
+		g.c.OK("deny", "db", "a1", "not", "on", "a", "Friday")
+	}
+	v = g.c.WaitFor("db", "done", servetest.StateIs("done"))
+	reqs := g.srv.MessageRequests()
+	if v.LoopCount != 1 || len(reqs) != 2 || reqs[1].Turn != 1 {
+		t.Fatalf("%d loops, %d requests: the decision did not come back in the same call", v.LoopCount, len(reqs))
+	}
+	_, err := os.Stat(filepath.Join(g.dir, "made-by-bash"))
+	result := toolResultText(t, reqs[1].Body)
+	if allow && err != nil {
+		t.Errorf("allowed, the command did not run: %v; the model got %q", err, result)
+	}
+	if !allow && (err == nil || !strings.Contains(result, "not on a Friday")) {
+		t.Errorf("denied, the command ran (%v) or the model was not told: %q", err, result)
+	}
+	return v
 }
 
 // toolResultText is the text of the last tool_result a Messages API
