@@ -140,6 +140,12 @@ func (s *Server) Connected() bool {
 // Send pushes an event_callback body (from Callback) over the newest
 // socket as an events_api envelope and returns its envelope id.
 func (s *Server) Send(body []byte) (string, error) {
+	return s.sendEnvelope(map[string]any{"type": "events_api", "accepts_response_payload": false,
+		"retry_attempt": 0, "retry_reason": "", "payload": json.RawMessage(body)})
+}
+
+// sendEnvelope writes env, given its envelope id, to the newest socket.
+func (s *Server) sendEnvelope(env map[string]any) (string, error) {
 	s.mu.Lock()
 	var c *websocket.Conn
 	if n := len(s.conns); n > 0 {
@@ -150,8 +156,8 @@ func (s *Server) Send(body []byte) (string, error) {
 		return "", errors.New("slacktest: no Socket Mode client connected")
 	}
 	id := fmt.Sprintf("env-%d", seq.Add(1))
-	return id, s.write(c, map[string]any{"envelope_id": id, "type": "events_api", "accepts_response_payload": false,
-		"retry_attempt": 0, "retry_reason": "", "payload": json.RawMessage(body)})
+	env["envelope_id"] = id
+	return id, s.write(c, env)
 }
 
 // Acked says whether the client acknowledged envelope id.
@@ -214,16 +220,6 @@ func Press(endpoint, secret string, ts time.Time, payload []byte) (int, string, 
 // the newest socket as an interactive envelope, as Socket Mode delivers a
 // press; it returns the envelope id.
 func (s *Server) SendInteractive(payload []byte) (string, error) {
-	s.mu.Lock()
-	var c *websocket.Conn
-	if n := len(s.conns); n > 0 {
-		c = s.conns[n-1]
-	}
-	s.mu.Unlock()
-	if c == nil {
-		return "", errors.New("slacktest: no Socket Mode client connected")
-	}
-	id := fmt.Sprintf("env-%d", seq.Add(1))
-	return id, s.write(c, map[string]any{"envelope_id": id, "type": "interactive", "accepts_response_payload": false,
+	return s.sendEnvelope(map[string]any{"type": "interactive", "accepts_response_payload": false,
 		"payload": json.RawMessage(payload)})
 }
