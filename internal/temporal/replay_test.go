@@ -165,23 +165,13 @@ var recordings = []recording{
 		// Followed as the daemon follows it: watch updates, each answered
 		// at the next change.
 		send: func(ctx context.Context, c client.Client, run client.WorkflowRun) error {
-			after := 0
-			for {
-				h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-					UpdateName: UpdateWatch, Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
-				if err != nil {
-					return err
+			return watchUntil(ctx, c, run, func(s Status) (bool, error) {
+				if s.Activity != "waiting: "+loop.WaitAnswer {
+					return false, nil
 				}
-				var s Status
-				if err := h.Get(ctx, &s); err != nil {
-					return err
-				}
-				if s.Activity == "waiting: "+loop.WaitAnswer {
-					return c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalControl,
-						loop.Control{Answer: "SQLite.", AnswerBy: "test", AnswerTo: s.State.Ask.Loop, AnswerLoops: 5})
-				}
-				after = s.Seq
-			}
+				return true, c.SignalWorkflow(ctx, run.GetID(), run.GetRunID(), SignalControl,
+					loop.Control{Answer: "SQLite.", AnswerBy: "test", AnswerTo: s.State.Ask.Loop, AnswerLoops: 5})
+			})
 		},
 		check: func(out Output) error {
 			if !out.Reason.Success() || out.State.Loop != 3 || out.State.Run.FirstLoop != 0 {
@@ -222,29 +212,19 @@ var recordings = []recording{
 			return nil
 		},
 		send: func(ctx context.Context, c client.Client, run client.WorkflowRun) error {
-			after := 0
-			for {
+			return watchUntil(ctx, c, run, func(s Status) (bool, error) {
+				if len(s.Pending) != 1 || s.Pending[0].Kind != GateApproval {
+					return false, nil
+				}
 				h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-					UpdateName: UpdateWatch, Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
+					UpdateName: UpdateDecide, Args: []any{GateVerdict{ID: s.Pending[0].ID, Allow: true, ForTask: true,
+						Record: &loop.GateDecision{Item: s.Pending[0].ID, What: "Bash(make)", Outcome: "allowed for this task", Surface: "cli"}}},
+					WaitForStage: client.WorkflowUpdateStageCompleted})
 				if err != nil {
-					return err
+					return true, err
 				}
-				var s Status
-				if err := h.Get(ctx, &s); err != nil {
-					return err
-				}
-				if len(s.Pending) == 1 && s.Pending[0].Kind == GateApproval {
-					h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
-						UpdateName: UpdateDecide, Args: []any{GateVerdict{ID: s.Pending[0].ID, Allow: true, ForTask: true,
-							Record: &loop.GateDecision{Item: s.Pending[0].ID, What: "Bash(make)", Outcome: "allowed for this task", Surface: "cli"}}},
-						WaitForStage: client.WorkflowUpdateStageCompleted})
-					if err != nil {
-						return err
-					}
-					return h.Get(ctx, nil)
-				}
-				after = s.Seq
-			}
+				return true, h.Get(ctx, nil)
+			})
 		},
 		check: func(out Output) error {
 			if !out.Reason.Success() || out.State.Loop != 2 {
@@ -418,4 +398,26 @@ func history(t *testing.T, ctx context.Context, c client.Client, run client.Work
 		data = bytes.ReplaceAll(data, []byte(`"`+host+`:`), []byte(`"host:`))
 	}
 	return data
+}
+
+// watchUntil follows a run as the daemon did with watch updates, each
+// answered at the next change, and hands every status to act until it
+// says it is done.
+func watchUntil(ctx context.Context, c client.Client, run client.WorkflowRun, act func(Status) (done bool, err error)) error {
+	after := 0
+	for {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+			UpdateName: UpdateWatch, Args: []any{after}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		if err != nil {
+			return err
+		}
+		var s Status
+		if err := h.Get(ctx, &s); err != nil {
+			return err
+		}
+		if done, err := act(s); done || err != nil {
+			return err
+		}
+		after = s.Seq
+	}
 }
