@@ -4,7 +4,10 @@
 // Everything here shells out to the git binary (argv only, never a shell)
 // instead of linking a git library: the user's git is the one that knows their
 // config, hooks, filters, sparse checkouts and index format, and its answers
-// are the ones the user sees.
+// are the ones the user sees. One exception, for speed: a call that moved
+// no HEAD has its changed lines counted in-process from loose objects
+// (sincelines.go), only when nothing git reads could make it count
+// otherwise; else git's diff counts them.
 //
 // Progress: Snapshot is taken before an agent call and SnapshotAfter after it;
 // Compare (pure) says what differs. A snapshot records HEAD and, for every

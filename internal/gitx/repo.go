@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 )
 
@@ -18,6 +19,10 @@ type location struct {
 	inRepo bool
 	root   string // absolute work-tree root
 	prefix string // dir relative to root, "" or ending in "/"
+	// gitDir and commonDir are the repository's directories as git found
+	// them, absolute ($GIT_DIR and $GIT_COMMON_DIR): where the line counts
+	// read loose objects (sincelines.go). A guard's pinned ones win.
+	gitDir, commonDir string
 }
 
 // locate asks git where dir is. Outside a work tree (including inside .git or
@@ -25,7 +30,7 @@ type location struct {
 // such as git refusing a repository with dubious ownership, are errors so the
 // user hears about them.
 func locate(ctx context.Context, dir string) (location, error) {
-	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
+	out, err := git(ctx, dir, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix", "--git-dir", "--git-common-dir")
 	if strings.HasPrefix(string(out), "false") {
 		return location{}, nil
 	}
@@ -44,6 +49,19 @@ func locate(ctx context.Context, dir string) (location, error) {
 	}
 	if len(lines) > 2 {
 		loc.prefix = lines[2]
+	}
+	// git prints these relative to dir unless they are elsewhere.
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		if a, err := filepath.Abs(filepath.Join(dir, p)); err == nil {
+			return a
+		}
+		return ""
+	}
+	if len(lines) > 4 {
+		loc.gitDir, loc.commonDir = abs(lines[3]), abs(lines[4])
 	}
 	return loc, nil
 }

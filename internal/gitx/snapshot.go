@@ -49,7 +49,9 @@ type Since struct {
 	// Lines are the lines each path differs by between Base and the work
 	// tree (committed or not), for the paths that differ at all; an
 	// untracked file counts its lines as added. It is measured only when
-	// something changed, so that an idle call costs one git process.
+	// something changed, so that an idle call costs one git process. When
+	// HEAD did not move it may hold only the paths whose state changed
+	// since the earlier snapshot, the only ones Compare then counts.
 	Lines map[string]Lines
 }
 
@@ -100,13 +102,18 @@ func SnapshotAfter(ctx context.Context, dir string, before Snap) (Snap, error) {
 		return Snap{}, err
 	}
 	since := &Since{Base: before.Head}
-	// One more git process, and only when something changed: what each
-	// changed path differs by from the HEAD the call began at (commits
-	// made during the call included), for the progress and its receipt.
+	// Only when something changed: what each changed path differs by from
+	// the HEAD the call began at (commits made during the call included),
+	// for the progress and its receipt. With HEAD where it was, that is
+	// read in-process when it can be (sincelines.go), else one more git.
 	if s.Head != before.Head || !samePaths(before.Paths, s.Paths) {
-		if since.Lines, err = diffLines(ctx, loc, before.Head, s.Head != before.Head); err != nil {
-			return Snap{}, err
+		lines, ok := linesInProcess(loc, before, s)
+		if !ok {
+			if lines, err = diffLines(ctx, loc, before.Head, s.Head != before.Head); err != nil {
+				return Snap{}, err
+			}
 		}
+		since.Lines = lines
 		for path, fp := range s.Paths {
 			if strings.HasPrefix(fp, "?") && before.Paths[path] != fp {
 				since.Lines[path] = countLines(filepath.Join(loc.root, filepath.FromSlash(path)))
