@@ -26,6 +26,9 @@ type viewCache struct {
 	// tasks counts the writes of task rows: the list reads them again
 	// only after one.
 	tasks uint64
+	// onChange, when set, hears of every move of a generation (the
+	// list's keeper), after it.
+	onChange func()
 }
 
 // changed follows a write of task rows.
@@ -33,14 +36,22 @@ func (c *viewCache) changed() {
 	c.mu.Lock()
 	c.tasks++
 	c.mu.Unlock()
+	c.notify()
+}
+
+func (c *viewCache) notify() {
+	if c.onChange != nil {
+		c.onChange()
+	}
 }
 
 // touch follows a change of what a session's view shows from memory.
 func (c *viewCache) touch(session string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.init()
 	c.gen[session]++
+	c.mu.Unlock()
+	c.notify()
 }
 
 // generations are the task rows' generation and each listed session's.
@@ -135,6 +146,7 @@ func (c *viewCache) setHistory(session, taskID string, recs []loop.Metrics, gen 
 
 // saved follows a committed SaveState.
 func (c *viewCache) saved(session, taskID string, st loop.State, rec *loop.Metrics) {
+	defer c.notify()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()

@@ -187,6 +187,8 @@ func Open(opts Options) (*Daemon, error) {
 		return nil, err
 	}
 	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
+	d.list.kick = make(chan struct{}, 1)
+	d.db.cache.onChange = d.list.changedView
 	d.openOutbox()
 	if err := d.openQuota(); err != nil {
 		return fail(err)
@@ -279,6 +281,11 @@ func (d *Daemon) Run(ctx context.Context) {
 			d.pruneLoop(ctx.Done(), historyPruneEvery)
 		}()
 	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.keepList(ctx)
+	}()
 	if d.opts.Watch.Interval > 0 {
 		d.wg.Add(1)
 		go func() {

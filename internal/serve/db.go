@@ -25,6 +25,7 @@ type DB struct {
 	db, ro *sql.DB
 	st     stmts
 	cache  viewCache
+	cur    currentRows
 }
 
 // readers is the size of the read pool.

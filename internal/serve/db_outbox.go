@@ -61,22 +61,22 @@ func insertNotice(tx *sql.Tx, n *Notice, channels []string, now time.Time) error
 // the notice the change causes, in one transaction: a crash leaves both or
 // neither.
 func (d *DB) UpdateTaskNotice(t Task, n *Notice, channels []string, now time.Time) error {
-	tx, err := d.db.Begin()
-	if err != nil {
-		return dbErr(err)
-	}
-	defer tx.Rollback()
-	if err := updateTask(tx.Stmt(d.st.updateTask), t); err != nil {
-		return dbErr(err)
-	}
-	if n != nil {
-		if err := insertNotice(tx, n, channels, now); err != nil {
-			return dbErr(err)
+	return dbErr(d.writeTask(func() string { return t.ID }, func() error {
+		tx, err := d.db.Begin()
+		if err != nil {
+			return err
 		}
-	}
-	err = tx.Commit()
-	d.cache.changed()
-	return dbErr(err)
+		defer tx.Rollback()
+		if err := updateTask(tx.Stmt(d.st.updateTask), t); err != nil {
+			return err
+		}
+		if n != nil {
+			if err := insertNotice(tx, n, channels, now); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}))
 }
 
 // AddNotice puts a notice in the outbox by itself.

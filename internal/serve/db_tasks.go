@@ -59,34 +59,35 @@ var ErrNoTask = errors.New("no task")
 
 // CreateTask inserts a task, numbering it after every task ever made.
 func (d *DB) CreateTask(ctx context.Context, t Task) (Task, error) {
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return t, err
-	}
-	defer tx.Rollback()
-	if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM tasks`).Scan(&t.Seq); err != nil {
-		return t, err
-	}
-	t.ID = fmt.Sprintf("t%d", t.Seq)
-	t.UpdatedAt = t.CreatedAt
-	t = maskTask(t)
-	q, _ := json.Marshal(nonNil(t.Questions))
-	if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost, origin_url)
+	var id string
+	err := d.writeTask(func() string { return id }, func() error {
+		tx, err := d.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM tasks`).Scan(&t.Seq); err != nil {
+			return err
+		}
+		t.ID = fmt.Sprintf("t%d", t.Seq)
+		id = t.ID
+		t.UpdatedAt = t.CreatedAt
+		t = maskTask(t)
+		q, _ := json.Marshal(nonNil(t.Questions))
+		if _, err := tx.Exec(`INSERT INTO tasks(id, seq, session, title, origin, state, max_loops, first_loop, exit_reason, message, questions, pr_url, file, created_at, updated_at, reply_to, first_cost, origin_url)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Seq, t.Session, t.Title, t.Origin, string(t.State), t.MaxLoops, t.FirstLoop, t.ExitReason, t.Message,
-		string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo, t.FirstCost, t.OriginURL); err != nil {
-		return t, err
-	}
-	err = tx.Commit()
-	d.cache.changed()
+			t.ID, t.Seq, t.Session, t.Title, t.Origin, string(t.State), t.MaxLoops, t.FirstLoop, t.ExitReason, t.Message,
+			string(q), t.PRURL, t.File, t.CreatedAt.UTC().Format(time.RFC3339Nano), t.UpdatedAt.UTC().Format(time.RFC3339Nano), t.ReplyTo, t.FirstCost, t.OriginURL); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
 	return t, err
 }
 
 // UpdateTask saves a task's changing fields.
 func (d *DB) UpdateTask(t Task) error {
-	err := updateTask(d.st.updateTask, t)
-	d.cache.changed()
-	return dbErr(err)
+	return dbErr(d.writeTask(func() string { return t.ID }, func() error { return updateTask(d.st.updateTask, t) }))
 }
 
 // updateTask is UpdateTask with the statement of the caller's transaction
@@ -134,15 +135,6 @@ func (d *DB) Tasks() ([]Task, error) {
 	return d.queryTasks(`SELECT ` + taskColumns + ` FROM tasks ORDER BY seq`)
 }
 
-// CurrentTasks lists each session's latest task, in creation order.
-func (d *DB) CurrentTasks() ([]Task, error) {
-	rows, err := d.st.currentTasks.Query()
-	if err != nil {
-		return nil, err
-	}
-	return scanTasks(rows)
-}
-
 func (d *DB) queryTasks(q string, args ...any) ([]Task, error) {
 	rows, err := d.ro.Query(q, args...)
 	if err != nil {
@@ -169,19 +161,13 @@ func (d *DB) Task(id string) (Task, error) {
 	return scanTask(d.st.task.QueryRow(id))
 }
 
-// CurrentTask returns a session's latest task (ErrNoTask: none yet).
-func (d *DB) CurrentTask(session string) (Task, error) {
-	t, err := scanTask(d.st.currentTask.QueryRow(session))
-	if errors.Is(err, sql.ErrNoRows) {
-		return t, ErrNoTask
-	}
-	return t, err
-}
-
 // Requeue puts the tasks a dead daemon left running back in the queue, in
 // their order: they resume from their last saved iteration.
 func (d *DB) Requeue() (int64, error) {
+	d.cur.write.Lock()
 	res, err := d.db.Exec(`UPDATE tasks SET state = ? WHERE state = ?`, string(fleet.Queued), string(fleet.Running))
+	d.forgetRows()
+	d.cur.write.Unlock()
 	d.cache.changed()
 	if err != nil {
 		return 0, err

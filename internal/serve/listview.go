@@ -1,35 +1,50 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"ralph/internal/redact"
 	"ralph/internal/store"
 )
 
-// listView answers GET /api/tasks from memory. Rendering every task's view
-// on every request cost the list of 200 tasks about 3 ms of a core, under
-// load the core the loops also wait for, so a dashboard polling it slowed
-// both. Now the current tasks are read again only after a task row was
-// written, and a task's view (masked JSON, as the API sends it) is rendered
-// again only after its row or its session's generation moved: a saved
-// iteration, a new status of its loop, the watchdog's look (viewCache).
-// The generations are read before what they cover, so a change that lands
-// during a render makes the next request render again, never a stale view
-// kept.
+// listView answers GET /api/tasks from memory. Each task's view is kept as
+// the masked JSON the API sends, rendered again only after its row or its
+// session's generation moved: a saved iteration, a new status of its loop,
+// the watchdog's look (viewCache). The rows themselves are in memory
+// (currentRows).
+//
+// While someone reads the list, a keeper renders what changed as it
+// changes, so a request finds the views ready: under load a render waits
+// for a core like everything else, and a request that renders the views of
+// the dozen loops that moved since the last one took ten times longer than
+// one that only copies bytes. A request still renders by itself a view
+// whose task row changed (a command's effect shows at once) and one its
+// keeper left older than listLag: a loop's progress shows within that.
 type listView struct {
 	mu      sync.Mutex
-	read    bool
-	tasksAt uint64 // the task rows' generation tasks was read at
-	tasks   []Task
 	entries map[string]listEntry // by task id
+
+	keeping  atomic.Bool  // a keeper runs (Daemon.Run)
+	lastRead atomic.Int64 // when a request last read the list, unix ns
+	kick     chan struct{}
 }
 
+// listLag bounds how long the list may show a loop's progress late.
+const listLag = time.Second
+
+// listFollowed is how long after the last request the keeper goes on
+// rendering changes: a dashboard polls more often than this.
+const listFollowed = 15 * time.Second
+
 type listEntry struct {
-	task Task   // as rendered
-	gen  uint64 // its session's generation when rendered
+	task Task      // as rendered
+	gen  uint64    // its session's generation when rendered
+	at   time.Time // when rendered
 	view TaskView
 	json []byte // view, masked
 }
@@ -44,49 +59,125 @@ func sameShown(a, b store.Status) bool {
 	return a.Wait == nil || (a.Wait.Kind == b.Wait.Kind && a.Wait.Reason == b.Wait.Reason && a.Wait.Until.Equal(b.Wait.Until))
 }
 
-// listed is each session's current task with its view, in creation order.
-func (d *Daemon) listed() ([]listEntry, error) {
+// listed is each session's current task with its view, in creation order:
+// for a request (fresh false, the keeper's views as they are when recent
+// enough) or for the keeper (fresh true, every view current).
+func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 	l := &d.list
+	tasks, err := d.db.CurrentTasks()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(tasks))
+	for i, t := range tasks {
+		names[i] = t.Session
+	}
+	// The generations are read before what they cover, so a change that
+	// lands during a render makes the next look render again, never a
+	// stale view kept.
+	_, gens := d.db.cache.generations(names)
+	lag := !fresh && l.keeping.Load()
+	now := time.Now()
+	out := make([]listEntry, len(tasks))
+	var todo []int
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if tg := d.db.cache.tasksGen(); !l.read || tg != l.tasksAt {
-		tasks, err := d.db.CurrentTasks()
+	for i, t := range tasks {
+		e, ok := l.entries[t.ID]
+		switch {
+		case ok && e.gen == gens[i] && reflect.DeepEqual(e.task, t):
+			out[i] = e
+		case ok && lag && now.Sub(e.at) < listLag && reflect.DeepEqual(e.task, t):
+			out[i] = e // progress only: the keeper is on it
+		default:
+			todo = append(todo, i)
+		}
+	}
+	l.mu.Unlock()
+	// Rendered outside the lock: a request never waits for the keeper's
+	// renders, nor the keeper for a request's.
+	for _, i := range todo {
+		v, err := d.view(tasks[i])
 		if err != nil {
 			return nil, err
 		}
-		l.tasks, l.tasksAt, l.read = tasks, tg, true
-	}
-	names := make([]string, len(l.tasks))
-	for i, t := range l.tasks {
-		names[i] = t.Session
-	}
-	_, gens := d.db.cache.generations(names)
-	out := make([]listEntry, len(l.tasks))
-	fresh := make(map[string]listEntry, len(l.tasks))
-	for i, t := range l.tasks {
-		e, ok := l.entries[t.ID]
-		if !ok || e.gen != gens[i] || !reflect.DeepEqual(e.task, t) {
-			v, err := d.view(t)
-			if err != nil {
-				return nil, err
-			}
-			b, err := json.Marshal(v)
-			if err != nil {
-				return nil, err
-			}
-			e = listEntry{task: t, gen: gens[i], view: v, json: redact.JSON(b)}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
 		}
-		out[i], fresh[t.ID] = e, e
+		out[i] = listEntry{task: tasks[i], gen: gens[i], at: now, view: v, json: redact.JSON(b)}
 	}
-	l.entries = fresh // finished sessions' old tasks go
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.entries == nil {
+		l.entries = map[string]listEntry{}
+	}
+	for _, i := range todo {
+		e := out[i]
+		if old, ok := l.entries[e.task.ID]; ok && old.gen > e.gen {
+			continue // a newer render landed meanwhile
+		}
+		l.entries[e.task.ID] = e
+	}
+	if len(l.entries) > len(tasks) {
+		// Finished sessions' old tasks go.
+		cur := make(map[string]bool, len(tasks))
+		for _, t := range tasks {
+			cur[t.ID] = true
+		}
+		for id := range l.entries {
+			if !cur[id] {
+				delete(l.entries, id)
+			}
+		}
+	}
 	return out, nil
+}
+
+// readList is listed for a request: it also keeps the keeper going.
+func (d *Daemon) readList() ([]listEntry, error) {
+	d.list.lastRead.Store(time.Now().UnixNano())
+	return d.listed(false)
+}
+
+// changedView wakes the keeper: something a view shows changed.
+func (l *listView) changedView() {
+	if l.kick == nil {
+		return
+	}
+	select {
+	case l.kick <- struct{}{}:
+	default: // already woken: it will see this change too
+	}
+}
+
+// keepList renders the views as they change while someone reads the list,
+// until ctx ends.
+func (d *Daemon) keepList(ctx context.Context) {
+	l := &d.list
+	l.keeping.Store(true)
+	defer l.keeping.Store(false)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.kick:
+		}
+		if time.Since(time.Unix(0, l.lastRead.Load())) > listFollowed {
+			continue
+		}
+		if _, err := d.listed(true); err != nil {
+			// A request renders what it needs, and says why it
+			// cannot.
+			continue
+		}
+	}
 }
 
 // listJSON is the list as GET /api/tasks sends it: the same bytes as
 // marshalling List's views whole and masking them (masking is per string
 // value).
 func (d *Daemon) listJSON() ([]byte, error) {
-	es, err := d.listed()
+	es, err := d.readList()
 	if err != nil {
 		return nil, err
 	}

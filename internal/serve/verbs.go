@@ -187,7 +187,7 @@ func taskCost(p progress, t Task) float64 {
 
 // List returns each session's latest task.
 func (d *Daemon) List() ([]TaskView, error) {
-	es, err := d.listed()
+	es, err := d.readList()
 	if err != nil {
 		return nil, err
 	}

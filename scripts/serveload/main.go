@@ -21,15 +21,19 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -45,13 +49,30 @@ var (
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
 	keep       = flag.Bool("keep", false, "keep the work directory")
 	ralphBin   = flag.String("ralph", "", "measure this ralph binary instead of building one (to compare builds side by side)")
+	every      = flag.Duration("poll", 100*time.Millisecond, "how often the client asks each route")
 )
 
 // unknownRoute is a request the daemon answers without any work (404): its
 // latency is what the machine's load alone costs a request.
 const unknownRoute = "an unknown route (404, no work)"
 
+// trivialServer is the machine's floor: a separate Go process that answers
+// every request 404, polled at the same moments. What the daemon's routes
+// take beyond it is the daemon's; what it takes itself is the load's.
+const trivialServer = "a trivial Go server, another process (404)"
+
+// trivialList is the same server sending as many bytes as the daemon's
+// list did at its last answer: what moving them costs under the load.
+const trivialList = "the trivial server, a body the list's size"
+
+// yardstickEnv makes this program that trivial server (it re-executes itself).
+const yardstickEnv = "SERVELOAD_YARDSTICK"
+
 func main() {
+	if os.Getenv(yardstickEnv) != "" {
+		serveYardstick()
+		return
+	}
 	flag.Parse()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "serveload:", err)
@@ -105,13 +126,18 @@ func run() error {
 	rssTasks := servetest.RSS(d.Process.Pid)
 	cpu0 := servetest.CPUTime(d.Process.Pid)
 
+	yard, yardAddr, err := startYardstick()
+	if err != nil {
+		return err
+	}
+	defer yard.Process.Kill()
 	lat := &latencies{}
 	stopPoll := make(chan struct{})
 	var pollWG sync.WaitGroup
 	pollWG.Add(1)
 	go func() {
 		defer pollWG.Done()
-		r.poll(lat, stopPoll)
+		r.poll(lat, yardAddr, stopPoll)
 	}()
 	began := time.Now()
 	if err := loadrig.LoopTasks(r.addr, *loops, *iterations+5); err != nil {
@@ -139,9 +165,9 @@ func run() error {
 	fmt.Printf("  per loop: %.0f KB for a waiting task, %.0f KB for a running loop\n",
 		float64(rssTasks-rssSessions)/1024/float64(*loops), float64(peak-rssSessions)/1024/float64(*loops))
 	fmt.Printf("  OS threads at the peak: %d\n", peakThreads)
-	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}", unknownRoute} {
+	for _, name := range []string{"GET /api/tasks", "GET /api/tasks/{session}", unknownRoute, trivialServer, trivialList} {
 		p50, p99, worst, n := lat.summary(name)
-		fmt.Printf("  %s during the load: p50 %s, p99 %s, max %s (%d requests)\n", name, p50, p99, worst, n)
+		fmt.Printf("  %s during the load: p50 %s, p99 %s, max %s (%d requests, answers up to %d KB)\n", name, p50, p99, worst, n, (lat.biggest[name]+1023)/1024)
 	}
 
 	// Restart with every task in the store.
@@ -228,29 +254,95 @@ func (r *rig) startDaemon() (*exec.Cmd, error) {
 
 // poll asks what a dashboard and a person with `ralph task status` would:
 // the whole list and one session, ten times a second each.
-func (r *rig) poll(lat *latencies, stop <-chan struct{}) {
+func (r *rig) poll(lat *latencies, yardAddr string, stop <-chan struct{}) {
 	for i := 0; ; i++ {
 		select {
 		case <-stop:
 			return
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(*every):
 		}
-		for _, p := range []struct{ name, path string }{
-			{"GET /api/tasks", "/api/tasks"},
-			{"GET /api/tasks/{session}", "/api/tasks/" + loadrig.Session(i%*loops)},
-			{unknownRoute, "/api/none"},
+		for _, p := range []struct{ name, addr, path string }{
+			{"GET /api/tasks", r.addr, "/api/tasks"},
+			{"GET /api/tasks/{session}", r.addr, "/api/tasks/" + loadrig.Session(i%*loops)},
+			{unknownRoute, r.addr, "/api/none"},
+			{trivialServer, yardAddr, "/api/none"},
+			{trivialList, yardAddr, "/big?n=" + strconv.Itoa(lat.last("GET /api/tasks"))},
 		} {
 			t0 := time.Now()
-			if _, err := loadrig.Call(r.addr, "GET", p.path, ""); err == nil || p.name == unknownRoute {
+			b, err := loadrig.Call(p.addr, "GET", p.path, "")
+			if err == nil || p.name == unknownRoute || p.name == trivialServer || p.name == trivialList {
 				lat.add(p.name, time.Since(t0))
 			}
+			lat.size(p.name, len(b))
 		}
 	}
 }
 
+// startYardstick starts the trivial server and returns its address.
+func startYardstick() (*exec.Cmd, string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), yardstickEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // it dies with this program
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return nil, "", fmt.Errorf("the trivial server: %v", err)
+	}
+	return cmd, strings.TrimSpace(addr), nil
+}
+
+func serveYardstick() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "serveload yardstick:", err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr())
+	mux := http.NewServeMux()
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(bytes.Repeat([]byte{' '}, n))
+	})
+	mux.Handle("/", http.NotFoundHandler())
+	http.Serve(ln, mux)
+}
+
 type latencies struct {
-	mu sync.Mutex
-	by map[string][]time.Duration
+	mu      sync.Mutex
+	by      map[string][]time.Duration
+	biggest map[string]int // the largest answer's bytes
+	lastLen map[string]int
+}
+
+func (l *latencies) last(name string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastLen[name]
+}
+
+func (l *latencies) size(name string, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.biggest == nil {
+		l.biggest = map[string]int{}
+	}
+	l.biggest[name] = max(l.biggest[name], n)
+	if l.lastLen == nil {
+		l.lastLen = map[string]int{}
+	}
+	l.lastLen[name] = n
 }
 
 func (l *latencies) add(name string, d time.Duration) {
