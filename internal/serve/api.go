@@ -314,7 +314,7 @@ func replyStatus(w http.ResponseWriter, code int, v any, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	// Whatever a reply holds, its secrets stay here.
-	_, _ = w.Write(redact.JSON(append(b, '\n')))
+	_, _ = w.Write(redact.Encoded(append(b, '\n')))
 }
 
 func fail(w http.ResponseWriter, code int, msg string) {

@@ -213,7 +213,7 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 	if err != nil {
 		return err
 	}
-	doc = redact.JSON(doc)
+	doc = redact.Encoded(doc)
 	tx, err := d.db.Begin()
 	if err != nil {
 		return err
@@ -231,7 +231,7 @@ func (d *DB) saveState(session, taskID string, st loop.State, rec *loop.Metrics)
 		if err != nil {
 			return err
 		}
-		r = redact.JSON(r)
+		r = redact.Encoded(r)
 		if _, err := tx.Stmt(d.st.putRecord).Exec(session, rec.Loop, taskID, string(r)); err != nil {
 			return err
 		}

@@ -104,7 +104,7 @@ func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = listEntry{task: tasks[i], gen: gens[i], at: now, view: v, json: redact.JSON(b)}
+		out[i] = listEntry{task: tasks[i], gen: gens[i], at: now, view: v, json: redact.Encoded(b)}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -132,7 +132,7 @@ func (s *Store) writeJSON(path string, v any, durable bool) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return s.writeAtomic(path, redact.JSON(append(data, '\n')), 0o644, durable)
+	return s.writeAtomic(path, redact.Encoded(append(data, '\n')), 0o644, durable)
 }
 
 // CorruptError reports a state file that exists but does not decode. Line

@@ -27,7 +27,7 @@ func AppendMetrics(path string, record any) error {
 	if err != nil {
 		return fmt.Errorf("append metrics: %w", err)
 	}
-	data = redact.JSON(append(data, '\n'))
+	data = redact.Encoded(append(data, '\n'))
 	f, err := OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("append metrics: %w", err)

@@ -170,7 +170,7 @@ func (s *Store) ensureRecord(rec loop.Metrics) error {
 		return err
 	}
 	// The record quotes the agent (its summary, its status block).
-	line = redact.JSON(line)
+	line = redact.Encoded(line)
 	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (s *Store) writeView(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return s.writeViewBytes(path, redact.JSON(append(data, '\n')))
+	return s.writeViewBytes(path, redact.Encoded(append(data, '\n')))
 }
 
 // writeCallsView writes the rate limit's view. It holds only times and
