@@ -29,7 +29,7 @@ func (d *DB) CurrentTasks() ([]Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Task, 0, len(by))
+	var out []Task // nil when none, as a query gives
 	for _, t := range by {
 		out = append(out, own(t))
 	}

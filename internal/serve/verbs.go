@@ -186,8 +186,10 @@ func taskCost(p progress, t Task) float64 {
 }
 
 // List returns each session's latest task.
+// Every view is current: the dashboard renders its overview once per
+// change, so a view the keeper had not caught up with would stay on it.
 func (d *Daemon) List() ([]TaskView, error) {
-	es, err := d.readList()
+	es, err := d.listed(true)
 	if err != nil {
 		return nil, err
 	}
