@@ -105,6 +105,34 @@ func BenchmarkAPIList200Busy(b *testing.B) {
 	}
 }
 
+// The same, with the views the loops moved rendered by the keeper between
+// two requests, as it does while someone reads the list: what is left for
+// the request itself.
+func BenchmarkAPIList200BusyKept(b *testing.B) {
+	d, h := benchDaemon(b, 200)
+	d.list.keeping.Store(true)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		for range 20 {
+			i++
+			d.hold(fmt.Sprintf("s%03d", i%200), fmt.Sprintf("held %d", i), loop.WaitResources, t0)
+		}
+		if _, err := d.listed(true); err != nil { // the keeper's work
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		req := httptest.NewRequest("GET", "/api/tasks", nil)
+		req.Header.Set("Authorization", "Bearer token")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatalf("%d %s", w.Code, w.Body)
+		}
+	}
+}
+
 // What the store and the task file cost one iteration of a loop: its
 // agent's group recorded at the start, then the state, record, spend and
 // the group's end saved, and the task file brought up to date (the same

@@ -20,7 +20,16 @@ type currentRows struct {
 	write sync.Mutex
 	mu    sync.Mutex
 	ok    bool
-	by    map[string]Task // by session
+	by    map[string]row // by session
+	// vers numbers the rows as they are read in, never reused: a row's
+	// version moves with every write of it, so a reader that kept what it
+	// made of a row knows it is still current without comparing.
+	vers uint64
+}
+
+type row struct {
+	Task
+	ver uint64
 }
 
 // CurrentTasks lists each session's latest task, in creation order.
@@ -30,10 +39,25 @@ func (d *DB) CurrentTasks() ([]Task, error) {
 		return nil, err
 	}
 	var out []Task // nil when none, as a query gives
-	for _, t := range by {
-		out = append(out, own(t))
+	for _, r := range by {
+		out = append(out, own(r.Task))
 	}
 	slices.SortFunc(out, func(a, b Task) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
+}
+
+// currentVersions is CurrentTasks with each row's version; the tasks share
+// memory with the rows, so they are only to be read.
+func (d *DB) currentVersions() ([]row, error) {
+	by, err := d.currentRows()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]row, 0, len(by))
+	for _, r := range by {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b row) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out, nil
 }
 
@@ -43,16 +67,16 @@ func (d *DB) CurrentTask(session string) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
-	t, ok := by[session]
+	r, ok := by[session]
 	if !ok {
 		return Task{}, ErrNoTask
 	}
-	return own(t), nil
+	return own(r.Task), nil
 }
 
 // currentRows returns the rows, loading them when needed. The map is never
 // changed once returned: a write replaces it.
-func (d *DB) currentRows() (map[string]Task, error) {
+func (d *DB) currentRows() (map[string]row, error) {
 	c := &d.cur
 	c.mu.Lock()
 	by, ok := c.by, c.ok
@@ -71,11 +95,12 @@ func (d *DB) currentRows() (map[string]Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	by = make(map[string]Task, len(ts))
-	for _, t := range ts {
-		by[t.Session] = t
-	}
 	c.mu.Lock()
+	by = make(map[string]row, len(ts))
+	for _, t := range ts {
+		c.vers++
+		by[t.Session] = row{t, c.vers}
+	}
 	c.by, c.ok = by, true
 	c.mu.Unlock()
 	return by, nil
@@ -119,11 +144,12 @@ func (d *DB) writeTask(id func() string, write func() error) error {
 	if cur, has := c.by[t.Session]; has && cur.Seq > t.Seq {
 		return nil // an older task of the session: not listed
 	}
-	by := make(map[string]Task, len(c.by)+1)
+	by := make(map[string]row, len(c.by)+1)
 	for k, v := range c.by {
 		by[k] = v
 	}
-	by[t.Session] = t
+	c.vers++
+	by[t.Session] = row{t, c.vers}
 	c.by = by
 	return nil
 }

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +42,7 @@ const listFollowed = 15 * time.Second
 
 type listEntry struct {
 	task Task      // as rendered
+	row  uint64    // its row's version (currentRows)
 	gen  uint64    // its session's generation when rendered
 	at   time.Time // when rendered
 	view TaskView
@@ -64,13 +64,13 @@ func sameShown(a, b store.Status) bool {
 // enough) or for the keeper (fresh true, every view current).
 func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 	l := &d.list
-	tasks, err := d.db.CurrentTasks()
+	rows, err := d.db.currentVersions()
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(tasks))
-	for i, t := range tasks {
-		names[i] = t.Session
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Session
 	}
 	// The generations are read before what they cover, so a change that
 	// lands during a render makes the next look render again, never a
@@ -78,15 +78,15 @@ func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 	_, gens := d.db.cache.generations(names)
 	lag := !fresh && l.keeping.Load()
 	now := time.Now()
-	out := make([]listEntry, len(tasks))
+	out := make([]listEntry, len(rows))
 	var todo []int
 	l.mu.Lock()
-	for i, t := range tasks {
-		e, ok := l.entries[t.ID]
+	for i, r := range rows {
+		e, ok := l.entries[r.ID]
 		switch {
-		case ok && e.gen == gens[i] && reflect.DeepEqual(e.task, t):
+		case ok && e.gen == gens[i] && e.row == r.ver:
 			out[i] = e
-		case ok && lag && now.Sub(e.at) < listLag && reflect.DeepEqual(e.task, t):
+		case ok && lag && now.Sub(e.at) < listLag && e.row == r.ver:
 			out[i] = e // progress only: the keeper is on it
 		default:
 			todo = append(todo, i)
@@ -96,7 +96,8 @@ func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 	// Rendered outside the lock: a request never waits for the keeper's
 	// renders, nor the keeper for a request's.
 	for _, i := range todo {
-		v, err := d.view(tasks[i])
+		t := own(rows[i].Task)
+		v, err := d.view(t)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +105,7 @@ func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = listEntry{task: tasks[i], gen: gens[i], at: now, view: v, json: redact.Encoded(b)}
+		out[i] = listEntry{task: t, row: rows[i].ver, gen: gens[i], at: now, view: v, json: redact.Encoded(b)}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -113,16 +114,16 @@ func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 	}
 	for _, i := range todo {
 		e := out[i]
-		if old, ok := l.entries[e.task.ID]; ok && old.gen > e.gen {
+		if old, ok := l.entries[e.task.ID]; ok && (old.gen > e.gen || old.row > e.row) {
 			continue // a newer render landed meanwhile
 		}
 		l.entries[e.task.ID] = e
 	}
-	if len(l.entries) > len(tasks) {
+	if len(l.entries) > len(rows) {
 		// Finished sessions' old tasks go.
-		cur := make(map[string]bool, len(tasks))
-		for _, t := range tasks {
-			cur[t.ID] = true
+		cur := make(map[string]bool, len(rows))
+		for _, r := range rows {
+			cur[r.ID] = true
 		}
 		for id := range l.entries {
 			if !cur[id] {
