@@ -95,7 +95,9 @@ func (d *Daemon) Handler(token string) http.Handler {
 				reply(w, nil, err)
 				return
 			}
+			defer d.list.put(b)
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 			_, _ = w.Write(b)
 			return
 		}

@@ -28,6 +28,11 @@ type listView struct {
 	mu      sync.Mutex
 	entries map[string]listEntry // by task id
 
+	// bodies are the answers' buffers, used again: a list of 200 tasks is
+	// a third of a megabyte, and allocating it per request made the
+	// request pay for the garbage collector's work under load.
+	bodies sync.Pool
+
 	keeping  atomic.Bool  // a keeper runs (Daemon.Run)
 	lastRead atomic.Int64 // when a request last read the list, unix ns
 	kick     chan struct{}
@@ -174,7 +179,13 @@ func (d *Daemon) keepList(ctx context.Context) {
 	}
 }
 
-// listJSON is the list as GET /api/tasks sends it: the same bytes as
+// put takes back a body listJSON gave once it is sent.
+func (l *listView) put(b []byte) {
+	l.bodies.Put(&b)
+}
+
+// listJSON is the list as GET /api/tasks sends it (to be given back with
+// put when sent): the same bytes as
 // marshalling List's views whole and masking them (masking is per string
 // value).
 func (d *Daemon) listJSON() ([]byte, error) {
@@ -186,7 +197,12 @@ func (d *Daemon) listJSON() ([]byte, error) {
 	for _, e := range es {
 		n += len(e.json) + 1
 	}
-	b := make([]byte, 0, n)
+	var b []byte
+	if p, ok := d.list.bodies.Get().(*[]byte); ok && cap(*p) >= n {
+		b = (*p)[:0]
+	} else {
+		b = make([]byte, 0, n+n/8)
+	}
 	b = append(b, '[')
 	for i, e := range es {
 		if i > 0 {
