@@ -107,7 +107,14 @@ func (s *Store) readStateFile(path string, v any, validate func() error) (bool, 
 // loses nothing.
 func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
 	// writeJSON masks the document, ensureRecord the metrics line.
-	if err := s.writeJSON(s.LoopStateFile(), stateDoc{State: st, Record: rec}, true); err != nil {
+	// Compact: the document is ralph's own (people read `ralph status` and
+	// the views), and indenting it again at every save was an eighth of a
+	// loop's own CPU once its window held a few hundred calls.
+	data, err := json.Marshal(stateDoc{State: st, Record: rec})
+	if err != nil {
+		return fmt.Errorf("save loop state: %w", err)
+	}
+	if err := s.writeAtomic(s.LoopStateFile(), redact.Encoded(append(data, '\n')), 0o644, true); err != nil {
 		return fmt.Errorf("save loop state: %w", err)
 	}
 	var errs []error
