@@ -23,19 +23,14 @@ type viewCache struct {
 	// touch moves it for what the view shows from outside the store (the
 	// loop's activity, the watchdog).
 	gen map[string]uint64
-	// tasks counts the writes of task rows: the list reads them again
-	// only after one.
-	tasks uint64
-	// onChange, when set, hears of every move of a generation (the
-	// list's keeper), after it.
+	// onChange, when set, hears of every move of a generation and every
+	// write of a task row (the list's keeper), after it.
 	onChange func()
 }
 
-// changed follows a write of task rows.
+// changed follows a write of task rows (their versions are in the rows
+// themselves, currentRows).
 func (c *viewCache) changed() {
-	c.mu.Lock()
-	c.tasks++
-	c.mu.Unlock()
 	c.notify()
 }
 
@@ -54,8 +49,8 @@ func (c *viewCache) touch(session string) {
 	c.notify()
 }
 
-// generations are the task rows' generation and each listed session's.
-func (c *viewCache) generations(sessions []string) (uint64, []uint64) {
+// generations are each listed session's generation.
+func (c *viewCache) generations(sessions []string) []uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
@@ -63,13 +58,7 @@ func (c *viewCache) generations(sessions []string) (uint64, []uint64) {
 	for i, s := range sessions {
 		g[i] = c.gen[s]
 	}
-	return c.tasks, g
-}
-
-func (c *viewCache) tasksGen() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tasks
+	return g
 }
 
 // progress is the part of a session's state a view shows.

@@ -80,7 +80,7 @@ func (d *Daemon) listed(fresh bool) ([]listEntry, error) {
 	// The generations are read before what they cover, so a change that
 	// lands during a render makes the next look render again, never a
 	// stale view kept.
-	_, gens := d.db.cache.generations(names)
+	gens := d.db.cache.generations(names)
 	lag := !fresh && l.keeping.Load()
 	now := time.Now()
 	out := make([]listEntry, len(rows))

@@ -115,7 +115,7 @@ func TestListKeeperRendersChanges(t *testing.T) {
 	if err := d.db.SaveState("s002", cur.ID, st, &loop.Metrics{Loop: 6}); err != nil {
 		t.Fatal(err)
 	}
-	_, gens := d.db.cache.generations([]string{"s002"})
+	gens := d.db.cache.generations([]string{"s002"})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		d.list.mu.Lock()
 		e := d.list.entries[cur.ID]
