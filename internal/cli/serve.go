@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -193,7 +192,6 @@ func newServeCmd(ios IO, runF func(context.Context, *serveOptions) error) *cobra
 
 func runServe(ctx context.Context, o *serveOptions) error {
 	ios := o.IO
-	serveRuntime()
 	watch := serve.WatchOptions{Target: o.TmuxTarget, Socket: o.TmuxSocket, Interval: o.WatchInterval}
 	if o.WatchInterval == 0 {
 		watch.Interval = -1
@@ -478,25 +476,4 @@ func dashboardNote(base string, home serve.Home, token string, terminal bool) st
 		where = "$" + serve.EnvToken
 	}
 	return fmt.Sprintf("ralph serve: dashboard %s/ — log in once with %s/?token=TOKEN, the token in %s\n", base, base, where)
-}
-
-// serveProcs is how many Ps `ralph serve` keeps per CPU the runtime found,
-// unless GOMAXPROCS says otherwise. The daemon's goroutines are a few per
-// loop and wait mostly on children; with one P per CPU, when the agents and
-// their git kept every core busy, a request waited for a P behind the loops'
-// bookkeeping (a request that does no work: p99 49–81 ms against 11–12 ms
-// for a separate trivial server polled at the same moments, serveload with
-// 200 loops on 2 CPUs). With more Ps the kernel shares the cores among the
-// daemon's threads and everything else, and a woken request runs at once
-// (24–36 ms against 15–22 ms).
-const serveProcs = 4
-
-// startProcs is the runtime's own choice (CPUs, or the CPU limit of the
-// process's cgroup), taken before any command changed it.
-var startProcs = runtime.GOMAXPROCS(0)
-
-func serveRuntime() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(serveProcs * startProcs)
-	}
 }
