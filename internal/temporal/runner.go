@@ -200,13 +200,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 // run: the one a long loop continued as. It ends with ctx or the workflow.
 func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <-chan struct{}) {
 	after := 0
-	changed := func() {
-		v, err := r.Client.QueryWorkflow(ctx, id, "", QueryStatus)
-		var s Status
-		if err == nil {
-			err = v.Get(&s)
-		}
-		if err != nil || s.Seq <= after {
+	tell := func(s Status) {
+		if s.Seq <= after {
 			return
 		}
 		after = s.Seq
@@ -215,8 +210,18 @@ func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <
 		case <-ctx.Done():
 		}
 	}
+	changed := func() {
+		v, err := r.Client.QueryWorkflow(ctx, id, "", QueryStatus)
+		var s Status
+		if err == nil {
+			err = v.Get(&s)
+		}
+		if err == nil {
+			tell(s)
+		}
+	}
 	for ctx.Err() == nil {
-		continued, err := r.follow(ctx, id, changed)
+		continued, err := r.follow(ctx, id, changed, tell)
 		if continued {
 			continue
 		}
