@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,7 @@ var (
 	eager      = flag.Bool("eager", true, "let the dev server hand a decision's activity to the worker that made it (system.enableActivityEagerExecution)")
 	wal        = flag.Bool("wal", true, "run the dev server's SQLite with a write-ahead log synced at checkpoints, as ralph's tests and docs do (false: its default journal, synced at every commit)")
 	dump       = flag.String("dump-metrics", "", "write the dev server's metrics at the end to this file")
+	serverEnv  = flag.String("server-env", "", "more environment of the dev server, space-separated NAME=VALUE")
 )
 
 func main() {
@@ -116,6 +118,9 @@ func (r *rig) measure(backend string) error {
 	start := func(name string, args ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env, cmd.Stdout, cmd.Stderr = env, logf, logf
+		if strings.HasPrefix(name, "temporal") {
+			cmd.Env = append(slices.Clip(env), strings.Fields(*serverEnv)...)
+		}
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
