@@ -106,7 +106,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	if err := ws.EnsureDirs(); err != nil {
 		return IterateOutput{}, err
 	}
-	if err := store.WriteFileAtomic(ws.PromptFile(), []byte(redact.Values(in.Prompt)), 0o644); err != nil {
+	if err := writePrompt(ws.PromptFile(), redact.Values(in.Prompt)); err != nil {
 		return IterateOutput{}, err
 	}
 	if in.Look {
@@ -282,6 +282,17 @@ func (a *Activities) heartbeat(ctx context.Context, loopN int) (stop func()) {
 // workerStore is engine.Store for one call on a worker: the project is the
 // working tree, the plan the task file; state is the workflow's, so the
 // store keeps none.
+// writePrompt makes the file at path hold text: a task's every call
+// brings the same prompt, and a durable rewrite of it (a temporary file,
+// two syncs, a rename) per call bought nothing. A file someone changed
+// on the worker is written over as before.
+func writePrompt(path, text string) error {
+	if b, err := os.ReadFile(path); err == nil && string(b) == text {
+		return nil
+	}
+	return store.WriteFileAtomic(path, []byte(text), 0o644)
+}
+
 type workerStore struct {
 	home, session, dir, taskFile string
 }

@@ -169,3 +169,24 @@ func TestAPIKeyIsWithheldFromAgents(t *testing.T) {
 		t.Errorf("serve.DaemonSecrets lacks %s", EnvAPIKey)
 	}
 }
+
+func TestCompressOnlyAcrossANetwork(t *testing.T) {
+	for _, c := range []struct {
+		address string
+		want    bool
+	}{
+		{"127.0.0.1:7233", false},
+		{"127.5.6.7:7233", false},
+		{"[::1]:7233", false},
+		{"localhost:7233", false},
+		{"10.0.0.5:7233", true},
+		{"ns.acct.tmprl.cloud:7233", true},
+		{"temporal.internal:7233", true},
+		{"[2001:db8::1]:7233", true},
+		{"127.0.0.1", false},
+	} {
+		if got := compress(c.address); got != c.want {
+			t.Errorf("compress(%q) = %v, want %v", c.address, got, c.want)
+		}
+	}
+}

@@ -6,17 +6,23 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
 )
 
 // follow waits on the history of the workflow's latest run (a long poll
-// the server answers from what it has written anyway) and asks for the
-// status with a query after each decision: a workflow's status changes
-// only when it decides. The watch update did the same with a workflow
-// task and a write of the server's per answer; a query is neither. It
-// returns when the run is over, reporting whether it continued as a new
-// run (which the caller follows next), or on an error.
-func (r *Runner) follow(ctx context.Context, id string, changed func()) (continued bool, err error) {
+// the server answers from what it has written anyway) and learns the
+// status after each decision: a workflow's status changes only when it
+// decides. A decision that begins a call carries the status in the call's
+// input (versionCallStatus), which tell passes on, in the history's
+// order; after any other decision (a wait, a check, an answer, a run from
+// before that version) changed asks for it with a query. The watch update
+// did the same with a workflow task and a write of the server's per
+// answer; neither a query nor reading the history is one. It returns when
+// the run is over, reporting whether it continued as a new run (which the
+// caller follows next), or on an error.
+func (r *Runner) follow(ctx context.Context, id string, changed func(), tell func(Status)) (continued bool, err error) {
 	ns := r.Namespace
 	if ns == "" {
 		ns = "default"
@@ -37,11 +43,18 @@ func (r *Runner) follow(ctx context.Context, id string, changed func()) (continu
 		if err != nil {
 			return false, err
 		}
-		decided := false
+		// untold: a decision of this page whose status no call's input
+		// carried.
+		untold := false
 		for _, e := range resp.GetHistory().GetEvents() {
 			switch e.GetEventType() {
 			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-				decided = true
+				untold = true
+			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+				if s := callStatus(e.GetActivityTaskScheduledEventAttributes()); s != nil && untold {
+					tell(*s)
+					untold = false
+				}
 			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
 				return true, nil
 			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
@@ -51,9 +64,10 @@ func (r *Runner) follow(ctx context.Context, id string, changed func()) (continu
 				return false, nil
 			}
 		}
-		if decided {
-			// One query for all the decisions of a page: a first read of
-			// a long history is a few pages, not a query per decision.
+		if untold {
+			// One query for all the untold decisions of a page: a first
+			// read of a long history is a few pages, not a query per
+			// decision.
 			changed()
 		}
 		if len(resp.GetNextPageToken()) == 0 {
@@ -61,4 +75,19 @@ func (r *Runner) follow(ctx context.Context, id string, changed func()) (continu
 		}
 		req.NextPageToken = resp.GetNextPageToken()
 	}
+}
+
+// callStatus is the status an agent call's input carries (nil: none, or
+// not an agent call).
+func callStatus(a *historypb.ActivityTaskScheduledEventAttributes) *Status {
+	if a.GetActivityType().GetName() != ActivityIterate {
+		return nil
+	}
+	var in struct {
+		Status *Status `json:"status"`
+	}
+	if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in); err != nil {
+		return nil
+	}
+	return in.Status
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -76,13 +75,10 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		// with nothing to run would accept no completion ever.
 		policy.Verify = loop.VerifyPolicy{}
 	}
-	run, err := r.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: id, TaskQueue: queue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, WorkflowName, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
+	ctl, held := control(in.Control), hold(in)
+	run, started, err := r.start(ctx, id, queue, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
 		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined,
-		Sight: &in.Sight, Hold: hold(in), Accounts: in.Accounts, Gate: in.Gate != nil})
+		Sight: &in.Sight, Control: ctl, Hold: held, Accounts: in.Accounts, Gate: in.Gate != nil})
 	if err != nil {
 		return engine.Result{ExitCode: 1}, in.State, fmt.Errorf("start workflow %s: %w", id, err)
 	}
@@ -107,10 +103,14 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	go r.watch(gctx, id, statuses, done)
 	t := time.NewTicker(poll)
 	defer t.Stop()
-	var sent loop.Control
-	sentOnce := false
+	// A run this call started has the request and the hold in its input:
+	// signalling them again would cost the server a write and the
+	// workflow a decision each. A run it joined (the daemon restarted, or
+	// the loop lived through a question) may hold older ones: they are
+	// sent at the first tick whatever they are.
+	sent, sentOnce := ctl, started
 	var sentLimits map[string]loop.AgentLimit
-	sentHold, holdSent := hold(in), false
+	sentHold, holdSent := held, started
 	var asked time.Time
 	for {
 		select {
@@ -200,13 +200,8 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 // run: the one a long loop continued as. It ends with ctx or the workflow.
 func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <-chan struct{}) {
 	after := 0
-	changed := func() {
-		v, err := r.Client.QueryWorkflow(ctx, id, "", QueryStatus)
-		var s Status
-		if err == nil {
-			err = v.Get(&s)
-		}
-		if err != nil || s.Seq <= after {
+	tell := func(s Status) {
+		if s.Seq <= after {
 			return
 		}
 		after = s.Seq
@@ -215,8 +210,18 @@ func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <
 		case <-ctx.Done():
 		}
 	}
+	changed := func() {
+		v, err := r.Client.QueryWorkflow(ctx, id, "", QueryStatus)
+		var s Status
+		if err == nil {
+			err = v.Get(&s)
+		}
+		if err == nil {
+			tell(s)
+		}
+	}
 	for ctx.Err() == nil {
-		continued, err := r.follow(ctx, id, changed)
+		continued, err := r.follow(ctx, id, changed, tell)
 		if continued {
 			continue
 		}

@@ -203,6 +203,11 @@ type IterateInput struct {
 	// Gate: the call gets the gate, whose asks go to its workflow (the
 	// gate update).
 	Gate bool `json:"gate,omitempty"`
+	// Status is the workflow's status as the call begins, with only the
+	// records folded since the last call's (versionCallStatus; nil before
+	// it): the daemon reads it from the history it follows instead of
+	// asking the status query. The worker does not read it.
+	Status *Status `json:"status,omitempty"`
 }
 
 // IterateOutput is what a call returns: the iteration's measurement and

@@ -67,6 +67,12 @@ const (
 	// left them. Before it, the plan Next saw was the last call's and the
 	// required files were never checked.
 	versionLook = "look"
+	// versionCallStatus: a call's input carries the status as the call
+	// begins (IterateInput.Status), which the daemon reads from the
+	// history instead of asking the status query after the decision.
+	// Before it, no input carried it: the recorded histories replay
+	// without it, and the daemon queries for them as before.
+	versionCallStatus = "call-status"
 )
 
 // Defaults of Input's tunables.
@@ -137,6 +143,7 @@ func (w *run) body(ctx workflow.Context) (Output, error) {
 	in := w.in
 	now := func() time.Time { return workflow.Now(ctx).UTC().Round(0) }
 	w.look = workflow.GetVersion(ctx, versionLook, workflow.DefaultVersion, 1) == 1
+	w.tell = workflow.GetVersion(ctx, versionCallStatus, workflow.DefaultVersion, 1) == 1
 	if in.Gate {
 		// Only a gated run asks: the histories before it replay as they
 		// were, and a run its daemon started ungated stays so.
@@ -382,6 +389,10 @@ type run struct {
 	// none yet).
 	look  bool
 	sight *engine.Sight
+	// tell is versionCallStatus's branch; told the last loop whose record
+	// a call's input carried.
+	tell bool
+	told int
 	// seq counts the changes of the status the watch update answers with,
 	// published the last one; closing says the run is ending.
 	seq       int

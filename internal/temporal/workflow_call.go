@@ -96,12 +96,31 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 		opts.StartToCloseTimeout += MaxGateWait
 	}
 	w.publish()
+	if w.tell {
+		ci.Status = w.callStatus()
+	}
 	var out IterateOutput
 	w.calling = true
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
 	w.calling = false
 	w.endCall()
 	return out, err
+}
+
+// callStatus is the status as a call begins, for its input, with the
+// records no call's input has carried yet: the daemon reads every call's
+// input in order, so it has the older ones.
+func (w *run) callStatus() *Status {
+	s := w.published
+	var recs []loop.Metrics
+	for _, r := range s.Records {
+		if r.Loop > w.told {
+			recs = append(recs, r)
+			w.told = r.Loop
+		}
+	}
+	s.Records = recs
+	return &s
 }
 
 // account is the account the daemon chose for the loop's calls of its

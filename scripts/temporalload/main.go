@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,7 +45,9 @@ var (
 	keep       = flag.Bool("keep", false, "keep the work directory")
 	prebuilt   = flag.String("ralph", "", "a ralph binary to measure instead of building this tree's (to compare builds)")
 	eager      = flag.Bool("eager", true, "let the dev server hand a decision's activity to the worker that made it (system.enableActivityEagerExecution)")
+	wal        = flag.Bool("wal", true, "run the dev server's SQLite with a write-ahead log synced at checkpoints, as ralph's tests and docs do (false: its default journal, synced at every commit)")
 	dump       = flag.String("dump-metrics", "", "write the dev server's metrics at the end to this file")
+	serverEnv  = flag.String("server-env", "", "more environment of the dev server, space-separated NAME=VALUE")
 )
 
 func main() {
@@ -115,6 +118,9 @@ func (r *rig) measure(backend string) error {
 	start := func(name string, args ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Env, cmd.Stdout, cmd.Stderr = env, logf, logf
+		if strings.HasPrefix(name, "temporal") {
+			cmd.Env = append(slices.Clip(env), strings.Fields(*serverEnv)...)
+		}
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
@@ -135,7 +141,10 @@ func (r *rig) measure(backend string) error {
 		args := []string{cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
 			"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"}
 		if *eager {
-			args = append(args, "--dynamic-config-value", "system.enableActivityEagerExecution=true")
+			args = append(args, devserver.EagerFlags()...)
+		}
+		if *wal {
+			args = append(args, devserver.SQLiteFlags()...)
 		}
 		if _, err := start("temporal dev server", args...); err != nil {
 			return err

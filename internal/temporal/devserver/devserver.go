@@ -30,6 +30,23 @@ func Binary() (string, error) {
 	return bintest.Cached("RALPH_TEMPORAL_CLI", "temporal-"+Version, "temporal", "scripts/install-temporal-cli.sh")
 }
 
+// SQLiteFlags are the SQLite settings ralph runs the dev server with: a
+// write-ahead log synced at checkpoints instead of a rollback journal synced
+// at every commit. The dev server's own default syncs each of its writes
+// (about five per iteration, each a transaction) two or three times, and
+// its single writer waits on them; with these a process killed at any
+// point loses nothing, only a machine that loses power may lose the last
+// writes. For the dev server alone: a cluster's database has its own.
+func SQLiteFlags() []string {
+	return []string{"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}
+}
+
+// EagerFlags let the server hand the agent call a decision schedules to
+// the worker that made it (docs/temporal.md).
+func EagerFlags() []string {
+	return []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"}
+}
+
 // Server is one dev server.
 type Server struct {
 	Addr string // the frontend, HOST:PORT
@@ -52,6 +69,7 @@ func Start(t testing.TB, db string) *Server {
 	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncbuf.Buffer{}, t: t,
 		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
 			"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metrics), "--db-filename", db, "--log-level", "error"}}
+	s.args = append(append(s.args, SQLiteFlags()...), EagerFlags()...)
 	t.Cleanup(func() {
 		s.Kill()
 		if t.Failed() {
