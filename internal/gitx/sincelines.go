@@ -44,15 +44,8 @@ func linesInProcess(loc location, before, after Snap) (lines map[string]Lines, o
 	if gitDir == "" || commonDir == "" || !plainRepo(gitDir, commonDir) {
 		return nil, false
 	}
-	for p := range after.Paths {
-		if path.Base(p) == ".gitattributes" {
-			return nil, false
-		}
-	}
-	for p := range before.Paths {
-		if path.Base(p) == ".gitattributes" {
-			return nil, false
-		}
+	if touchesAttributes(before) || touchesAttributes(after) {
+		return nil, false
 	}
 	objects, err := os.OpenRoot(commonDir)
 	if err != nil {
@@ -141,6 +134,17 @@ func pathLines(objects, tree *os.Root, p, fp string) (l Lines, listed, ok bool) 
 	}
 	added, removed, ok := lineDiff(old, cur)
 	return Lines{Added: added, Removed: removed}, true, ok
+}
+
+// touchesAttributes reports whether an attributes file is among s's
+// changed paths: what it says now is not what git counted by.
+func touchesAttributes(s Snap) bool {
+	for p := range s.Paths {
+		if path.Base(p) == ".gitattributes" {
+			return true
+		}
+	}
+	return false
 }
 
 func plainMode(m string) bool { return m == "000000" || m == "100644" || m == "100755" }

@@ -34,20 +34,20 @@ type row struct {
 
 // CurrentTasks lists each session's latest task, in creation order.
 func (d *DB) CurrentTasks() ([]Task, error) {
-	by, err := d.currentRows()
+	rows, err := d.currentVersions()
 	if err != nil {
 		return nil, err
 	}
 	var out []Task // nil when none, as a query gives
-	for _, r := range by {
+	for _, r := range rows {
 		out = append(out, own(r.Task))
 	}
-	slices.SortFunc(out, func(a, b Task) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out, nil
 }
 
-// currentVersions is CurrentTasks with each row's version; the tasks share
-// memory with the rows, so they are only to be read.
+// currentVersions is each session's latest row with its version, in
+// creation order; the tasks share memory with the rows, so they are only
+// to be read.
 func (d *DB) currentVersions() ([]row, error) {
 	by, err := d.currentRows()
 	if err != nil {
@@ -113,16 +113,15 @@ func own(t Task) Task {
 	return t
 }
 
-// writeTask runs write, a write of task id()'s row (known once written), and reads the row back
-// into memory. A write that failed, or a row that cannot be read back,
-// drops the rows, to be read again.
+// writeTask runs write, a write of task id()'s row (the id is known once
+// written), and reads the row back into memory. A write that failed, or a
+// row that cannot be read back, drops the rows, to be read again.
 func (d *DB) writeTask(id func() string, write func() error) error {
 	c := &d.cur
 	c.write.Lock()
 	defer c.write.Unlock()
 	err := write()
-	// The list reads the rows again after this, so memory is current
-	// before it moves.
+	// The list's keeper hears of the write once memory holds it.
 	defer d.cache.changed()
 	c.mu.Lock()
 	loaded := c.ok

@@ -12,7 +12,7 @@ import (
 // prepare theirs on first use), and tx.Stmt reuses the writer's.
 type stmts struct {
 	setState, putRecord, trimRecords, putSpend, trimSpend, setGroup, clearGroup, updateTask *sql.Stmt // writer
-	loadState, records, currentTasks, currentTask, task                                     *sql.Stmt // readers
+	loadState, records, currentTasks, task                                                  *sql.Stmt // readers
 }
 
 // prepare prepares them; w nil (a read-only store) leaves the writer's out.
@@ -34,7 +34,6 @@ func (s *stmts) prepare(w, r *sql.DB) error {
 		{r, &s.loadState, `SELECT state, agent_session FROM sessions WHERE name = ?`},
 		{r, &s.records, `SELECT loop, record FROM iterations WHERE session = ? AND task_id = ? ORDER BY loop DESC LIMIT ?`},
 		{r, &s.currentTasks, `SELECT ` + taskColumns + ` FROM tasks WHERE seq IN (SELECT MAX(seq) FROM tasks GROUP BY session) ORDER BY seq`},
-		{r, &s.currentTask, `SELECT ` + taskColumns + ` FROM tasks WHERE session = ? ORDER BY seq DESC LIMIT 1`},
 		{r, &s.task, `SELECT ` + taskColumns + ` FROM tasks WHERE id = ?`},
 	} {
 		if p.db == nil {
@@ -53,7 +52,7 @@ func (s *stmts) prepare(w, r *sql.DB) error {
 func (s *stmts) close() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{s.setState, s.putRecord, s.trimRecords, s.putSpend, s.trimSpend, s.setGroup, s.clearGroup,
-		s.updateTask, s.loadState, s.records, s.currentTasks, s.currentTask, s.task} {
+		s.updateTask, s.loadState, s.records, s.currentTasks, s.task} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -279,9 +279,6 @@ func (a *Activities) heartbeat(ctx context.Context, loopN int) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// workerStore is engine.Store for one call on a worker: the project is the
-// working tree, the plan the task file; state is the workflow's, so the
-// store keeps none.
 // writePrompt makes the file at path hold text: a task's every call
 // brings the same prompt, and a durable rewrite of it (a temporary file,
 // two syncs, a rename) per call bought nothing. A file someone changed
@@ -293,6 +290,9 @@ func writePrompt(path, text string) error {
 	return store.WriteFileAtomic(path, []byte(text), 0o644)
 }
 
+// workerStore is engine.Store for one call on a worker: the project is the
+// working tree, the plan the task file; state is the workflow's, so the
+// store keeps none.
 type workerStore struct {
 	home, session, dir, taskFile string
 }
