@@ -49,6 +49,21 @@ func (p *tmuxPane) waitFor(want string, within time.Duration) string {
 	return ""
 }
 
+// waitForCount waits until want shows n times on screen.
+func (p *tmuxPane) waitForCount(want string, n int, within time.Duration) string {
+	p.t.Helper()
+	deadline := time.Now().Add(within)
+	var screen string
+	for time.Now().Before(deadline) {
+		if screen = p.capture(); strings.Count(screen, want) >= n {
+			return screen
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("the screen never showed %q %d times; last screen:\n%s", want, n, screen)
+	return ""
+}
+
 func (p *tmuxPane) keys(k string) { p.t.Helper(); p.tmux("send-keys", "-t", p.name, k) }
 
 // The dashboard in a real terminal: `ralph run --monitor` under tmux with the

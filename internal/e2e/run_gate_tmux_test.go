@@ -94,9 +94,9 @@ func TestRunLineGateInTmuxWithClaude(t *testing.T) {
 	p.waitFor("ralph: the agent asks to run (a1): Bash(touch made-by-bash)", 60*time.Second)
 	p.keys("maybe")
 	p.tmux("send-keys", "-t", p.name, "Enter")
-	if screen := p.waitFor("ralph: type a (allow once)", 10*time.Second); strings.Count(screen, "asks to run (a1)") != 2 {
-		t.Errorf("a line that answers nothing does not ask again:\n%s", screen)
-	}
+	// The hint is on screen from the first asking already: wait for the
+	// item itself to be printed a second time.
+	p.waitForCount("asks to run (a1)", 2, 10*time.Second)
 	p.keys("d not today")
 	p.tmux("send-keys", "-t", p.name, "Enter")
 	p.waitFor("ralph: the agent asks (q2): Which database? [sqlite / postgres]", 60*time.Second)
