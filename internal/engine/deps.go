@@ -106,6 +106,9 @@ type Deps struct {
 	// decision of the loop's own: the host's budgets (a fleet's daily
 	// ones) may hold the call. nil: every call is admitted.
 	Admit func() Admission
+	// Turns, shared by a host's loops, bound how many do their own work
+	// at once (nil: no bound).
+	Turns *Turns
 }
 
 // Admission is a host's answer to Admit.

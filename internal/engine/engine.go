@@ -47,6 +47,8 @@ type Engine struct {
 	// callCap is what the next call may spend at most (0: no bound);
 	// hostCap what the host allows each call Measure makes (CapCalls).
 	callCap, hostCap float64
+	// turn: the engine holds one of deps.Turns.
+	turn bool
 }
 
 // CapCalls caps what the calls Measure makes may spend at usd, on top of
@@ -93,7 +95,25 @@ func New(spec loop.Spec, deps Deps) *Engine {
 		// A gate with nothing to run would accept no completion ever.
 		spec.Policy.Verify.On = false
 	}
-	return &Engine{spec: spec, deps: deps}
+	e := &Engine{spec: spec, deps: deps}
+	if t := deps.Turns; t != nil {
+		sleep, verify := e.deps.Sleep, e.deps.Verify
+		e.deps.Sleep = func(ctx context.Context, d time.Duration) error {
+			e.give()
+			if err := sleep(ctx, d); err != nil {
+				return err
+			}
+			return e.take(ctx)
+		}
+		if verify != nil {
+			e.deps.Verify = func(ctx context.Context) loop.VerifyRun {
+				e.give()
+				defer e.take(ctx)
+				return verify(ctx)
+			}
+		}
+	}
+	return e
 }
 
 // SleepContext waits d or until ctx ends.
@@ -131,6 +151,10 @@ func (e *Engine) now() time.Time { return e.deps.Now().UTC().Round(0) }
 
 // Run loops until a stop rule, a budget, a request or ctx ends it.
 func (e *Engine) Run(ctx context.Context) (Result, error) {
+	defer e.give()
+	if err := e.take(ctx); err != nil {
+		return Result{Reason: reason.Interrupted, Message: "interrupted", ExitCode: reason.Interrupted.ExitCode()}, err
+	}
 	if err := e.start(ctx); err != nil {
 		if ctx.Err() != nil {
 			return Result{Reason: reason.Interrupted, Message: "interrupted", ExitCode: reason.Interrupted.ExitCode()}, err
@@ -142,7 +166,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		return e.fail(err)
 	}
 	for {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || e.take(ctx) != nil {
 			return e.finish(reason.Interrupted, "interrupted")
 		}
 		obs, pl := e.observe()

@@ -122,7 +122,11 @@ func (e *Engine) measure(ctx context.Context, idx int, before plan.Plan) (it loo
 	if e.deps.Decisions != nil {
 		e.deps.Decisions() // an interrupted call's are not this one's
 	}
+	e.give() // the call is the agent's work, and a person's
 	res, runErr := ad.Run(ctx, inv)
+	if err := e.take(ctx); err != nil {
+		return it, false, nil
+	}
 	if scarce.Of(runErr) != "" {
 		return it, false, runErr // not the agent's doing: Run waits and calls again
 	}

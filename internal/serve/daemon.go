@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -99,8 +100,10 @@ type Daemon struct {
 	hub  *hub
 	// bus carries every task's events, its loops' included, in order, to
 	// the log and the notices (logEvent) and the stream clients (stream).
-	bus  *events.Bus[Event]
-	logw *syncWriter
+	bus *events.Bus[Event]
+	// turns bound the loops working at once (engine.Turns).
+	turns *engine.Turns
+	logw  *syncWriter
 	// outbox delivers the notices to each channel (outbox.go).
 	outbox *outbox
 	// metrics are what GET /metrics serves (metrics.go).
@@ -188,6 +191,9 @@ func Open(opts Options) (*Daemon, error) {
 	}
 	fail := func(err error) (*Daemon, error) { d.Close(); return nil, err }
 	d.list.kick = make(chan struct{}, 1)
+	// One P is left to the API and the rest of the daemon: with every P
+	// busy with loops, a request waited behind them (docs/serve.md, "Turns").
+	d.turns = engine.NewTurns(runtime.GOMAXPROCS(0) - 1)
 	d.db.cache.onChange = d.list.changedView
 	d.openOutbox()
 	if err := d.openQuota(); err != nil {
@@ -393,7 +399,7 @@ func (d *Daemon) loopTask(ctx context.Context, t Task, w *worker) (engine.Result
 	run := d.traceRun(t, spec, "local")
 	defer run.End()
 	deps := engine.Deps{Agents: ads, Store: ws, CallEnv: run.CallEnv, Now: d.opts.Now,
-		Admit:   func() engine.Admission { return d.admit(t.Session) },
+		Admit: func() engine.Admission { return d.admit(t.Session) }, Turns: d.turns,
 		Control: w.ctl, Emit: func(ev loop.Event) { run.Observe(ev); d.loopEvent(t, w, ev) },
 		SharedLimits: func() map[string]loop.AgentLimit { l, _ := d.sharedLimits(t.Session, agents, true); return l },
 		Quota:        func() map[string]bool { _, q := d.sharedLimits(t.Session, agents, true); return q },
