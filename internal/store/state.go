@@ -106,20 +106,20 @@ func (s *Store) readStateFile(path string, v any, validate func() error) (bool, 
 // Only the document is the truth: a failure after it is reported but
 // loses nothing.
 func (s *Store) SaveState(st loop.State, rec *loop.Metrics) error {
-	// writeJSON masks the document, ensureRecord the metrics line.
+	// encodeStateDoc masks the document and the metrics line.
 	// Compact: the document is ralph's own (people read `ralph status` and
 	// the views), and indenting it again at every save was an eighth of a
 	// loop's own CPU once its window held a few hundred calls.
-	data, err := json.Marshal(stateDoc{State: st, Record: rec})
+	data, line, err := encodeStateDoc(st, rec)
 	if err != nil {
 		return fmt.Errorf("save loop state: %w", err)
 	}
-	if err := s.writeAtomic(s.LoopStateFile(), redact.Encoded(append(data, '\n')), 0o644, true); err != nil {
+	if err := s.writeAtomic(s.LoopStateFile(), data, 0o644, true); err != nil {
 		return fmt.Errorf("save loop state: %w", err)
 	}
 	var errs []error
 	if rec != nil {
-		if err := s.ensureRecord(*rec); err != nil {
+		if err := s.ensureLine(recordID{Loop: rec.Loop, StartedAt: rec.StartedAt}, line); err != nil {
 			errs = append(errs, fmt.Errorf("metrics: %w", err))
 		}
 	}
@@ -152,6 +152,38 @@ var tailWindows = []int64{4 << 10, 64 << 10, 1 << 20}
 // is rec already (same loop and start). A torn last line — a killed append
 // — is cut off first, so it cannot swallow the record written after it.
 func (s *Store) ensureRecord(rec loop.Metrics) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	// The record quotes the agent (its summary, its status block).
+	return s.ensureLine(recordID{Loop: rec.Loop, StartedAt: rec.StartedAt}, redact.Encoded(line))
+}
+
+// encodeStateDoc is the state document as json.Marshal(stateDoc) writes it,
+// masked, and its record as metrics.jsonl holds it: the record (the
+// larger part, with the state before its call in it) is encoded and masked
+// once for both. Masking goes string by string, each after its own key, so
+// the two parts masked apart are the document masked whole.
+func encodeStateDoc(st loop.State, rec *loop.Metrics) (doc, line []byte, err error) {
+	doc, err = json.Marshal(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc = redact.Encoded(doc)
+	if rec != nil {
+		if line, err = json.Marshal(rec); err != nil {
+			return nil, nil, err
+		}
+		line = redact.Encoded(line)
+		// The embedded State's fields, then last_record: the struct's order.
+		doc = append(append(append(doc[:len(doc)-1:len(doc)-1], `,"last_record":`...), line...), '}')
+	}
+	return append(doc, '\n'), line, nil
+}
+
+// ensureLine appends line, the masked record id, unless it is there.
+func (s *Store) ensureLine(id recordID, line []byte) error {
 	path := s.MetricsFile()
 	// Confined: a metrics.jsonl that is a link out of the project is
 	// refused, not written through. O_CREATE makes its directory too.
@@ -164,7 +196,7 @@ func (s *Store) ensureRecord(rec loop.Metrics) error {
 	if err != nil {
 		return err
 	}
-	if last != nil && last.Loop == rec.Loop && last.StartedAt.Equal(rec.StartedAt) {
+	if last != nil && last.Loop == id.Loop && last.StartedAt.Equal(id.StartedAt) {
 		return nil
 	}
 	if end != size {
@@ -172,19 +204,13 @@ func (s *Store) ensureRecord(rec loop.Metrics) error {
 			return err
 		}
 	}
-	line, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	// The record quotes the agent (its summary, its status block).
-	line = redact.Encoded(line)
-	if _, err := f.WriteAt(append(line, '\n'), end); err != nil {
+	if _, err := f.WriteAt(append(line[:len(line):len(line)], '\n'), end); err != nil {
 		return err
 	}
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	s.noteAppended(path, f, recordID{Loop: rec.Loop, StartedAt: rec.StartedAt})
+	s.noteAppended(path, f, id)
 	return nil
 }
 

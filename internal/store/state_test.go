@@ -11,6 +11,7 @@ import (
 	"ralph/internal/breaker"
 	"ralph/internal/loop"
 	"ralph/internal/ratelimit"
+	"ralph/internal/redact"
 )
 
 var ts0 = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
@@ -146,5 +147,41 @@ func TestLoadStateRecoversFromACorruptDocument(t *testing.T) {
 	os.WriteFile(s.LoopStateFile(), []byte(`{"version": 2, "loop_count": -3}`), 0o644)
 	if _, _, warns, _ := s.LoadState(); len(warns) != 1 || !strings.Contains(warns[0], "out of range") {
 		t.Errorf("a negative loop count: %v", warns)
+	}
+}
+
+// The document is the record encoded and masked once, spliced into the
+// state: byte for byte what encoding the whole document and masking it
+// writes, secrets in the state, in the record and in its replay included.
+func TestStateDocIsTheWholeEncoding(t *testing.T) {
+	secret := "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	st := loop.State{Version: loop.StateVersion, Loop: 7, Breaker: breaker.State{Status: breaker.Open, Message: "saw " + secret},
+		Calls:       ratelimit.State{Calls: []ratelimit.Call{{At: ts0, Tokens: 5}, {At: ts0.Add(time.Minute)}}},
+		Corrections: []string{"no " + secret, "plain"}, Last: loop.Last{Summary: `quote " and \ and ` + secret}}
+	rec := loop.Metrics{Loop: 7, StartedAt: ts0, Summary: "token " + secret + " here", Agent: "claude",
+		Replay: &loop.Replay{V: loop.ReplayVersion, Before: st, Next: "call:claude", Fold: "continue"}}
+	for _, r := range []*loop.Metrics{nil, &rec} {
+		want, err := json.Marshal(stateDoc{State: st, Record: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(redact.Encoded(want), '\n')
+		doc, line, err := encodeStateDoc(st, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(doc) != string(want) {
+			t.Fatalf("the document:\n got %s\nwant %s", doc, want)
+		}
+		if strings.Contains(string(doc), secret) {
+			t.Fatal("a secret reached the document")
+		}
+		if r == nil {
+			continue
+		}
+		wantLine, _ := json.Marshal(r)
+		if string(line) != string(redact.Encoded(wantLine)) {
+			t.Fatalf("the record:\n got %s\nwant %s", line, redact.Encoded(wantLine))
+		}
 	}
 }
