@@ -64,7 +64,8 @@ type Invocation struct {
 	// file): a sandbox binds them writable, and nothing else beside them.
 	Share []string
 	// StdoutPath and StderrPath are the iteration's log files; both are
-	// required, because the analysis streams from the stdout file.
+	// required, because the analysis streams from the stdout file. The
+	// stderr log is made at the agent's first byte there: none, no file.
 	StdoutPath, StderrPath string
 	// OnEvent receives rendered live events (may be nil). It is called from
 	// one goroutine at a time, and never after Run has returned.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -167,7 +168,8 @@ func (c Call) analyze(exitCode int) (*analyze.Analysis, error) {
 	defer f.Close()
 	opts := c.Options
 	opts.ExitCode = exitCode
-	if opts.Stderr, err = ReadTail(c.Invocation.StderrPath, MaxStderr); err != nil {
+	// No stderr log: the agent printed nothing there (lazyLog).
+	if opts.Stderr, err = ReadTail(c.Invocation.StderrPath, MaxStderr); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: read stderr: %w", c.Agent, err)
 	}
 	now := time.Now

@@ -160,10 +160,7 @@ func (r *Runner) Run(ctx context.Context, p Process) (ProcessResult, error) {
 		return res, err
 	}
 	defer stdout.Close()
-	stderr, err := createLog(p.StderrPath)
-	if err != nil {
-		return res, err
-	}
+	stderr := &lazyLog{path: p.StderrPath}
 	defer stderr.Close()
 
 	env, tmp, err := environ(p.Env)
@@ -378,7 +375,7 @@ func callTimeLeft(limit, elapsed time.Duration, g Gate) time.Duration {
 // the lines as they come when it is set (w is the write end, to close once
 // the child has it). Never the file itself: what the agent prints is
 // stored only masked.
-func teeTo(file *os.File, onLine func([]byte)) (dst io.Writer, w *os.File, tee *lineTee, err error) {
+func teeTo(file io.Writer, onLine func([]byte)) (dst io.Writer, w *os.File, tee *lineTee, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("agent: pipe: %w", err)
@@ -441,6 +438,33 @@ func exitCode(ps *os.ProcessState) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
+}
+
+// lazyLog is a log file made at its first write. Most agent calls print
+// nothing on stderr, and making a file (an inode, and in time freeing it)
+// was a fair share of a call's own cost to ralph: a call that printed
+// nothing there leaves no stderr log, which readers take as empty.
+type lazyLog struct {
+	path string
+	f    *os.File
+	err  error
+}
+
+func (l *lazyLog) Write(b []byte) (int, error) {
+	if l.f == nil && l.err == nil {
+		l.f, l.err = createLog(l.path)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.f.Write(b)
+}
+
+func (l *lazyLog) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }
 
 func createLog(path string) (*os.File, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -115,8 +116,13 @@ func TestRunExitCodeAndStreams(t *testing.T) {
 			if got := readFile(t, p.StdoutPath); got != tt.stdout {
 				t.Errorf("stdout = %q, want %q", got, tt.stdout)
 			}
-			if got := readFile(t, p.StderrPath); got != tt.stderr {
-				t.Errorf("stderr = %q, want %q", got, tt.stderr)
+			// Nothing on stderr: no file made (lazyLog).
+			b, err := os.ReadFile(p.StderrPath)
+			if tt.stderr == "" && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("stderr log made for nothing: %q, %v", b, err)
+			}
+			if tt.stderr != "" && string(b) != tt.stderr {
+				t.Errorf("stderr = %q (%v), want %q", b, err, tt.stderr)
 			}
 		})
 	}

@@ -340,6 +340,13 @@ func iterationLog(ctx context.Context, opts *logsOptions, st *store.Store) error
 		suffix, stream = store.StderrSuffix, "standard error"
 	}
 	path, same, numbers, err := findIteration(st.LogsDir(), opts.Iteration, suffix)
+	if err == nil && path == "" && opts.Stderr {
+		// A call that printed nothing on stderr leaves no stderr log.
+		if out, _, _, err := findIteration(st.LogsDir(), opts.Iteration, store.StdoutSuffix); err == nil && out != "" {
+			fmt.Fprintf(opts.IO.Err, "ralph: iteration %d standard error: none (the agent printed nothing there)\n", opts.Iteration)
+			return nil
+		}
+	}
 	switch {
 	case err != nil:
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"ralph/internal/agent"
+	"ralph/internal/store"
 )
 
 // `opencode run` retries a 429 after the provider's retry-after, however
@@ -200,7 +201,8 @@ func (r watchedRunner) Run(ctx context.Context, p agent.Process) (agent.ProcessR
 }
 
 func appendLine(path, line string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	// The log is made at the first byte: there may be none yet.
+	f, err := store.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
