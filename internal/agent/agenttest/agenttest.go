@@ -146,6 +146,17 @@ type Result struct {
 // failure to start fails the test; a non-zero exit is returned.
 func Run(t testing.TB, dir string, env []string, timeout time.Duration, bin string, args ...string) Result {
 	t.Helper()
+	res, timedOut := RunWithin(t, dir, env, timeout, bin, args...)
+	if timedOut {
+		t.Fatalf("agenttest: %s timed out after %v\nstdout:\n%s\nstderr:\n%s", bin, timeout, res.Stdout, res.Stderr)
+	}
+	return res
+}
+
+// RunWithin is Run reporting a timeout (the process killed) instead of
+// failing the test on it.
+func RunWithin(t testing.TB, dir string, env []string, timeout time.Duration, bin string, args ...string) (res Result, timedOut bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -160,15 +171,15 @@ func Run(t testing.TB, dir string, env []string, timeout time.Duration, bin stri
 	if cmd.ProcessState == nil {
 		t.Fatalf("agenttest: start %s: %v", bin, err)
 	}
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: cmd.ProcessState.ExitCode()}
+	res = Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: cmd.ProcessState.ExitCode()}
 	if ctx.Err() != nil {
-		t.Fatalf("agenttest: %s timed out after %v\nstdout:\n%s\nstderr:\n%s", bin, timeout, res.Stdout, res.Stderr)
+		return res, true
 	}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		t.Fatalf("agenttest: run %s: %v", bin, err)
 	}
-	return res
+	return res, false
 }
 
 // ReadFile returns the file at path, failing the test when it cannot be
