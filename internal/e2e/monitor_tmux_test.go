@@ -37,16 +37,7 @@ func (p *tmuxPane) capture() string { return p.tmux("capture-pane", "-p", "-t", 
 // waitFor polls the screen until it shows want, as a person would look.
 func (p *tmuxPane) waitFor(want string, within time.Duration) string {
 	p.t.Helper()
-	deadline := time.Now().Add(within)
-	var screen string
-	for time.Now().Before(deadline) {
-		if screen = p.capture(); strings.Contains(screen, want) {
-			return screen
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	p.t.Fatalf("the screen never showed %q; last screen:\n%s", want, screen)
-	return ""
+	return p.waitForCount(want, 1, within)
 }
 
 // waitForCount waits until want shows n times on screen.
@@ -60,7 +51,11 @@ func (p *tmuxPane) waitForCount(want string, n int, within time.Duration) string
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	p.t.Fatalf("the screen never showed %q %d times; last screen:\n%s", want, n, screen)
+	times := ""
+	if n > 1 {
+		times = fmt.Sprintf(" %d times", n)
+	}
+	p.t.Fatalf("the screen never showed %q%s; last screen:\n%s", want, times, screen)
 	return ""
 }
 

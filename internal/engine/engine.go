@@ -96,23 +96,7 @@ func New(spec loop.Spec, deps Deps) *Engine {
 		spec.Policy.Verify.On = false
 	}
 	e := &Engine{spec: spec, deps: deps}
-	if t := deps.Turns; t != nil {
-		sleep, verify := e.deps.Sleep, e.deps.Verify
-		e.deps.Sleep = func(ctx context.Context, d time.Duration) error {
-			e.give()
-			if err := sleep(ctx, d); err != nil {
-				return err
-			}
-			return e.take(ctx)
-		}
-		if verify != nil {
-			e.deps.Verify = func(ctx context.Context) loop.VerifyRun {
-				e.give()
-				defer e.take(ctx)
-				return verify(ctx)
-			}
-		}
-	}
+	e.giveWhileWaiting()
 	return e
 }
 

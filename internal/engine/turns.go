@@ -1,6 +1,11 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"ralph/internal/loop"
+)
 
 // Turns bound how many of a host's loops do their own work at once (the
 // work between agent calls: git, the analysis, the store). A daemon's loops
@@ -30,5 +35,28 @@ func (e *Engine) give() {
 	if e.turn {
 		<-e.deps.Turns.c
 		e.turn = false
+	}
+}
+
+// giveWhileWaiting makes the engine's sleeps and verify runs give its turn
+// back for as long as they last.
+func (e *Engine) giveWhileWaiting() {
+	if e.deps.Turns == nil {
+		return
+	}
+	sleep, verify := e.deps.Sleep, e.deps.Verify
+	e.deps.Sleep = func(ctx context.Context, d time.Duration) error {
+		e.give()
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
+		return e.take(ctx)
+	}
+	if verify != nil {
+		e.deps.Verify = func(ctx context.Context) loop.VerifyRun {
+			e.give()
+			defer e.take(ctx)
+			return verify(ctx)
+		}
 	}
 }

@@ -101,19 +101,12 @@ func TestTurnsAreNotHeldThroughTheCall(t *testing.T) {
 	out := result("Step."+block("IN_PROGRESS", false, "PASSING"), "")
 	slow := gatedAgent{instantAgent: instantAgent{out: out}, release: make(chan struct{}), started: make(chan struct{}, 1)}
 	a := turnEngine(t, turns, slow, 1, &now, &most)
-	done := make(chan Result, 1)
-	go func() { res, _ := a.Run(context.Background()); done <- res }()
+	done := runAsync(a, context.Background())
 	<-slow.started
 	b := turnEngine(t, turns, instantAgent{out: out}, 2, &now, &most)
-	finished := make(chan Result, 1)
-	go func() { res, _ := b.Run(context.Background()); finished <- res }()
-	select {
-	case res := <-finished:
-		if res.Loops != 2 {
-			t.Errorf("the other loop made %d calls, want 2", res.Loops)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a loop waited for the turn of one whose agent was working")
+	res := await(t, runAsync(b, context.Background()), 20*time.Second, "a loop waited for the turn of one whose agent was working")
+	if res.Loops != 2 {
+		t.Errorf("the other loop made %d calls, want 2", res.Loops)
 	}
 	close(slow.release)
 	if res := <-done; res.Loops != 1 {
@@ -125,8 +118,7 @@ func TestTurnsAreNotHeldThroughTheCall(t *testing.T) {
 	turns.c <- struct{}{}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := turnEngine(t, turns, instantAgent{out: out}, 3, &now, &most)
-	left := make(chan Result, 1)
-	go func() { res, _ := c.Run(ctx); left <- res }()
+	left := runAsync(c, ctx)
 	time.Sleep(50 * time.Millisecond)
 	select {
 	case res := <-left:
@@ -134,12 +126,26 @@ func TestTurnsAreNotHeldThroughTheCall(t *testing.T) {
 	default:
 	}
 	cancel()
+	if res := await(t, left, 10*time.Second, "a loop waiting for a turn did not leave when stopped"); res.Loops != 0 {
+		t.Errorf("made %d calls without a turn", res.Loops)
+	}
+}
+
+// runAsync runs e, its result to come on the channel.
+func runAsync(e *Engine, ctx context.Context) <-chan Result {
+	c := make(chan Result, 1)
+	go func() { res, _ := e.Run(ctx); c <- res }()
+	return c
+}
+
+// await is the result on c, or the test's failure after d.
+func await(t *testing.T, c <-chan Result, d time.Duration, failure string) Result {
+	t.Helper()
 	select {
-	case res := <-left:
-		if res.Loops != 0 {
-			t.Errorf("made %d calls without a turn", res.Loops)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a loop waiting for a turn did not leave when stopped")
+	case res := <-c:
+		return res
+	case <-time.After(d):
+		t.Fatal(failure)
+		return Result{}
 	}
 }
