@@ -3,13 +3,19 @@ package temporal
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // start starts the task's workflow with in, or joins the run under way,
@@ -25,14 +31,35 @@ func (r *Runner) start(ctx context.Context, id, queue string, in Input) (client.
 	if err != nil {
 		return nil, false, err
 	}
-	resp, err := r.Client.WorkflowService().StartWorkflowExecution(ctx, &workflowservice.StartWorkflowExecutionRequest{
+	req := &workflowservice.StartWorkflowExecutionRequest{
 		Namespace: ns, WorkflowId: id, WorkflowType: &commonpb.WorkflowType{Name: WorkflowName},
 		TaskQueue: &taskqueuepb.TaskQueue{Name: queue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL}, Input: input,
 		// The same request again (a retry) is the same start.
 		RequestId:                rand.Text(),
 		WorkflowIdConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIdReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	})
+	}
+	// A server that is down or restarting is waited for, as the workers
+	// wait for it: a task must not halt because its start met an outage.
+	// The same request id makes a start that did reach the server the
+	// same start.
+	var resp *workflowservice.StartWorkflowExecutionResponse
+	wait := 250 * time.Millisecond
+	for told := false; ; told = true {
+		resp, err = r.Client.WorkflowService().StartWorkflowExecution(ctx, req)
+		var down *serviceerror.Unavailable
+		if err == nil || !errors.As(err, &down) && status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+			break
+		}
+		if !told && r.Log != nil {
+			fmt.Fprintf(r.Log, "task %s: the Temporal server does not answer (%v); starting its workflow when it does\n", in.TaskID, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
 	if err != nil {
 		return nil, false, err
 	}
