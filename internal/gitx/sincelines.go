@@ -253,16 +253,25 @@ var plainCore = map[string]string{
 }
 
 // plainConfig reports whether a configuration file (missing is fine)
-// holds only plain settings. It reads the syntax's simple cases and says
+// holds only plain settings.
+func plainConfig(file string) bool {
+	_, ok := readPlainConfig(file)
+	return ok
+}
+
+// readPlainConfig reads a configuration file that holds only plain
+// settings, returning those of [core] and [extensions] ("section.key",
+// lower case, values trimmed). It reads the syntax's simple cases and says
 // no to anything else (continued lines, a key on a section's line,
 // includes, which are a section of their own).
-func plainConfig(file string) bool {
+func readPlainConfig(file string) (map[string]string, bool) {
+	values := map[string]string{}
 	b, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return true
+		return values, true
 	}
 	if err != nil || len(b) > 64<<10 {
-		return false
+		return nil, false
 	}
 	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -272,12 +281,12 @@ func plainConfig(file string) bool {
 			continue
 		}
 		if strings.HasSuffix(line, `\`) {
-			return false
+			return nil, false
 		}
 		if line[0] == '[' {
 			head, rest, ok := strings.Cut(line[1:], "]")
 			if rest = strings.TrimSpace(rest); !ok || rest != "" && rest[0] != '#' && rest[0] != ';' {
-				return false
+				return nil, false
 			}
 			name, _, _ := strings.Cut(head, " ")
 			name, _, _ = strings.Cut(name, ".")
@@ -288,15 +297,18 @@ func plainConfig(file string) bool {
 			continue
 		}
 		key, value, _ := strings.Cut(line, "=")
-		want, ok := plainCore[section+"."+strings.ToLower(strings.TrimSpace(key))]
+		key = section + "." + strings.ToLower(strings.TrimSpace(key))
+		want, ok := plainCore[key]
 		if !ok {
-			return false
+			return nil, false
 		}
 		value, _, _ = strings.Cut(value, "#")
 		value, _, _ = strings.Cut(value, ";")
-		if want != "" && strings.ToLower(strings.TrimSpace(value)) != want {
-			return false
+		value = strings.ToLower(strings.TrimSpace(value))
+		if want != "" && value != want {
+			return nil, false
 		}
+		values[key] = value
 	}
-	return sc.Err() == nil
+	return values, sc.Err() == nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // ErrNotRepo is returned by operations that need a git work tree when the
@@ -39,6 +40,9 @@ type Snap struct {
 	// loc is where the snapshot's directory sits in its repository, so the
 	// next snapshot of it needs no git process to find out again.
 	loc location
+	// quick is what the next snapshot needs to know git's answer without
+	// asking (nil: it must ask).
+	quick *quick
 }
 
 // Since is what happened between two snapshots, captured while taking the
@@ -79,7 +83,7 @@ func Snapshot(ctx context.Context, dir string) (Snap, error) {
 	if err != nil || !loc.inRepo {
 		return Snap{}, err
 	}
-	return snapshotAt(ctx, loc)
+	return snapshotAt(ctx, loc, nil)
 }
 
 // SnapshotAfter is Snapshot plus the commits made since before was taken,
@@ -97,7 +101,7 @@ func SnapshotAfter(ctx context.Context, dir string, before Snap) (Snap, error) {
 			return Snap{}, err
 		}
 	}
-	s, err := snapshotAt(ctx, loc)
+	s, err := snapshotAt(ctx, loc, before.quick)
 	if err != nil {
 		return Snap{}, err
 	}
@@ -136,12 +140,31 @@ func samePaths(a, b map[string]string) bool {
 	return true
 }
 
-func snapshotAt(ctx context.Context, loc location) (Snap, error) {
-	st, err := readStatus(ctx, loc)
-	if err != nil {
-		return Snap{}, err
+// snapshotAt takes a snapshot, without a git process when the previous
+// snapshot's quick state proves git would answer what it works out
+// (quickstatus.go).
+func snapshotAt(ctx context.Context, loc location, prev *quick) (Snap, error) {
+	if prev != nil {
+		// What git would check before running, the quick status checks
+		// too: a guarded tree's control files are as they were.
+		_, hit := lookup(loc.root)
+		for _, g := range hit {
+			if err := g.Check(); err != nil {
+				return Snap{}, err
+			}
+		}
 	}
-	s := Snap{InRepo: true, Root: loc.root, Head: st.head, Branch: st.branch, Paths: make(map[string]string, len(st.entries)), loc: loc}
+	st, q, ok := prev.status(loc)
+	if !ok {
+		q = prepareQuick(loc, prev)
+		began := time.Now()
+		var err error
+		if st, err = gitStatus(ctx, loc, q != nil); err != nil {
+			return Snap{}, err
+		}
+		q = q.complete(loc, st, began, prev)
+	}
+	s := Snap{InRepo: true, Root: loc.root, Head: st.head, Branch: st.branch, Paths: make(map[string]string, len(st.entries)), loc: loc, quick: q}
 	var toHash []string
 	for _, e := range st.entries {
 		if e.hashWorktree {
@@ -178,6 +201,9 @@ type statusEntry struct {
 type status struct {
 	head, branch string
 	entries      []statusEntry
+	// ignored are the ignored paths git listed when asked (a directory
+	// with a trailing slash), for the quick status (quickstatus.go).
+	ignored []string
 }
 
 // readStatus runs one `git status` for HEAD, branch and all dirty paths.
@@ -185,8 +211,18 @@ type status struct {
 // addition, both of which are changes. --no-ahead-behind skips counting
 // commits against the upstream, which can be slow and is not needed.
 func readStatus(ctx context.Context, loc location) (status, error) {
+	return gitStatus(ctx, loc, false)
+}
+
+// gitStatus is readStatus, listing the ignored paths too if asked: those
+// that match a rule, an ignored directory as itself and not its content.
+func gitStatus(ctx context.Context, loc location, ignored bool) (status, error) {
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all",
-		"--no-renames", "--no-ahead-behind", "--"}
+		"--no-renames", "--no-ahead-behind"}
+	if ignored {
+		args = append(args, "--ignored=matching")
+	}
+	args = append(args, "--")
 	out, err := git(ctx, loc.root, append(args, loc.excludeSpecs()...)...)
 	if err != nil {
 		return status{}, err
@@ -219,6 +255,9 @@ func parseStatus(out []byte, loc location) (status, error) {
 			add(strings.TrimPrefix(rec, "? "), "?", true)
 		case '!':
 			// Ignored files are never progress; only listed with --ignored.
+			if p := strings.TrimPrefix(rec, "! "); !loc.excluded(strings.TrimSuffix(p, "/")) {
+				st.ignored = append(st.ignored, p)
+			}
 		case '1', '2', 'u':
 			// Field counts before the path: 8 for ordinary entries, 9 for
 			// renames (score), 10 for unmerged entries (three stages).
