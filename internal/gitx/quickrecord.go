@@ -98,7 +98,7 @@ func prepareQuick(loc location, prev *quick) *quick {
 		if err != nil || int64(len(b)) != fi.Size() {
 			return nil
 		}
-		if q.entries, err = parseIndex(b, q.hashLen); err != nil {
+		if q.entries, err = parseIndex(b, q.hashLen); err != nil || len(q.entries) > quickMaxEntries {
 			return nil
 		}
 		q.indexSum = b[len(b)-q.hashLen:]

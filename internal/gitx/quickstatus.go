@@ -45,6 +45,11 @@ const quickSlack = 2 * time.Second
 // whether it still matches the index; past it git is asked.
 const quickMaxFile = 32 << 20
 
+// quickMaxEntries is the largest index the quick status keeps: a daemon
+// holds one per loop, and on a tree that big git's own walk is most of the
+// cost anyway.
+var quickMaxEntries = 20000
+
 // quickMaxRule is the largest rule file (configuration, ignore file, HEAD,
 // packed refs) kept to compare; past it the quick status is not used.
 const quickMaxRule = 1 << 20

@@ -351,3 +351,17 @@ func TestQuickRecordRefusesWhatGitDidNotSee(t *testing.T) {
 		})
 	}
 }
+
+// TestQuickStatusLeavesBigIndexesToGit: past quickMaxEntries no quick
+// state is kept (a daemon would hold one per loop).
+func TestQuickStatusLeavesBigIndexesToGit(t *testing.T) {
+	r := newRepoWithFiles(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	if s := r.snapshot(); s.quick == nil {
+		t.Fatal("no quick state for a small index")
+	}
+	defer func(n int) { quickMaxEntries = n }(quickMaxEntries)
+	quickMaxEntries = 1
+	if s := r.snapshot(); s.quick != nil {
+		t.Fatal("a quick state kept for an index past the limit")
+	}
+}
