@@ -205,14 +205,15 @@ func (q *quick) status(loc location) (st status, next *quick, ok bool) {
 		if !ok {
 			return status{}, nil, false
 		}
-		x, mH, hH := byte('.'), fmt.Sprintf("%06o", e.mode), e.oid
-		if s, ok := q.staged[e.path]; ok {
-			x, mH, hH = s.x, s.mH, s.hH
-		}
-		if x == '.' && y == '.' {
+		s, staged := q.staged[e.path]
+		if !staged && y == '.' {
 			continue
 		}
 		mI := fmt.Sprintf("%06o", e.mode)
+		x, mH, hH := byte('.'), mI, e.oid
+		if staged {
+			x, mH, hH = s.x, s.mH, s.hH
+		}
 		mWs := mI
 		switch y {
 		case 'D':
