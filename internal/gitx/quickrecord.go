@@ -125,8 +125,8 @@ func (q *quick) addRule(p string) bool {
 // and walks the directories git walked. It returns nil when git's answer
 // and the tree as walked do not agree (something changed while git ran)
 // or hold something the quick status does not model. began is when git
-// was started.
-func (q *quick) complete(loc location, st status, began time.Time, prev *quick) *quick {
+// was started; read are directories the quick status read before it.
+func (q *quick) complete(loc location, st status, began time.Time, prev *quick, read map[string]dirRead) *quick {
 	if q == nil {
 		return nil
 	}
@@ -249,8 +249,10 @@ func (q *quick) complete(loc location, st status, began time.Time, prev *quick) 
 			}
 			return true
 		}
-		ents, err := os.ReadDir(abs)
-		if err != nil {
+		var ents []fs.DirEntry
+		if r, ok := read[rel]; ok {
+			sid, now, ents = r.stat, r.at, r.ents
+		} else if ents, err = os.ReadDir(abs); err != nil {
 			return false
 		}
 		d := watchedDir{rel: rel, stat: sid, settled: sid.settled(now), names: dirDigest(loc, rel, ents)}

@@ -122,6 +122,15 @@ type watchedDir struct {
 	ignoreFile bool
 }
 
+// dirRead is a directory's entries as read before git ran, and its stat
+// taken before them: the walk after git takes them as its own (a change in
+// between makes them disagree with git's answer, and nothing is recorded).
+type dirRead struct {
+	stat statID
+	at   time.Time
+	ents []fs.DirEntry
+}
+
 // stagedRec is what a path's record says of HEAD against the index.
 type stagedRec struct {
 	x      byte
@@ -153,18 +162,10 @@ type quick struct {
 }
 
 // status is git's answer without git, and the quick state for the next
-// snapshot; ok is false when git must be asked.
-func (q *quick) status(loc location) (st status, next *quick, ok bool) {
+// snapshot; ok is false when git must be asked. A directory whose entries
+// it found changed goes into read (if not nil), for the walk after git.
+func (q *quick) status(loc location, read map[string]dirRead) (st status, next *quick, ok bool) {
 	if q == nil {
-		return status{}, nil, false
-	}
-	for _, r := range q.rules {
-		if !r.same() {
-			return status{}, nil, false
-		}
-	}
-	idx, ok := q.sameIndex()
-	if !ok {
 		return status{}, nil, false
 	}
 	next = &quick{}
@@ -183,12 +184,29 @@ func (q *quick) status(loc location) (st status, next *quick, ok bool) {
 		}
 		if !d.settled || sid != d.stat {
 			ents, err := os.ReadDir(abs)
-			if err != nil || dirDigest(loc, d.rel, ents) != d.names {
+			if err != nil {
+				return status{}, nil, false
+			}
+			if dirDigest(loc, d.rel, ents) != d.names {
+				if read != nil {
+					read[d.rel] = dirRead{stat: sid, at: now, ents: ents}
+				}
 				return status{}, nil, false
 			}
 			d.stat, d.settled = sid, sid.settled(now)
 		}
 		next.dirs[i] = d
+	}
+	// The rules and the index after the directories: a call that made or
+	// removed a file, the commonest reason to ask git, is told cheapest.
+	for _, r := range q.rules {
+		if !r.same() {
+			return status{}, nil, false
+		}
+	}
+	idx, ok := q.sameIndex()
+	if !ok {
+		return status{}, nil, false
 	}
 
 	rootFD, err := unix.Open(loc.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

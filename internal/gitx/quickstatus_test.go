@@ -97,7 +97,7 @@ func TestQuickStatusAgreesWithGit(t *testing.T) {
 			op.do(r, rnd)
 			trail = append(trail, op.name)
 			want := gitAnswer(t, prev.loc)
-			if got, _, ok := prev.quick.status(prev.loc); ok {
+			if got, _, ok := prev.quick.status(prev.loc, nil); ok {
 				quick++
 				if !sameStatus(got, want) {
 					t.Fatalf("seed %d after %v:\nquick %+v\ngit   %+v", seed, trail, got, want)
@@ -150,11 +150,11 @@ func TestQuickStatusAsksGit(t *testing.T) {
 			r := newRepoWithFiles(t, map[string]string{"a.txt": "a\n", "src/b.go": "b\n", ".gitignore": "*.log\n"})
 			r.write("a.txt", "edited")
 			s := r.snapshot()
-			if _, _, ok := s.quick.status(s.loc); !ok {
+			if _, _, ok := s.quick.status(s.loc, nil); !ok {
 				t.Fatal("nothing changed, yet the quick status did not answer")
 			}
 			tc.change(r)
-			got, _, ok := s.quick.status(s.loc)
+			got, _, ok := s.quick.status(s.loc, nil)
 			if ok && !sameStatus(got, gitAnswer(t, s.loc)) {
 				t.Fatalf("answered wrongly: %+v", got)
 			}
@@ -185,7 +185,7 @@ func TestQuickStatusNotUsed(t *testing.T) {
 			r := newRepoWithFiles(t, map[string]string{"a.txt": "a\n", "src/b.go": "b\n"})
 			tc.setup(r)
 			s := r.snapshot()
-			if _, _, ok := s.quick.status(s.loc); ok {
+			if _, _, ok := s.quick.status(s.loc, nil); ok {
 				t.Fatal("the quick status answered")
 			}
 		})
@@ -304,14 +304,14 @@ func TestQuickStatusAfterSettling(t *testing.T) {
 		t.Helper()
 		change()
 		want := gitAnswer(t, prev.loc)
-		if got, _, ok := prev.quick.status(prev.loc); ok && !sameStatus(got, want) {
+		if got, _, ok := prev.quick.status(prev.loc, nil); ok && !sameStatus(got, want) {
 			t.Fatalf("%s: quick %+v, git %+v", what, got, want)
 		}
 		prev = r.snapshotAfter(prev)
 		if prev.quick == nil {
 			t.Fatalf("%s: no quick state recorded", what)
 		}
-		if got, _, ok := prev.quick.status(prev.loc); !ok || !sameStatus(got, gitAnswer(t, prev.loc)) {
+		if got, _, ok := prev.quick.status(prev.loc, nil); !ok || !sameStatus(got, gitAnswer(t, prev.loc)) {
 			t.Fatalf("%s: the next quick status: %+v %v, git %+v", what, got, ok, gitAnswer(t, prev.loc))
 		}
 	}
@@ -345,7 +345,7 @@ func TestQuickRecordRefusesWhatGitDidNotSee(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.change(r)
-			if q.complete(loc, st, began, nil) != nil {
+			if q.complete(loc, st, began, nil, nil) != nil {
 				t.Fatal("recorded a tree git did not see")
 			}
 		})
@@ -363,5 +363,32 @@ func TestQuickStatusLeavesBigIndexesToGit(t *testing.T) {
 	quickMaxEntries = 1
 	if s := r.snapshot(); s.quick != nil {
 		t.Fatal("a quick state kept for an index past the limit")
+	}
+}
+
+// TestQuickRecordTakesTheReadBeforeGitOnlyIfGitAgrees: the entries the
+// quick status read before git ran stand for the walk only while git's
+// answer agrees with them; a file made in between refuses the record.
+func TestQuickRecordTakesTheReadBeforeGitOnlyIfGitAgrees(t *testing.T) {
+	for _, between := range []bool{false, true} {
+		r := newRepoWithFiles(t, map[string]string{"a.txt": "a\n"})
+		prev := r.snapshot()
+		r.write("made.txt", "m")
+		read := map[string]dirRead{}
+		if _, _, ok := prev.quick.status(prev.loc, read); ok || len(read) == 0 {
+			t.Fatalf("a new file: quick status answered %v, read %v", ok, read)
+		}
+		if between {
+			r.write("late.txt", "l")
+		}
+		q := prepareQuick(prev.loc, prev.quick)
+		began := time.Now()
+		st, err := gitStatus(context.Background(), prev.loc, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.complete(prev.loc, st, began, prev.quick, read); (got == nil) != between {
+			t.Fatalf("a file made between the read and git: %v; recorded: %v", between, got != nil)
+		}
 	}
 }

@@ -154,7 +154,8 @@ func snapshotAt(ctx context.Context, loc location, prev *quick) (Snap, error) {
 			}
 		}
 	}
-	st, q, ok := prev.status(loc)
+	read := map[string]dirRead{}
+	st, q, ok := prev.status(loc, read)
 	if !ok {
 		q = prepareQuick(loc, prev)
 		began := time.Now()
@@ -162,7 +163,7 @@ func snapshotAt(ctx context.Context, loc location, prev *quick) (Snap, error) {
 		if st, err = gitStatus(ctx, loc, q != nil); err != nil {
 			return Snap{}, err
 		}
-		q = q.complete(loc, st, began, prev)
+		q = q.complete(loc, st, began, prev, read)
 	}
 	s := Snap{InRepo: true, Root: loc.root, Head: st.head, Branch: st.branch, Paths: make(map[string]string, len(st.entries)), loc: loc, quick: q}
 	var toHash []string

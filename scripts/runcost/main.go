@@ -51,6 +51,7 @@ var (
 	bashTool  = flag.String("bash", "", "the bash tool's ralph_loop.sh (its lib/ beside it), to compare with")
 	bashCalls = flag.Int("bash-calls", 6, "agent calls per run of the bash tool (it is slow)")
 	keep      = flag.Bool("keep", false, "keep the work directory")
+	newFile   = flag.Bool("new-file", false, "every call also makes a new file (made-N.txt), so that git is asked after each")
 )
 
 func main() {
@@ -191,6 +192,9 @@ func (r *rig) project(doneFrom int) (dir, scriptPath string, err error) {
 	dir = filepath.Join(base, "p")
 	scriptPath = filepath.Join(base, "agent.json")
 	it := script.Iteration{Files: map[string]string{"work.txt": "{{call}}\n"}, Stdout: status("Step done.", false)}
+	if *newFile {
+		it.Files["made-{{call}}.txt"] = "made\n"
+	}
 	s := script.Script{RepeatLast: true}
 	for i := 1; doneFrom == 0 && i == 1 || doneFrom > 0 && i < doneFrom; i++ {
 		s.Iterations = append(s.Iterations, it)

@@ -173,7 +173,7 @@ func play(it script.Iteration, scriptDir string, v vars) (int, error) {
 		}
 	}
 	for name, content := range it.Files {
-		if err := writeFile(name, v.text.Replace(content)); err != nil {
+		if err := writeFile(v.text.Replace(name), v.text.Replace(content)); err != nil {
 			return 0, err
 		}
 	}

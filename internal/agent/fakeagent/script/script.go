@@ -55,8 +55,8 @@ type Script struct {
 
 // Iteration is what one call does, in this order: write Files and Append,
 // remove Remove, start the grandchild, print Stdout / StdoutLines /
-// StdoutFile, print Stderr, sleep, exit with ExitCode. Text output may
-// contain {{call}} (1-based call number), {{cwd}}, {{prompt}} (the last
+// StdoutFile, print Stderr, sleep, exit with ExitCode. Text output and the
+// names and content of Files may contain {{call}} (1-based call number), {{cwd}}, {{prompt}} (the last
 // argument) and {{config_dir}} ($CLAUDE_CONFIG_DIR: the account).
 type Iteration struct {
 	Stdout string `json:"stdout,omitempty"`
