@@ -52,7 +52,7 @@ func prepareQuick(loc location, prev *quick) *quick {
 	// compares it: none may exist (the work tree's are checked as it is
 	// walked).
 	for _, p := range []string{filepath.Join(home, ".config", "git", "attributes"), filepath.Join(commonDir, "info", "attributes")} {
-		if r, ok := readRule(p); !ok || !r.absent {
+		if r, _, ok := readRule(p); !ok || !r.absent {
 			return nil
 		}
 		q.addRule(p)
@@ -62,11 +62,10 @@ func prepareQuick(loc location, prev *quick) *quick {
 			return nil
 		}
 	}
-	headFile := filepath.Join(gitDir, "HEAD")
-	if !q.addRule(headFile) {
+	head, ok := q.addRuleContent(filepath.Join(gitDir, "HEAD"))
+	if !ok {
 		return nil
 	}
-	head := q.rules[len(q.rules)-1].content
 	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: "); ok {
 		if !strings.HasPrefix(ref, "refs/heads/") || !cleanIndexPath(ref) {
 			return nil
@@ -85,7 +84,6 @@ func prepareQuick(loc location, prev *quick) *quick {
 	case err != nil || !fi.Mode().IsRegular():
 		return nil
 	}
-	var ok bool
 	if q.indexStat, ok = statOf(fi); !ok {
 		return nil
 	}
@@ -114,11 +112,17 @@ func prepareQuick(loc location, prev *quick) *quick {
 }
 
 func (q *quick) addRule(p string) bool {
-	r, ok := readRule(p)
+	_, ok := q.addRuleContent(p)
+	return ok
+}
+
+// addRuleContent is addRule, returning what the file holds.
+func (q *quick) addRuleContent(p string) ([]byte, bool) {
+	r, b, ok := readRule(p)
 	if ok {
 		q.rules = append(q.rules, r)
 	}
-	return ok
+	return b, ok
 }
 
 // complete takes what git answered (st, with the ignored paths it listed)
@@ -192,7 +196,7 @@ func (q *quick) complete(loc location, st status, began time.Time, prev *quick, 
 	// ignoreFile takes an untracked .gitignore as a rule: one changed
 	// around git's run may not be the one git read.
 	ignoreFile := func(abs string) bool {
-		r, ok := readRule(abs)
+		r, _, ok := readRule(abs)
 		if !ok || r.absent {
 			return false
 		}

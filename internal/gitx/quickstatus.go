@@ -79,34 +79,35 @@ func (s statID) settled(t time.Time) bool {
 	return s.mtime < edge && s.ctime < edge
 }
 
-// ruleFile is a file git read for its answer, kept whole: the same bytes
-// later mean the same rules. absent is a file that did not exist.
+// ruleFile is a file git read for its answer, kept by a digest of its
+// bytes: the same bytes later mean the same rules. absent is a file that
+// did not exist.
 type ruleFile struct {
-	path    string
-	absent  bool
-	content []byte
+	path   string
+	absent bool
+	sum    [sha256.Size]byte
 }
 
-// readRule reads a rule file as it is now; ok is false when it cannot be
-// kept (not a regular file, too big, unreadable).
-func readRule(p string) (ruleFile, bool) {
+// readRule reads a rule file as it is now, with its content; ok is false
+// when it cannot be kept (not a regular file, too big, unreadable).
+func readRule(p string) (ruleFile, []byte, bool) {
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return ruleFile{path: p, absent: true}, true
+		return ruleFile{path: p, absent: true}, nil, true
 	}
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > quickMaxRule {
-		return ruleFile{}, false
+		return ruleFile{}, nil, false
 	}
 	b, err := os.ReadFile(p)
 	if err != nil || len(b) > quickMaxRule {
-		return ruleFile{}, false
+		return ruleFile{}, nil, false
 	}
-	return ruleFile{path: p, content: b}, true
+	return ruleFile{path: p, sum: sha256.Sum256(b)}, b, true
 }
 
 func (r ruleFile) same() bool {
-	now, ok := readRule(r.path)
-	return ok && now.absent == r.absent && bytes.Equal(now.content, r.content)
+	now, _, ok := readRule(r.path)
+	return ok && now == r
 }
 
 // watchedDir is a directory git walked for untracked files, by its stat
