@@ -73,11 +73,9 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 	var hit []*Guard
 	if !c.raw {
 		var pin *Dirs
-		pin, hit = lookup(c.dir)
-		for _, g := range hit {
-			if err := g.Check(); err != nil {
-				return nil, err
-			}
+		var err error
+		if pin, hit, err = checkGuards(c.dir); err != nil {
+			return nil, err
 		}
 		if pin != nil {
 			pinEnv = pin.env()
@@ -113,6 +111,19 @@ func (c gitCmd) run(ctx context.Context) ([]byte, error) {
 		}
 	}
 	return stdout.Bytes(), nil
+}
+
+// checkGuards looks up the pin and guards for a git run in dir and checks
+// that the guards' control files are as they were: before every git, and
+// before a snapshot that reads the repository without one.
+func checkGuards(dir string) (*Dirs, []*Guard, error) {
+	pin, hit := lookup(dir)
+	for _, g := range hit {
+		if err := g.Check(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return pin, hit, nil
 }
 
 // Run runs git args in dir through the same wrapper as ralph's own calls

@@ -24,10 +24,7 @@ import (
 // change next time. nil: this repository is not one the quick status
 // models.
 func prepareQuick(loc location, prev *quick) *quick {
-	gitDir, commonDir := loc.gitDir, loc.commonDir
-	if pin, ok := Pinned(loc.root); ok {
-		gitDir, commonDir = pin.GitDir, pin.CommonDir
-	}
+	gitDir, commonDir := loc.gitDirs()
 	if gitDir == "" || commonDir == "" {
 		return nil
 	}

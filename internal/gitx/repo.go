@@ -66,6 +66,15 @@ func locate(ctx context.Context, dir string) (location, error) {
 	return loc, nil
 }
 
+// gitDirs are the repository's directories ralph reads itself: a live
+// guard's pinned ones, else those git found ("" when unknown).
+func (l location) gitDirs() (gitDir, commonDir string) {
+	if pin, ok := Pinned(l.root); ok {
+		return pin.GitDir, pin.CommonDir
+	}
+	return l.gitDir, l.commonDir
+}
+
 // excluded reports whether a root-relative path is ralph's own state, either
 // at the repository root or at the project directory (they differ when ralph
 // runs in a subdirectory of a larger repository).

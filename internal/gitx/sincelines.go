@@ -37,10 +37,7 @@ func linesInProcess(loc location, before, after Snap) (lines map[string]Lines, o
 	if before.Head == "" || after.Head != before.Head {
 		return nil, false
 	}
-	gitDir, commonDir := loc.gitDir, loc.commonDir
-	if pin, ok := Pinned(loc.root); ok {
-		gitDir, commonDir = pin.GitDir, pin.CommonDir
-	}
+	gitDir, commonDir := loc.gitDirs()
 	if gitDir == "" || commonDir == "" || !plainRepo(gitDir, commonDir) {
 		return nil, false
 	}

@@ -146,12 +146,9 @@ func samePaths(a, b map[string]string) bool {
 func snapshotAt(ctx context.Context, loc location, prev *quick) (Snap, error) {
 	if prev != nil {
 		// What git would check before running, the quick status checks
-		// too: a guarded tree's control files are as they were.
-		_, hit := lookup(loc.root)
-		for _, g := range hit {
-			if err := g.Check(); err != nil {
-				return Snap{}, err
-			}
+		// too.
+		if _, _, err := checkGuards(loc.root); err != nil {
+			return Snap{}, err
 		}
 	}
 	read := map[string]dirRead{}
