@@ -56,6 +56,16 @@ type Engine struct {
 // fleet's allowance on to the agent.
 func (e *Engine) CapCalls(usd float64) { e.hostCap = usd }
 
+// Carried is the snapshot the last call took after it (nil: none, or it
+// failed), which the loop's next call starts from. A host that builds an
+// engine per call (a worker) hands it to the next one with Continue.
+func (e *Engine) Carried() *gitx.Snap { return e.nextBefore }
+
+// Continue makes after, what Carried gave after the loop's last call, the
+// before-snapshot of this engine's next call, as one engine running the
+// whole loop keeps it: the caller vouches that no call ran since.
+func (e *Engine) Continue(after *gitx.Snap) { e.nextBefore = after }
+
 // New builds an engine; Run starts it.
 func New(spec loop.Spec, deps Deps) *Engine {
 	if deps.Now == nil {

@@ -63,6 +63,8 @@ type Activities struct {
 	// Count hears of each agent call and verify run made here: the
 	// worker's metrics (nil: none).
 	Count Counter
+
+	carry carry
 }
 
 // Counter counts a worker's agent calls, from the record the workflow
@@ -97,11 +99,20 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
 	}
 	rc := trust.Sum(dir)
-	spec, ads, err := a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
-	if err != nil {
-		return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+	// The session's last call here left its settings and its snapshot
+	// (carry.go); the settings hold while what they were read from does.
+	next := &carried{built: buildKey{dir: dir, rc: rc, vouched: in.Vouched, confined: in.Confined, trust: trustStamp()}}
+	kept := a.carry.take(in.Session)
+	if kept != nil && kept.built == next.built {
+		next.spec, next.ads, next.token, next.snap = kept.spec, kept.ads, kept.token, kept.snap
+	} else {
+		next.spec, next.ads, err = a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
+		if err != nil {
+			return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+		}
+		next.spec.Dir = dir
 	}
-	spec.Dir = dir
+	spec, ads := next.spec, next.ads
 	ws := &workerStore{home: a.Home, session: in.Session, dir: dir, taskFile: in.TaskFile}
 	if err := ws.EnsureDirs(); err != nil {
 		return IterateOutput{}, err
@@ -119,6 +130,8 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 			if in.From != nil {
 				out.Host, out.Dir = a.HostQueue, dir
 			}
+			// No call ran: what the last one left still holds.
+			a.carry.put(in.Session, next)
 			return out, nil
 		}
 	}
@@ -145,6 +158,12 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	// The guard Measure takes on a sandboxed session's git stays until the
 	// handover below has run its git too.
 	defer eng.Release()
+	if next.snap != nil && in.Before == next.token && in.From == nil {
+		// The workflow folded the call that took it, here, last: no call
+		// ran on the tree since (a retried attempt brings the token of the
+		// call before, which a finished attempt here replaced).
+		eng.Continue(next.snap)
+	}
 	stopBeat := a.heartbeat(ctx, in.State.Loop+1)
 	eng.CapCalls(in.MaxBudgetUSD)
 	from := loop.AdoptSession(in.State, in.AgentSession, time.Now().UTC().Round(0))
@@ -193,6 +212,12 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	if in.From != nil {
 		out.Host, out.Dir = a.HostQueue, dir
 	}
+	next.token, next.snap = "", eng.Carried()
+	if next.snap != nil {
+		next.token = newToken()
+		out.After = next.token
+	}
+	a.carry.put(in.Session, next)
 	return out, nil
 }
 

@@ -3,12 +3,15 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
+
+	"ralph/internal/engine"
 )
 
 // follow waits on the history of the workflow's latest run (a long poll
@@ -38,6 +41,8 @@ func (r *Runner) follow(ctx context.Context, id string, changed func(), tell fun
 	req := &workflowservice.GetWorkflowExecutionHistoryRequest{Namespace: ns,
 		Execution:    &commonpb.WorkflowExecution{WorkflowId: id, RunId: run.GetRunId()},
 		WaitNewEvent: true, HistoryEventFilterType: enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT, SkipArchival: true}
+	// deciding: the history's last decision is not made yet.
+	deciding := false
 	for {
 		resp, err := r.Client.WorkflowService().GetWorkflowExecutionHistory(ctx, req)
 		if err != nil {
@@ -48,8 +53,10 @@ func (r *Runner) follow(ctx context.Context, id string, changed func(), tell fun
 		untold := false
 		for _, e := range resp.GetHistory().GetEvents() {
 			switch e.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+				deciding = true
 			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-				untold = true
+				untold, deciding = true, false
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 				if s := callStatus(e.GetActivityTaskScheduledEventAttributes()); s != nil && untold {
 					tell(*s)
@@ -74,7 +81,28 @@ func (r *Runner) follow(ctx context.Context, id string, changed func(), tell fun
 			return false, nil
 		}
 		req.NextPageToken = resp.GetNextPageToken()
+		if deciding {
+			// A call's end (or a signal) woke this poll and the decision
+			// it asks for comes within moments: waiting for it makes one
+			// read of the decision's start and end instead of a wake for
+			// each, which is the server's and the daemon's work per
+			// iteration (scripts/temporalload).
+			if err := engine.SleepContext(ctx, r.settle()); err != nil {
+				return false, err
+			}
+		}
 	}
+}
+
+// DefaultSettle is how long the daemon lets a decision be made before it
+// reads the history again (Runner.Settle).
+const DefaultSettle = 100 * time.Millisecond
+
+func (r *Runner) settle() time.Duration {
+	if r.Settle > 0 {
+		return r.Settle
+	}
+	return DefaultSettle
 }
 
 // callStatus is the status an agent call's input carries (nil: none, or

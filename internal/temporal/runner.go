@@ -42,7 +42,10 @@ type Runner struct {
 	// Poll is how often the runner looks at the daemon's requests for
 	// the task (0: 500ms), in memory: a changed one goes out as a signal.
 	Poll time.Duration
-	Log  io.Writer
+	// Settle is how long the runner lets a pending decision be made before
+	// it reads the workflow's history again (0: DefaultSettle).
+	Settle time.Duration
+	Log    io.Writer
 
 	mu sync.Mutex
 	// resumed is, by task, the loop whose questions Resume answered: a

@@ -208,6 +208,10 @@ type IterateInput struct {
 	// it): the daemon reads it from the history it follows instead of
 	// asking the status query. The worker does not read it.
 	Status *Status `json:"status,omitempty"`
+	// Before names the snapshot the last call the workflow folded took
+	// after it (that call's IterateOutput.After; "": none): the worker that
+	// keeps it starts this call from it instead of asking git again.
+	Before string `json:"before,omitempty"`
 }
 
 // IterateOutput is what a call returns: the iteration's measurement and
@@ -223,6 +227,9 @@ type IterateOutput struct {
 	// the agent ran, or, when the call is Unspent, instead of running it.
 	Sight   *engine.Sight `json:"sight,omitempty"`
 	Unspent bool          `json:"unspent,omitempty"`
+	// After names the snapshot this worker took after the call and keeps
+	// for the session's next call (IterateInput.Before; "": none kept).
+	After string `json:"after,omitempty"`
 }
 
 // VerifyInput is one Verify activity: where the session's tree is and how

@@ -383,6 +383,10 @@ type run struct {
 	dir    string
 	snap   *Snapshot
 	adrift bool
+	// after names the git snapshot the last call folded left on its
+	// worker (IterateOutput.After), which the next call starts from if it
+	// runs there.
+	after string
 	// lastRun is the verify command's last run (check).
 	lastRun *loop.VerifyRun
 	// look is versionLook's branch; sight what the last look saw (nil:

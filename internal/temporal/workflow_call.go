@@ -99,11 +99,18 @@ func (w *run) call(ctx workflow.Context, agent int) (IterateOutput, error) {
 	if w.tell {
 		ci.Status = w.callStatus()
 	}
+	ci.Before = w.after
 	var out IterateOutput
 	w.calling = true
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ActivityIterate, ci).Get(ctx, &out)
 	w.calling = false
 	w.endCall()
+	switch {
+	case err != nil:
+		w.after = ""
+	case !out.Unspent:
+		w.after = out.After
+	}
 	return out, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -400,7 +401,7 @@ func (l *looker) iterate(ctx context.Context, in IterateInput) (IterateOutput, e
 		return IterateOutput{Sight: &before, Unspent: true}, nil
 	}
 	it, err := l.it(in, time.Now().UTC())
-	return IterateOutput{Iteration: it, Sight: &after}, err
+	return IterateOutput{Iteration: it, Sight: &after, After: fmt.Sprintf("snap-%d", n)}, err
 }
 
 func lookerEnv(t *testing.T, l *looker) *testsuite.TestWorkflowEnvironment {
@@ -436,6 +437,34 @@ func TestWorkflowSeesThePlanEditedBetweenCalls(t *testing.T) {
 	}
 	if l.calls[0].Seen != nil || l.calls[1].Seen == nil || !l.calls[1].Seen.Same(planSight(2, 2)) || l.calls[2].Seen == nil || !l.calls[2].Seen.Same(planSight(2, 1)) {
 		t.Errorf("the calls saw %v, %v, %v; want nothing, the first look, the first call's after", l.calls[0].Seen, l.calls[1].Seen, l.calls[2].Seen)
+	}
+}
+
+// Each call names the snapshot the last call the workflow folded left on
+// its worker, so that a worker starts from its own snapshot only when no
+// call ran since; a call that came back unspent ran nothing.
+func TestWorkflowTellsEachCallTheLastCallsSnapshot(t *testing.T) {
+	l := &looker{it: working, files: func(n int) (engine.Sight, engine.Sight) {
+		switch n {
+		case 0, 1:
+			return planSight(3, 3), planSight(3, 2)
+		case 2: // a person ticked an item since
+			return planSight(3, 1), planSight(3, 1)
+		}
+		return planSight(3, 1), planSight(3, 0)
+	}}
+	env := lookerEnv(t, l)
+	env.ExecuteWorkflow(WorkflowName, Input{TaskID: "t17", Session: "a", Policy: policy()})
+	out := result(t, env)
+	if out.Reason != reason.PlanComplete || len(l.calls) != 4 {
+		t.Fatalf("got %s after %d calls; want plan_complete after 4 (a look, a call, a look, a call)", out.Reason, len(l.calls))
+	}
+	var got []string
+	for _, c := range l.calls {
+		got = append(got, c.Before)
+	}
+	if want := []string{"", "", "snap-1", "snap-1"}; !slices.Equal(got, want) {
+		t.Errorf("the calls started from %q, want %q", got, want)
 	}
 }
 
