@@ -201,6 +201,9 @@ func (r *rig) measure(backend string) error {
 		decided, queried := per("client_requests/HistoryClientRespondWorkflowTaskCompleted"), per("client_requests/MatchingClientRespondQueryTaskCompleted")
 		fmt.Printf("  %-20s %6.2f per iteration: %.2f decisions, %.2f queries\n", "workflow tasks", decided+queried, decided, queried)
 		fmt.Printf("  %-20s %6.2f per iteration\n", "heartbeats", per("client_requests/HistoryClientRecordActivityTaskHeartbeat"))
+		// The daemon's long polls on the workflows' histories: each wakes
+		// the server for a read.
+		fmt.Printf("  %-20s %6.2f per iteration\n", "history reads", per("client_requests/HistoryClientGetWorkflowExecutionHistory"))
 		var writes float64
 		var parts []string
 		for _, op := range persistenceWrites {
@@ -220,7 +223,8 @@ func (r *rig) measure(backend string) error {
 // serverMetrics is the dev server's counters that say what an iteration
 // cost it, summed by name and operation ("name/operation"): the workflow
 // tasks its workers completed (decisions, which are history, and queries,
-// which are not), the heartbeats, and its persistence requests.
+// which are not), the heartbeats, the history reads, and its persistence
+// requests.
 func serverMetrics(port string) map[string]float64 {
 	m := map[string]float64{}
 	if port == "" {
