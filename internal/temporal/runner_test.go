@@ -9,11 +9,13 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/grpc"
 
 	"ralph/internal/loop"
 	"ralph/internal/serve"
@@ -24,7 +26,7 @@ import (
 // askCounter counts what the daemon asks of Temporal.
 type askCounter struct {
 	client.Client
-	queries, watches atomic.Int32
+	queries, watches, reads atomic.Int32
 }
 
 func (c *askCounter) QueryWorkflow(ctx context.Context, id, runID, name string, args ...any) (converter.EncodedValue, error) {
@@ -37,12 +39,28 @@ func (c *askCounter) UpdateWorkflow(ctx context.Context, o client.UpdateWorkflow
 	return c.Client.UpdateWorkflow(ctx, o)
 }
 
+func (c *askCounter) WorkflowService() workflowservice.WorkflowServiceClient {
+	return &readCounter{WorkflowServiceClient: c.Client.WorkflowService(), reads: &c.reads}
+}
+
+// readCounter counts the reads of a workflow's history.
+type readCounter struct {
+	workflowservice.WorkflowServiceClient
+	reads *atomic.Int32
+}
+
+func (r *readCounter) GetWorkflowExecutionHistory(ctx context.Context, in *workflowservice.GetWorkflowExecutionHistoryRequest, opts ...grpc.CallOption) (*workflowservice.GetWorkflowExecutionHistoryResponse, error) {
+	r.reads.Add(1)
+	return r.WorkflowServiceClient.GetWorkflowExecutionHistory(ctx, in, opts...)
+}
+
 // The daemon learns how a workflow is from the workflow: it waits on the
 // history and, after each decision, reads the status from the input of
 // the call the decision began, as it happens; it queries nothing on a
 // timer, however long the calls take, and following adds nothing to the
 // workflow's history (a watch update did: a workflow task and a write of
-// the server's per answer).
+// the server's per answer). It reads the history twice per call: when the
+// call ends, and once the decision that follows is made.
 func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 	srv := devserver.Start(t, filepath.Join(t.TempDir(), "temporal.db"))
 	c := &askCounter{Client: srv.Client()}
@@ -85,7 +103,8 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r := &Runner{Client: c, Queue: queue}
+	// A settle long enough for any machine to decide in.
+	r := &Runner{Client: c, Queue: queue, Settle: time.Second}
 	res, st, err := r.RunLoop(ctx, in)
 	if err != nil || !res.Reason.Success() || st.Loop != 3 {
 		t.Fatalf("got %+v at loop %d, %v; want success after 3", res, st.Loop, err)
@@ -119,7 +138,13 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 			signals++
 		}
 	}
-	t.Logf("%d queries, %d watches, %d decisions, %d updates, %d signals in the history", c.queries.Load(), c.watches.Load(), decisions, updates, signals)
+	t.Logf("%d queries, %d watches, %d history reads, %d decisions, %d updates, %d signals in the history", c.queries.Load(), c.watches.Load(), c.reads.Load(), decisions, updates, signals)
+	// Two for the start (the run's first events, then the first decision)
+	// and two per call; a read at each of the server's writes would be
+	// three per call.
+	if n := c.reads.Load(); n > 2+2*3 {
+		t.Errorf("the daemon read the history %d times for 3 calls; want at most 8", n)
+	}
 	// Each decision but the last began a call, whose input carries the
 	// status; the last ended the run, whose result tells the rest.
 	if q, n := c.queries.Load(), c.watches.Load(); q != 0 || n != 0 {
