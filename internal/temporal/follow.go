@@ -87,8 +87,8 @@ func (r *Runner) follow(ctx context.Context, id string, changed func(), tell fun
 			// read of the decision's start and end instead of a wake for
 			// each, which is the server's and the daemon's work per
 			// iteration (scripts/temporalload). A poll that came back
-			// with nothing waits too: under load a server answered a
-			// daemon that read again at once a dozen times per iteration.
+			// with nothing waits too, so that no answer of the server's
+			// can make the daemon read in a tight loop.
 			if err := engine.SleepContext(ctx, r.settle()); err != nil {
 				return false, err
 			}
