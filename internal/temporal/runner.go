@@ -100,7 +100,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 	defer stopGet()
 	go func() {
 		defer close(done)
-		runErr = run.Get(gctx, &out)
+		runErr = r.result(gctx, in.TaskID, id, run, &out)
 	}()
 	statuses := make(chan Status)
 	go r.watch(gctx, id, statuses, done)

@@ -3,12 +3,14 @@ package temporal
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -20,6 +22,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	"ralph/internal/syncbuf"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -156,5 +159,62 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 	// while it ran).
 	if updates != 0 || signals != 0 || decisions > 4 {
 		t.Errorf("the history holds %d decisions, %d updates and %d signals for 3 calls; want at most 4, none and none", decisions, updates, signals)
+	}
+}
+
+// flakyResult is a client whose first run handle cannot read the
+// workflow's end: the server ran out of time answering, as a dev server
+// failing its own reads under load did.
+type flakyResult struct {
+	client.Client
+	failed atomic.Bool
+}
+
+func (c *flakyResult) GetWorkflow(ctx context.Context, id, runID string) client.WorkflowRun {
+	run := c.Client.GetWorkflow(ctx, id, runID)
+	if c.failed.CompareAndSwap(false, true) {
+		return unreadRun{run}
+	}
+	return run
+}
+
+type unreadRun struct{ client.WorkflowRun }
+
+func (unreadRun) Get(context.Context, any) error {
+	return serviceerror.NewDeadlineExceeded("context deadline exceeded")
+}
+
+// A server that does not answer how a workflow ended is waited for: the
+// loop goes on on the workers, and the daemon must not halt a task whose
+// workflow runs on (it did, "halted context deadline exceeded", for tasks
+// whose loops then finished).
+func TestRunnerWaitsForAnUnansweredEnd(t *testing.T) {
+	srv := devserver.Start(t, filepath.Join(t.TempDir(), "temporal.db"))
+	c := &flakyResult{Client: srv.Client()}
+	const queue = "runner-result-test"
+	iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
+		now := time.Now().UTC().Round(0)
+		it, _ := done(in, now)
+		return IterateOutput{Iteration: it}, nil
+	}
+	w := worker.New(c.Client, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	in := serve.RunIn{TaskID: "r2", Session: "a", Spec: loop.Spec{Policy: policy()}, Shutdown: make(chan struct{}),
+		Save: func(loop.State, *loop.Metrics) error { return nil }, Status: func(store.Status) {}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var log syncbuf.Buffer
+	r := &Runner{Client: c, Queue: queue, Log: &log}
+	res, st, err := r.RunLoop(ctx, in)
+	if err != nil || !res.Reason.Success() || st.Loop != 1 {
+		t.Fatalf("got %+v at loop %d, %v; want success after 1", res, st.Loop, err)
+	}
+	if !c.failed.Load() || !strings.Contains(log.String(), "task r2: the Temporal server does not answer") {
+		t.Errorf("the first read of the end did not fail, or the daemon did not say it waited: %q", log.String())
 	}
 }
