@@ -57,8 +57,7 @@ type buildKey struct {
 
 // fileStamp tells a file's versions apart without reading it.
 type fileStamp struct {
-	ino, size int64
-	mtime     time.Time
+	ino, size, mtime int64
 }
 
 func stampOf(path string) fileStamp {
@@ -66,7 +65,7 @@ func stampOf(path string) fileStamp {
 	if err != nil {
 		return fileStamp{}
 	}
-	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	s := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		s.ino = int64(st.Ino)
 	}

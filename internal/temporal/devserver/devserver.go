@@ -21,13 +21,17 @@ import (
 	"ralph/internal/syncbuf"
 )
 
-// Version is the Temporal CLI the tests run (scripts/install-temporal-cli.sh).
-const Version = "v1.5.1"
+// Version is the Temporal CLI the tests run, and SQLiteVersion the
+// modernc.org/sqlite it is built with (scripts/install-temporal-cli.sh).
+const (
+	Version       = "v1.5.1"
+	SQLiteVersion = "v1.44.3"
+)
 
 // Binary finds the Temporal CLI: $RALPH_TEMPORAL_CLI, else the script's
 // cache.
 func Binary() (string, error) {
-	return bintest.Cached("RALPH_TEMPORAL_CLI", "temporal-"+Version, "temporal", "scripts/install-temporal-cli.sh")
+	return bintest.Cached("RALPH_TEMPORAL_CLI", "temporal-"+Version+"-sqlite-"+SQLiteVersion, "temporal", "scripts/install-temporal-cli.sh")
 }
 
 // SQLiteFlags are the SQLite settings ralph runs the dev server with: a
