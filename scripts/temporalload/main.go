@@ -42,7 +42,7 @@ var (
 	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
 	backends   = flag.String("backends", "local,temporal", "backends to measure, in order")
-	keep       = flag.Bool("keep", false, "keep the work directory")
+	keep       = flag.Bool("keep", false, "keep the work directory (a failed run always does)")
 	prebuilt   = flag.String("ralph", "", "a ralph binary to measure instead of building this tree's (to compare builds)")
 	eager      = flag.Bool("eager", true, "let the dev server hand a decision's activity to the worker that made it (system.enableActivityEagerExecution)")
 	wal        = flag.Bool("wal", true, "run the dev server's SQLite with a write-ahead log synced at checkpoints, as ralph's tests and docs do (false: its default journal, synced at every commit)")
@@ -63,14 +63,17 @@ type rig struct {
 	rnd               *rand.Rand
 }
 
-func run() error {
+func run() (err error) {
 	work, err := os.MkdirTemp("", "ralph-temporalload-")
 	if err != nil {
 		return err
 	}
-	if !*keep {
-		defer os.RemoveAll(work)
-	}
+	defer func() {
+		// A failed run keeps its logs: its error names them.
+		if !*keep && err == nil {
+			os.RemoveAll(work)
+		}
+	}()
 	r := &rig{work: work, rnd: rand.New(rand.NewPCG(1, 2))}
 	if r.ralph, r.fake, err = loadrig.Build(filepath.Join(work, "bin")); err != nil {
 		return err
