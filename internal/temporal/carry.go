@@ -60,8 +60,14 @@ type fileStamp struct {
 	ino, size, mtime int64
 }
 
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
+// trustStamp is the trust record's stamp: a .ralphrc trusted or revoked
+// since the settings were read makes them read again.
+func trustStamp() fileStamp {
+	ts, err := trust.Default()
+	if err != nil {
+		return fileStamp{}
+	}
+	fi, err := os.Stat(ts.Path)
 	if err != nil {
 		return fileStamp{}
 	}
@@ -70,16 +76,6 @@ func stampOf(path string) fileStamp {
 		s.ino = int64(st.Ino)
 	}
 	return s
-}
-
-// trustStamp is the trust record's stamp: a .ralphrc trusted or revoked
-// since the settings were read makes them read again.
-func trustStamp() fileStamp {
-	ts, err := trust.Default()
-	if err != nil {
-		return fileStamp{}
-	}
-	return stampOf(ts.Path)
 }
 
 // take hands the session's carry over to its call (nil: none): a call

@@ -14,6 +14,7 @@ import (
 	"ralph/internal/agent"
 	"ralph/internal/agent/command"
 	"ralph/internal/loop"
+	"ralph/internal/servetest"
 )
 
 // gitCounter puts a git on PATH that logs each run before it runs the
@@ -51,10 +52,9 @@ func gitRepo(t *testing.T, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
+	env := append(os.Environ(), servetest.Vars(t.TempDir())...)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "init"}} {
+		if out, err := servetest.Git(dir, env, args...); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}

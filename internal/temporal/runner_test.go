@@ -57,6 +57,19 @@ func (r *readCounter) GetWorkflowExecutionHistory(ctx context.Context, in *workf
 	return r.WorkflowServiceClient.GetWorkflowExecutionHistory(ctx, in, opts...)
 }
 
+// startWorker runs the task workflow and iterate as its agent calls on
+// queue until the test ends.
+func startWorker(t *testing.T, c client.Client, queue string, iterate func(context.Context, IterateInput) (IterateOutput, error)) {
+	t.Helper()
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+}
+
 // The daemon learns how a workflow is from the workflow: it waits on the
 // history and, after each decision, reads the status from the input of
 // the call the decision began, as it happens; it queries nothing on a
@@ -79,13 +92,7 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 		}
 		return IterateOutput{Iteration: it}, nil
 	}
-	w := worker.New(c.Client, queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
-	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	startWorker(t, c.Client, queue, iterate)
 
 	var mu sync.Mutex
 	var saved []int
@@ -197,13 +204,7 @@ func TestRunnerWaitsForAnUnansweredEnd(t *testing.T) {
 		it, _ := done(in, now)
 		return IterateOutput{Iteration: it}, nil
 	}
-	w := worker.New(c.Client, queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
-	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	startWorker(t, c.Client, queue, iterate)
 	in := serve.RunIn{TaskID: "r2", Session: "a", Spec: loop.Spec{Policy: policy()}, Shutdown: make(chan struct{}),
 		Save: func(loop.State, *loop.Metrics) error { return nil }, Status: func(store.Status) {}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -3,19 +3,13 @@ package temporal
 import (
 	"context"
 	"crypto/rand"
-	"errors"
-	"fmt"
-	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	taskqueuepb "go.temporal.io/api/taskqueue/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // start starts the task's workflow with in, or joins the run under way,
@@ -44,22 +38,12 @@ func (r *Runner) start(ctx context.Context, id, queue string, in Input) (client.
 	// The same request id makes a start that did reach the server the
 	// same start.
 	var resp *workflowservice.StartWorkflowExecutionResponse
-	wait := 250 * time.Millisecond
-	for told := false; ; told = true {
+	err = untilAnswered(ctx, unavailable, func(err error) {
+		r.logf("task %s: the Temporal server does not answer (%v); starting its workflow when it does\n", in.TaskID, err)
+	}, func() (err error) {
 		resp, err = r.Client.WorkflowService().StartWorkflowExecution(ctx, req)
-		var down *serviceerror.Unavailable
-		if err == nil || !errors.As(err, &down) && status.Code(err) != codes.Unavailable || ctx.Err() != nil {
-			break
-		}
-		if !told && r.Log != nil {
-			fmt.Fprintf(r.Log, "task %s: the Temporal server does not answer (%v); starting its workflow when it does\n", in.TaskID, err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 5*time.Second)
-	}
+		return err
+	})
 	if err != nil {
 		return nil, false, err
 	}
