@@ -12,6 +12,8 @@
 // Run from the repository root:
 //
 //	go run ./scripts/temporalload -tasks 200 -workers 2
+//
+// -backends local,temporal,bare adds the floor under both (bare.go).
 package main
 
 import (
@@ -41,7 +43,7 @@ var (
 	iterations = flag.Int("iterations", 5, "agent calls per task (the last one finishes it)")
 	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
-	backends   = flag.String("backends", "local,temporal", "backends to measure, in order")
+	backends   = flag.String("backends", "local,temporal", "backends to measure, in order: local, temporal, bare (no ralph: the least the same calls cost on Temporal)")
 	keep       = flag.Bool("keep", false, "keep the work directory (a failed run always does)")
 	prebuilt   = flag.String("ralph", "", "a ralph binary to measure instead of building this tree's (to compare builds)")
 	eager      = flag.Bool("eager", true, "let the dev server hand a decision's activity to the worker that made it (system.enableActivityEagerExecution)")
@@ -98,6 +100,9 @@ type proc struct {
 
 func (r *rig) measure(backend string) error {
 	base := filepath.Join(r.work, backend)
+	if backend == "bare" {
+		return r.bare(base)
+	}
 	home := filepath.Join(base, "home")
 	env := loadrig.Env(base, home)
 	err := loadrig.Sessions(home, *tasks, func(name string) (string, error) {
@@ -134,25 +139,8 @@ func (r *rig) measure(backend string) error {
 	metricsPort := ""
 	serveArgs := []string{r.ralph, "serve", "--home", home, "--listen", addr, "--max-parallel", strconv.Itoa(*tasks), "--watch-interval", "0"}
 	if backend == "temporal" {
-		cli, err := devserver.Binary()
-		if err != nil {
-			return err
-		}
-		taddr := freeAddr()
-		_, port, _ := net.SplitHostPort(taddr)
-		metricsPort = freePort()
-		args := []string{cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
-			"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"}
-		if *eager {
-			args = append(args, devserver.EagerFlags()...)
-		}
-		if *wal {
-			args = append(args, devserver.SQLiteFlags()...)
-		}
-		if _, err := start("temporal dev server", args...); err != nil {
-			return err
-		}
-		if err := waitTCP(taddr); err != nil {
+		var taddr string
+		if taddr, metricsPort, err = startServer(base, start); err != nil {
 			return err
 		}
 		for i := range *workers {
@@ -199,28 +187,58 @@ func (r *rig) measure(backend string) error {
 	}
 	fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", "total", total.Seconds(), float64(total.Microseconds())/1000/float64(iters))
 	if metricsPort != "" {
-		m := serverMetrics(metricsPort)
-		per := func(key string) float64 { return (m[key] - m0[key]) / float64(iters) }
-		decided, queried := per("client_requests/HistoryClientRespondWorkflowTaskCompleted"), per("client_requests/MatchingClientRespondQueryTaskCompleted")
-		fmt.Printf("  %-20s %6.2f per iteration: %.2f decisions, %.2f queries\n", "workflow tasks", decided+queried, decided, queried)
-		fmt.Printf("  %-20s %6.2f per iteration\n", "heartbeats", per("client_requests/HistoryClientRecordActivityTaskHeartbeat"))
-		// The daemon's long polls on the workflows' histories: each wakes
-		// the server for a read.
-		fmt.Printf("  %-20s %6.2f per iteration\n", "history reads", per("client_requests/HistoryClientGetWorkflowExecutionHistory"))
-		var writes float64
-		var parts []string
-		for _, op := range persistenceWrites {
-			if n := per("persistence_requests/" + op); n >= 0.005 {
-				writes += n
-				parts = append(parts, fmt.Sprintf("%s %.2f", op, n))
-			}
-		}
-		fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", writes, strings.Join(parts, ", "))
+		printServerMetrics(m0, serverMetrics(metricsPort), iters)
 	}
 	if done != len(views) {
 		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), logf.Name())
 	}
 	return nil
+}
+
+// printServerMetrics prints what the iterations cost the dev server by
+// its counters, from m0 to m.
+func printServerMetrics(m0, m map[string]float64, iters int) {
+	per := func(key string) float64 { return (m[key] - m0[key]) / float64(iters) }
+	decided, queried := per("client_requests/HistoryClientRespondWorkflowTaskCompleted"), per("client_requests/MatchingClientRespondQueryTaskCompleted")
+	fmt.Printf("  %-20s %6.2f per iteration: %.2f decisions, %.2f queries\n", "workflow tasks", decided+queried, decided, queried)
+	fmt.Printf("  %-20s %6.2f per iteration\n", "heartbeats", per("client_requests/HistoryClientRecordActivityTaskHeartbeat"))
+	// The daemon's long polls on the workflows' histories: each wakes
+	// the server for a read.
+	fmt.Printf("  %-20s %6.2f per iteration\n", "history reads", per("client_requests/HistoryClientGetWorkflowExecutionHistory"))
+	var writes float64
+	var parts []string
+	for _, op := range persistenceWrites {
+		if n := per("persistence_requests/" + op); n >= 0.005 {
+			writes += n
+			parts = append(parts, fmt.Sprintf("%s %.2f", op, n))
+		}
+	}
+	fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", writes, strings.Join(parts, ", "))
+}
+
+// startServer starts the dev server as ralph's tests do, with its
+// database in base, and returns its frontend and its metrics port once it
+// answers.
+func startServer(base string, start func(name string, args ...string) (*exec.Cmd, error)) (addr, metricsPort string, err error) {
+	cli, err := devserver.Binary()
+	if err != nil {
+		return "", "", err
+	}
+	addr = freeAddr()
+	_, port, _ := net.SplitHostPort(addr)
+	metricsPort = freePort()
+	args := []string{cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
+		"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"}
+	if *eager {
+		args = append(args, devserver.EagerFlags()...)
+	}
+	if *wal {
+		args = append(args, devserver.SQLiteFlags()...)
+	}
+	if _, err := start("temporal dev server", args...); err != nil {
+		return "", "", err
+	}
+	return addr, metricsPort, waitTCP(addr)
 }
 
 // serverMetrics is the dev server's counters that say what an iteration

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"ralph/internal/servetest"
+)
+
+// The "bare" backend is the least a loop of agent calls can cost on
+// Temporal: the same tasks, calls and durations as the other backends, each
+// call one activity that only sleeps, decided by a workflow that only
+// counts, followed by a reader of each history as the daemon follows it
+// (a long poll, and a tenth of a second's wait for a decision). No ralph
+// runs: what the dev server spends here it spends for any design with an
+// activity per call that a daemon watches, so its CPU per iteration
+// against the local backend's whole iteration bounds the ratio from below.
+// The payloads are the size of ralph's own: a call's input as its workflow
+// sends it halfway through a task, and its output.
+const (
+	bareInputBytes  = 8000
+	bareOutputBytes = 1400
+	bareQueue       = "bare"
+	bareSettle      = 100 * time.Millisecond
+)
+
+type bareCall struct {
+	Sleep time.Duration `json:"sleep"`
+	Data  string        `json:"data"`
+}
+
+func bareWorkflow(ctx workflow.Context, calls []time.Duration) (int, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3},
+	})
+	n := 0
+	for _, d := range calls {
+		var out string
+		if err := workflow.ExecuteActivity(ctx, "bare.call", bareCall{Sleep: d, Data: strings.Repeat("x", bareInputBytes)}).Get(ctx, &out); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+func bareActivity(ctx context.Context, in bareCall) (string, error) {
+	select {
+	case <-time.After(in.Sleep):
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return strings.Repeat("y", bareOutputBytes), nil
+}
+
+func (r *rig) bare(base string) error {
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(base, "log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	var server *exec.Cmd
+	defer func() {
+		if server != nil {
+			server.Process.Signal(syscall.SIGTERM)
+			server.Wait()
+		}
+	}()
+	addr, metricsPort, err := startServer(base, func(name string, args ...string) (*exec.Cmd, error) {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = append(slices.Clip(os.Environ()), strings.Fields(*serverEnv)...)
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		server = cmd
+		return cmd, nil
+	})
+	if err != nil {
+		return err
+	}
+	// As ralph dials a frontend on this machine: no gzip.
+	opts := client.Options{HostPort: addr, ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
+		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	var c client.Client
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if c, err = client.Dial(opts); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the dev server did not answer: %w; see %s", err, logf.Name())
+		}
+	}
+	defer c.Close()
+	// As many workers as ralph's, each with a connection of its own, as
+	// each of ralph's is a process, and as many polls for decisions.
+	for range *workers {
+		wc, err := client.Dial(opts)
+		if err != nil {
+			return err
+		}
+		defer wc.Close()
+		w := worker.New(wc, bareQueue, worker.Options{MaxConcurrentActivityExecutionSize: *tasks, MaxConcurrentWorkflowTaskPollers: 8})
+		w.RegisterWorkflowWithOptions(bareWorkflow, workflow.RegisterOptions{Name: "bare.task"})
+		w.RegisterActivityWithOptions(bareActivity, activity.RegisterOptions{Name: "bare.call"})
+		if err := w.Start(); err != nil {
+			return err
+		}
+		defer w.Stop()
+	}
+
+	cpu0, self0, m0 := servetest.CPUTime(server.Process.Pid), selfCPU(), serverMetrics(metricsPort)
+	began := time.Now()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, *tasks)
+	for i := range *tasks {
+		calls := make([]time.Duration, *iterations)
+		for j := range calls {
+			calls[j] = *minCall + time.Duration(r.rnd.Int64N(int64(*maxCall-*minCall)+1))
+		}
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bare-%d", i), TaskQueue: bareQueue}, "bare.task", calls)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := follow(ctx, c, run.GetID(), run.GetRunID()); err != nil {
+				errs <- err
+				return
+			}
+			var n int
+			if err := run.Get(ctx, &n); err != nil || n != *iterations {
+				errs <- fmt.Errorf("workflow %s: %d calls, %v", run.GetID(), n, err)
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(began)
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	iters := *tasks * *iterations
+	server1, self1 := servetest.CPUTime(server.Process.Pid)-cpu0, selfCPU()-self0
+	fmt.Printf("bare Temporal (no ralph): %d workflows of %d calls, %d iterations in %s\n", *tasks, *iterations, iters, took.Round(100*time.Millisecond))
+	for _, p := range []struct {
+		name string
+		cpu  time.Duration
+	}{{"temporal dev server", server1}, {"SDK workers, reader", self1}} {
+		fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", p.name, p.cpu.Seconds(), float64(p.cpu.Microseconds())/1000/float64(iters))
+	}
+	printServerMetrics(m0, serverMetrics(metricsPort), iters)
+	return nil
+}
+
+// follow reads a workflow's history to its end as ralph's daemon does: a
+// long poll for new events, and a pause after a page that leaves a
+// decision to be made or that brought nothing.
+func follow(ctx context.Context, c client.Client, id, runID string) error {
+	req := &workflowservice.GetWorkflowExecutionHistoryRequest{Namespace: "default",
+		Execution:    &commonpb.WorkflowExecution{WorkflowId: id, RunId: runID},
+		WaitNewEvent: true, HistoryEventFilterType: enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT, SkipArchival: true}
+	deciding := false
+	for {
+		resp, err := c.WorkflowService().GetWorkflowExecutionHistory(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, e := range resp.GetHistory().GetEvents() {
+			switch e.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+				deciding = true
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+				deciding = false
+			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+				return nil
+			}
+		}
+		if len(resp.GetNextPageToken()) == 0 {
+			return nil
+		}
+		req.NextPageToken = resp.GetNextPageToken()
+		if deciding || len(resp.GetHistory().GetEvents()) == 0 {
+			time.Sleep(bareSettle)
+		}
+	}
+}
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
