@@ -28,15 +28,16 @@ import (
 )
 
 // The "bare" backend is the least a loop of agent calls can cost on
-// Temporal: the same tasks, calls and durations as the other backends, each
-// call one activity that only sleeps, decided by a workflow that only
-// counts, followed by a reader of each history as the daemon follows it
-// (a long poll, and a tenth of a second's wait for a decision). No ralph
-// runs: what the dev server spends here it spends for any design with an
-// activity per call that a daemon watches, so its CPU per iteration
-// against the local backend's whole iteration bounds the ratio from below.
-// The payloads are the size of ralph's own: a call's input as its workflow
-// sends it halfway through a task, and its output.
+// Temporal: as many tasks and calls as the other backends, of durations
+// drawn from the same range, each call one activity that only sleeps,
+// decided by a workflow that only counts, followed by a reader of each
+// history as the daemon follows it (a long poll, and a tenth of a second's
+// wait for a decision). No ralph runs: what the dev server spends here it
+// spends for any design with an activity per call that a daemon watches,
+// so its CPU per iteration against the local backend's whole iteration
+// bounds the ratio from below. The payloads are the size of ralph's own: a
+// call's input as its workflow sends it halfway through a task, and its
+// output.
 const (
 	bareInputBytes  = 8000
 	bareOutputBytes = 1400
