@@ -3,15 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -19,12 +13,12 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"ralph/internal/servetest"
+	rtemporal "ralph/internal/temporal"
 )
 
 // The "bare" backend is the least a loop of agent calls can cost on
@@ -42,7 +36,6 @@ const (
 	bareInputBytes  = 8000
 	bareOutputBytes = 1400
 	bareQueue       = "bare"
-	bareSettle      = 100 * time.Millisecond
 )
 
 type bareCall struct {
@@ -76,51 +69,32 @@ func bareActivity(ctx context.Context, in bareCall) (string, error) {
 }
 
 func (r *rig) bare(base string) error {
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return err
-	}
-	logf, err := os.Create(filepath.Join(base, "log"))
+	l, err := newLauncher(base, os.Environ())
 	if err != nil {
 		return err
 	}
-	defer logf.Close()
-	var server *exec.Cmd
-	defer func() {
-		if server != nil {
-			server.Process.Signal(syscall.SIGTERM)
-			server.Wait()
-		}
-	}()
-	addr, metricsPort, err := startServer(base, func(name string, args ...string) (*exec.Cmd, error) {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env = append(slices.Clip(os.Environ()), strings.Fields(*serverEnv)...)
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		server = cmd
-		return cmd, nil
-	})
+	defer l.stop()
+	addr, metricsPort, err := startServer(base, l)
 	if err != nil {
 		return err
 	}
-	// As ralph dials a frontend on this machine: no gzip.
-	opts := client.Options{HostPort: addr, ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
-		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
+	server := l.procs[0].cmd
+	// Dialled as ralph dials: no gzip to a frontend on this machine.
+	dial := func() (client.Client, error) { return rtemporal.Dial(rtemporal.Conn{Address: addr}, "", nil) }
 	var c client.Client
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if c, err = client.Dial(opts); err == nil {
+		if c, err = dial(); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the dev server did not answer: %w; see %s", err, logf.Name())
+			return fmt.Errorf("the dev server did not answer: %w; see %s", err, l.log.Name())
 		}
 	}
 	defer c.Close()
 	// As many workers as ralph's, each with a connection of its own, as
 	// each of ralph's is a process, and as many polls for decisions.
 	for range *workers {
-		wc, err := client.Dial(opts)
+		wc, err := dial()
 		if err != nil {
 			return err
 		}
@@ -134,7 +108,7 @@ func (r *rig) bare(base string) error {
 		defer w.Stop()
 	}
 
-	cpu0, self0, m0 := servetest.CPUTime(server.Process.Pid), selfCPU(), serverMetrics(metricsPort)
+	cpu0, self0, m0 := servetest.CPUTime(server.Process.Pid), servetest.CPUTime(os.Getpid()), serverMetrics(metricsPort)
 	began := time.Now()
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -168,7 +142,7 @@ func (r *rig) bare(base string) error {
 		return err
 	}
 	iters := *tasks * *iterations
-	server1, self1 := servetest.CPUTime(server.Process.Pid)-cpu0, selfCPU()-self0
+	server1, self1 := servetest.CPUTime(server.Process.Pid)-cpu0, servetest.CPUTime(os.Getpid())-self0
 	fmt.Printf("bare Temporal (no ralph): %d workflows of %d calls, %d iterations in %s\n", *tasks, *iterations, iters, took.Round(100*time.Millisecond))
 	for _, p := range []struct {
 		name string
@@ -208,13 +182,7 @@ func follow(ctx context.Context, c client.Client, id, runID string) error {
 		}
 		req.NextPageToken = resp.GetNextPageToken()
 		if deciding || len(resp.GetHistory().GetEvents()) == 0 {
-			time.Sleep(bareSettle)
+			time.Sleep(rtemporal.DefaultSettle)
 		}
 	}
-}
-
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

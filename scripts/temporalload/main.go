@@ -23,6 +23,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,41 +112,22 @@ func (r *rig) measure(backend string) error {
 	if err != nil {
 		return err
 	}
-	logf, err := os.Create(filepath.Join(base, "log"))
+	l, err := newLauncher(base, env)
 	if err != nil {
 		return err
 	}
-	defer logf.Close()
-	var procs []proc
-	defer func() {
-		for _, p := range procs {
-			p.cmd.Process.Signal(syscall.SIGTERM)
-			p.cmd.Wait()
-		}
-	}()
-	start := func(name string, args ...string) (*exec.Cmd, error) {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, logf, logf
-		if strings.HasPrefix(name, "temporal") {
-			cmd.Env = append(slices.Clip(env), strings.Fields(*serverEnv)...)
-		}
-		if err := cmd.Start(); err != nil {
-			return nil, err
-		}
-		procs = append(procs, proc{name, cmd})
-		return cmd, nil
-	}
+	defer l.stop()
 	addr := freeAddr()
 	metricsPort := ""
 	serveArgs := []string{r.ralph, "serve", "--home", home, "--listen", addr, "--max-parallel", strconv.Itoa(*tasks), "--watch-interval", "0"}
 	if backend == "temporal" {
 		var taddr string
-		if taddr, metricsPort, err = startServer(base, start); err != nil {
+		if taddr, metricsPort, err = startServer(base, l); err != nil {
 			return err
 		}
 		for i := range *workers {
 			// Enough calls at once on each worker for every loop to run.
-			if _, err := start(fmt.Sprintf("worker %d", i+1), r.ralph, "worker", "--temporal-address", taddr,
+			if _, err := l.start(fmt.Sprintf("worker %d", i+1), r.ralph, "worker", "--temporal-address", taddr,
 				"--home", filepath.Join(base, fmt.Sprintf("worker-%d", i+1)), "--max-calls", strconv.Itoa(*tasks)); err != nil {
 				return err
 			}
@@ -154,17 +136,17 @@ func (r *rig) measure(backend string) error {
 	} else if backend != "local" {
 		return fmt.Errorf("unknown backend")
 	}
-	if _, err := start("ralph serve", serveArgs...); err != nil {
+	if _, err := l.start("ralph serve", serveArgs...); err != nil {
 		return err
 	}
 	if err := loadrig.WaitUp(addr, 60*time.Second); err != nil {
-		return fmt.Errorf("%w; see %s", err, logf.Name())
+		return fmt.Errorf("%w; see %s", err, l.log.Name())
 	}
 	if err := loadrig.CreateTasks(addr, *tasks); err != nil {
 		return err
 	}
 	cpu0 := map[string]time.Duration{}
-	for _, p := range procs {
+	for _, p := range l.procs {
 		cpu0[p.name] = servetest.CPUTime(p.cmd.Process.Pid)
 	}
 	m0 := serverMetrics(metricsPort)
@@ -180,7 +162,7 @@ func (r *rig) measure(backend string) error {
 	iters, done := loadrig.Tally(views)
 	fmt.Printf("%s backend: %d/%d tasks done, %d iterations in %s\n", backend, done, len(views), iters, took.Round(100*time.Millisecond))
 	var total time.Duration
-	for _, p := range procs {
+	for _, p := range l.procs {
 		c := servetest.CPUTime(p.cmd.Process.Pid) - cpu0[p.name]
 		total += c
 		fmt.Printf("  %-20s own CPU %6.1f s  (%.2f ms per iteration)\n", p.name, c.Seconds(), float64(c.Microseconds())/1000/float64(iters))
@@ -190,7 +172,7 @@ func (r *rig) measure(backend string) error {
 		printServerMetrics(m0, serverMetrics(metricsPort), iters)
 	}
 	if done != len(views) {
-		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), logf.Name())
+		return fmt.Errorf("%d of %d tasks ended done; see %s", done, len(views), l.log.Name())
 	}
 	return nil
 }
@@ -219,26 +201,64 @@ func printServerMetrics(m0, m map[string]float64, iters int) {
 // startServer starts the dev server as ralph's tests do, with its
 // database in base, and returns its frontend and its metrics port once it
 // answers.
-func startServer(base string, start func(name string, args ...string) (*exec.Cmd, error)) (addr, metricsPort string, err error) {
+func startServer(base string, l *launcher) (addr, metricsPort string, err error) {
 	cli, err := devserver.Binary()
 	if err != nil {
 		return "", "", err
 	}
-	addr = freeAddr()
-	_, port, _ := net.SplitHostPort(addr)
-	metricsPort = freePort()
-	args := []string{cli, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
-		"--http-port", freePort(), "--metrics-port", metricsPort, "--db-filename", filepath.Join(base, "temporal.db"), "--log-level", "error"}
+	port, metrics := freePort(), freePort()
+	args := append([]string{cli}, devserver.Args(port, freePort(), metrics, filepath.Join(base, "temporal.db"))...)
 	if *eager {
 		args = append(args, devserver.EagerFlags()...)
 	}
 	if *wal {
 		args = append(args, devserver.SQLiteFlags()...)
 	}
-	if _, err := start("temporal dev server", args...); err != nil {
+	if _, err := l.start("temporal dev server", args...); err != nil {
 		return "", "", err
 	}
-	return addr, metricsPort, waitTCP(addr)
+	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	return addr, strconv.Itoa(metrics), waitTCP(addr)
+}
+
+// launcher starts the processes of one backend's run, with their output
+// in one log, and ends them when the run is over.
+type launcher struct {
+	env   []string
+	log   *os.File
+	procs []proc
+}
+
+func newLauncher(base string, env []string) (*launcher, error) {
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(base, "log"))
+	if err != nil {
+		return nil, err
+	}
+	return &launcher{env: env, log: f}, nil
+}
+
+func (l *launcher) start(name string, args ...string) (*exec.Cmd, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = l.env, l.log, l.log
+	if strings.HasPrefix(name, "temporal") {
+		cmd.Env = append(slices.Clip(l.env), strings.Fields(*serverEnv)...)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	l.procs = append(l.procs, proc{name, cmd})
+	return cmd, nil
+}
+
+func (l *launcher) stop() {
+	for _, p := range l.procs {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		p.cmd.Wait()
+	}
+	l.log.Close()
 }
 
 // serverMetrics is the dev server's counters that say what an iteration
@@ -295,9 +315,8 @@ func freeAddr() string {
 	return addr
 }
 
-func freePort() string {
-	_, p, _ := net.SplitHostPort(freeAddr())
-	return p
+func freePort() int {
+	return net.TCPAddrFromAddrPort(netip.MustParseAddrPort(freeAddr())).Port
 }
 
 func waitTCP(addr string) error {

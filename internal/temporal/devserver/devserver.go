@@ -51,6 +51,14 @@ func EagerFlags() []string {
 	return []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"}
 }
 
+// Args are the CLI's arguments for a headless dev server on 127.0.0.1 at
+// these ports with its database in db, logging errors only; SQLiteFlags
+// and EagerFlags are ralph's settings on top.
+func Args(port, httpPort, metricsPort int, db string) []string {
+	return []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metricsPort), "--db-filename", db, "--log-level", "error"}
+}
+
 // Server is one dev server.
 type Server struct {
 	Addr string // the frontend, HOST:PORT
@@ -71,9 +79,7 @@ func Start(t testing.TB, db string) *Server {
 	bintest.Need(t, err)
 	port, httpPort, metrics := bintest.FreePort(t), bintest.FreePort(t), bintest.FreePort(t)
 	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncbuf.Buffer{}, t: t,
-		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
-			"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metrics), "--db-filename", db, "--log-level", "error"}}
-	s.args = append(append(s.args, SQLiteFlags()...), EagerFlags()...)
+		args: append(append(Args(port, httpPort, metrics, db), SQLiteFlags()...), EagerFlags()...)}
 	t.Cleanup(func() {
 		s.Kill()
 		if t.Failed() {
