@@ -68,7 +68,7 @@ func bareActivity(ctx context.Context, in bareCall) (string, error) {
 	return strings.Repeat("y", bareOutputBytes), nil
 }
 
-func (r *rig) bare(base string) error {
+func (r *rig) bare(base string, update bool) error {
 	l, err := newLauncher(base, os.Environ())
 	if err != nil {
 		return err
@@ -102,6 +102,8 @@ func (r *rig) bare(base string) error {
 		w := worker.New(wc, bareQueue, worker.Options{MaxConcurrentActivityExecutionSize: *tasks, MaxConcurrentWorkflowTaskPollers: 8})
 		w.RegisterWorkflowWithOptions(bareWorkflow, workflow.RegisterOptions{Name: "bare.task"})
 		w.RegisterActivityWithOptions(bareActivity, activity.RegisterOptions{Name: "bare.call"})
+		w.RegisterWorkflowWithOptions(bareUpdateWorkflow, workflow.RegisterOptions{Name: "bare.utask"})
+		w.RegisterActivityWithOptions(bareCalls, activity.RegisterOptions{Name: "bare.calls"})
 		if err := w.Start(); err != nil {
 			return err
 		}
@@ -113,12 +115,16 @@ func (r *rig) bare(base string) error {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, *tasks)
+	wfName := "bare.task"
+	if update {
+		wfName = "bare.utask"
+	}
 	for i := range *tasks {
 		calls := make([]time.Duration, *iterations)
 		for j := range calls {
 			calls[j] = *minCall + time.Duration(r.rnd.Int64N(int64(*maxCall-*minCall)+1))
 		}
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bare-%d", i), TaskQueue: bareQueue}, "bare.task", calls)
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("bare-%d", i), TaskQueue: bareQueue}, wfName, calls)
 		if err != nil {
 			return err
 		}
@@ -143,7 +149,11 @@ func (r *rig) bare(base string) error {
 	}
 	iters := *tasks * *iterations
 	server1, self1 := servetest.CPUTime(server.Process.Pid)-cpu0, servetest.CPUTime(os.Getpid())-self0
-	fmt.Printf("bare Temporal (no ralph): %d workflows of %d calls, %d iterations in %s\n", *tasks, *iterations, iters, took.Round(100*time.Millisecond))
+	shape := "an activity per call"
+	if update {
+		shape = "an update per decision"
+	}
+	fmt.Printf("bare Temporal, %s (no ralph): %d workflows of %d calls, %d iterations in %s\n", shape, *tasks, *iterations, iters, took.Round(100*time.Millisecond))
 	for _, p := range []struct {
 		name string
 		cpu  time.Duration

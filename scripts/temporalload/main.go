@@ -44,7 +44,7 @@ var (
 	iterations = flag.Int("iterations", 5, "agent calls per task (the last one finishes it)")
 	minCall    = flag.Duration("min-call", time.Second, "shortest agent call")
 	maxCall    = flag.Duration("max-call", 3*time.Second, "longest agent call")
-	backends   = flag.String("backends", "local,temporal", "backends to measure, in order: local, temporal, bare (no ralph: the least the same calls cost on Temporal)")
+	backends   = flag.String("backends", "local,temporal", "backends to measure, in order: local, temporal, bare (no ralph: the least the same calls cost on Temporal), bare-update (no ralph: one activity per task, an update per decision)")
 	keep       = flag.Bool("keep", false, "keep the work directory (a failed run always does)")
 	prebuilt   = flag.String("ralph", "", "a ralph binary to measure instead of building this tree's (to compare builds)")
 	eager      = flag.Bool("eager", true, "let the dev server hand a decision's activity to the worker that made it (system.enableActivityEagerExecution)")
@@ -101,8 +101,8 @@ type proc struct {
 
 func (r *rig) measure(backend string) error {
 	base := filepath.Join(r.work, backend)
-	if backend == "bare" {
-		return r.bare(base)
+	if backend == "bare" || backend == "bare-update" {
+		return r.bare(base, backend == "bare-update")
 	}
 	home := filepath.Join(base, "home")
 	env := loadrig.Env(base, home)
