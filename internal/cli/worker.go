@@ -21,6 +21,8 @@ import (
 	"ralph/internal/requests"
 	"ralph/internal/serve"
 	"ralph/internal/temporal"
+	"ralph/internal/temporal/daemon"
+	"ralph/internal/temporal/worker"
 )
 
 const workerLong = `Runs the loops of ` + "`ralph serve --backend temporal`" + ` on this machine: each
@@ -144,7 +146,7 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	if requestSandbox(log, "ralph worker", on) {
 		confine = buildConfined
 	}
-	var count temporal.Counter
+	var count worker.Counter
 	if o.MetricsListen != "" {
 		m := metrics.New()
 		count = m
@@ -160,9 +162,9 @@ func runWorker(ctx context.Context, o *workerOptions) error {
 	for _, name := range names {
 		fmt.Fprintf(o.IO.Err, "ralph worker: account %s: %s\n", name, held[name].Describe())
 	}
-	err = temporal.RunWorker(ctx, temporal.WorkerOptions{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
+	err = worker.Run(ctx, worker.Options{Conn: temporal.ConnFromEnv(o.Conn), Queue: o.Queue, HostQueue: o.HostQueue,
 		Accounts: names, Identity: id, MaxCalls: o.MaxCalls, Log: log,
-		Activities: &temporal.Activities{Home: home, Build: buildLoop, Log: log,
+		Activities: &worker.Activities{Home: home, Build: buildLoop, Log: log,
 			HostQueue: o.HostQueue, TakeoverDir: takeover, Accounts: held, BuildVouched: buildLoopVouched, BuildConfined: confine, Tracer: tr, Count: count}})
 	if err == nil {
 		fmt.Fprintln(o.IO.Err, "ralph worker: stopped")
@@ -210,7 +212,7 @@ func temporalRunner(o *serveOptions, log io.Writer) (serve.Runner, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &temporal.Runner{Client: c, Namespace: conn.Namespace, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}
+	r := &daemon.Runner{Client: c, Namespace: conn.Namespace, Queue: o.TemporalQueue, Pins: o.TemporalPins, Heartbeat: o.TemporalHeartbeat, Log: log}
 	if o.TemporalHandover != "" {
 		r.Handover = &temporal.Handover{Remote: o.TemporalHandover, After: o.TemporalTakeoverAfter}
 	}

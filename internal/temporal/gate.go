@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +12,8 @@ import (
 
 	"ralph/internal/gate"
 	"ralph/internal/loop"
+	"ralph/internal/redact"
+	"ralph/internal/serve"
 )
 
 // The human gate on Temporal. A call's gate (its ask and approve tools)
@@ -270,4 +274,26 @@ func (w *run) pending() []GateItem {
 		}
 	}
 	return out
+}
+
+// GateAskOf is the ask for a tool call as the workflow keeps it: masked,
+// with the SHA-256 of the exact call and of the grant that would cover it,
+// so that neither a secret in a command nor the command itself is history
+// while the same call is still known again.
+func GateAskOf(a gate.Approval) GateAsk {
+	masked := a
+	masked.Input = redact.JSON(a.Input)
+	ga := GateAsk{Approval: &masked, What: serve.ApprovalWhat(a), Key: sha(a.Tool + "\x00" + string(a.Input))}
+	if g, ok := gate.GrantFor(a); ok {
+		if g.Command != "" {
+			g.Command = "sha256:" + sha(g.Command)
+		}
+		ga.Grant = &g
+	}
+	return ga
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -13,7 +13,7 @@ func TestGateMatch(t *testing.T) {
 	redact.Add("s3cr3t-one-9f8e", "s3cr3t-two-7a6b")
 	// bash is the ask for a Bash command, as the worker sends it.
 	bash := func(cmd string) GateAsk {
-		return gateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"` + cmd + `"}`)})
+		return GateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"` + cmd + `"}`)})
 	}
 	q := func(text string, opts ...string) GateAsk {
 		return GateAsk{Question: &gate.Question{Text: text, Options: opts}}
@@ -66,7 +66,7 @@ func TestGateAskOfKeepsNoSecret(t *testing.T) {
 		in, _ := json.Marshal(map[string]string{"command": cmd})
 		return gate.Approval{Tool: "Bash", Input: in}
 	}
-	a := gateAskOf(call("deploy --token s3cr3t-three-5c4d"))
+	a := GateAskOf(call("deploy --token s3cr3t-three-5c4d"))
 	kept, _ := json.Marshal(a)
 	if strings.Contains(string(kept), "s3cr3t-three-5c4d") {
 		t.Fatalf("the ask keeps the secret: %s", kept)
@@ -74,16 +74,16 @@ func TestGateAskOfKeepsNoSecret(t *testing.T) {
 	if a.Grant == nil || a.Grant.Tool != "Bash" || !strings.HasPrefix(a.Grant.Command, "sha256:") || strings.Contains(a.Grant.Command, "deploy") {
 		t.Fatalf("grant %+v", a.Grant)
 	}
-	if b := gateAskOf(call("deploy --token s3cr3t-three-5c4d")); *b.Grant != *a.Grant || b.Key != a.Key {
+	if b := GateAskOf(call("deploy --token s3cr3t-three-5c4d")); *b.Grant != *a.Grant || b.Key != a.Key {
 		t.Error("the same command is not known again")
 	}
-	if b := gateAskOf(call("deploy  --token s3cr3t-three-5c4d")); *b.Grant == *a.Grant || b.Key == a.Key {
+	if b := GateAskOf(call("deploy  --token s3cr3t-three-5c4d")); *b.Grant == *a.Grant || b.Key == a.Key {
 		t.Error("a command that differs by a space is covered")
 	}
-	if w := gateAskOf(gate.Approval{Tool: "Write", Input: json.RawMessage(`{"file_path":"a"}`)}); w.Grant == nil || *w.Grant != (gate.Grant{Tool: "Write"}) {
+	if w := GateAskOf(gate.Approval{Tool: "Write", Input: json.RawMessage(`{"file_path":"a"}`)}); w.Grant == nil || *w.Grant != (gate.Grant{Tool: "Write"}) {
 		t.Errorf("another tool's grant is %+v, want its name", w.Grant)
 	}
-	if n := gateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{}`)}); n.Grant != nil {
+	if n := GateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{}`)}); n.Grant != nil {
 		t.Errorf("a Bash call without its command can be granted: %+v", n.Grant)
 	}
 }

@@ -197,7 +197,7 @@ var recordings = []recording{
 			return it
 		},
 		asks: func(ctx context.Context, n int) error {
-			ask := gateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)})
+			ask := GateAskOf(gate.Approval{Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`)})
 			ask.Timeout = time.Minute
 			r, err := askGate(ctx, ask)
 			if err != nil || !r.Decision.Allow || r.Record == nil {

@@ -241,3 +241,7 @@ type VerifyInput struct {
 	Confined bool   `json:"confined,omitempty"`
 	Vouched  string `json:"vouched,omitempty"`
 }
+
+// ErrConfig is the error type of an iteration no retry can fix (an agent
+// that cannot be built or started): the workflow fails at once.
+const ErrConfig = "ralph.config"

@@ -2,14 +2,18 @@
 // Temporal workflow. The workflow holds the loop's State and runs the same
 // pure loop.Next and loop.Fold as the local engine, as deterministic
 // workflow code (workflow.Now is its clock, timers its waits); each agent
-// call is an activity (Iterate) that a `ralph worker` runs through
+// call is an activity (ActivityIterate) that a `ralph worker` runs through
 // engine.Measure and that returns the small loop.Iteration, never the
 // transcript. Stop, pause and breaker reset arrive as a signal; status is a
-// query, which the daemon asks after each decision the workflow's history
-// shows (Runner.follow); the watch update answers with it once it has
-// changed, for a daemon of an earlier release. `ralph serve --backend temporal`
-// starts and watches the workflows (Runner); `ralph worker` runs them
-// (RunWorker).
+// query, which the daemon asks after a decision no call's input carries;
+// the watch update answers with it once it has changed, for a daemon of an
+// earlier release.
+//
+// This package is what the two sides share: the workflow, its names on
+// the wire, and the types its history holds. The daemon's side, which
+// starts and follows the workflows for `ralph serve --backend temporal`,
+// is package daemon; the worker's, which runs them and their agent calls
+// for `ralph worker`, is package worker.
 package temporal
 
 import (

@@ -20,7 +20,6 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"ralph/internal/agent"
 	"ralph/internal/analyze"
 	"ralph/internal/engine"
 	"ralph/internal/loop"
@@ -355,27 +354,6 @@ func TestWorkflowTakesATreeOverWhenItsHostIsGone(t *testing.T) {
 	}
 	if calls[1].in.State.Loop != 1 || calls[2].in.State.Loop != 1 {
 		t.Errorf("the call the host never started counted: loops %d then %d", calls[1].in.State.Loop, calls[2].in.State.Loop)
-	}
-}
-
-// A request's call is built confined (the sandbox), any other as usual;
-// which is the daemon's word, carried in the call.
-func TestIterateConfinesRequests(t *testing.T) {
-	refuse := func(which string) func(string, io.Writer) (loop.Spec, []agent.Adapter, error) {
-		return func(string, io.Writer) (loop.Spec, []agent.Adapter, error) {
-			return loop.Spec{}, nil, errors.New(which + " build")
-		}
-	}
-	acts := &Activities{Home: t.TempDir(), Build: refuse("plain"), BuildConfined: refuse("confined")}
-	for _, confined := range []bool{false, true} {
-		var suite testsuite.WorkflowTestSuite
-		env := suite.NewTestActivityEnvironment()
-		env.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: ActivityIterate})
-		_, err := env.ExecuteActivity(ActivityIterate, IterateInput{TaskID: "t1", Session: "a", Dir: t.TempDir(), Confined: confined})
-		want := map[bool]string{false: "plain build", true: "confined build"}[confined]
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("confined %v: %v, want %q", confined, err, want)
-		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"ralph/internal/servetest"
 	rtemporal "ralph/internal/temporal"
+	"ralph/internal/temporal/daemon"
 )
 
 // The "bare" backend is the least a loop of agent calls can cost on
@@ -192,7 +193,7 @@ func follow(ctx context.Context, c client.Client, id, runID string) error {
 		}
 		req.NextPageToken = resp.GetNextPageToken()
 		if deciding || len(resp.GetHistory().GetEvents()) == 0 {
-			time.Sleep(rtemporal.DefaultSettle)
+			time.Sleep(daemon.DefaultSettle)
 		}
 	}
 }

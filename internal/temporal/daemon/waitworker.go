@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"ralph/internal/loop"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	wf "ralph/internal/temporal"
 )
 
 // A call under an account goes to that account's queue, which only the
@@ -28,7 +29,7 @@ const workerGrace = 3 * time.Second
 // past grace for a worker to take it (not counting a retry's backoff).
 func waitsForWorker(pending []*workflowpb.PendingActivityInfo, now time.Time, grace time.Duration) bool {
 	for _, p := range pending {
-		if p.GetActivityType().GetName() != ActivityIterate || p.GetState() != enumspb.PENDING_ACTIVITY_STATE_SCHEDULED {
+		if p.GetActivityType().GetName() != wf.ActivityIterate || p.GetState() != enumspb.PENDING_ACTIVITY_STATE_SCHEDULED {
 			continue
 		}
 		since := p.GetScheduledTime().AsTime()

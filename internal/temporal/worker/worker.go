@@ -1,18 +1,23 @@
-package temporal
+// Package worker is `ralph worker`: it runs the task workflows (package
+// temporal) and their activities, the agent calls and verify runs, on the
+// machine that holds the session's tree, under its own logins.
+package worker
 
 import (
 	"context"
 	"io"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/worker"
+	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	wf "ralph/internal/temporal"
 )
 
-// WorkerOptions configure a `ralph worker`.
-type WorkerOptions struct {
-	Conn  Conn   // the Temporal frontend
-	Queue string // the task queue ("" for DefaultQueue)
+// Options configure a `ralph worker`.
+type Options struct {
+	Conn  wf.Conn // the Temporal frontend
+	Queue string  // the task queue ("" for DefaultQueue)
 	// HostQueue is this machine's own queue ("" for none): the agent calls
 	// of the sessions whose working trees live here are pinned to it.
 	HostQueue string
@@ -29,22 +34,22 @@ type WorkerOptions struct {
 }
 
 // Register puts the workflow and the activity on w under their wire names.
-func Register(w worker.Registry, acts *Activities) {
-	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
-	w.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: ActivityIterate})
-	w.RegisterActivityWithOptions(acts.Verify, activity.RegisterOptions{Name: ActivityVerify})
+func Register(w sdkworker.Registry, acts *Activities) {
+	w.RegisterWorkflowWithOptions(wf.Task, workflow.RegisterOptions{Name: wf.WorkflowName})
+	w.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
+	w.RegisterActivityWithOptions(acts.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
 }
 
 // workflowPollers is how many polls a worker keeps waiting for decisions.
 const workflowPollers = 8
 
-// RunWorker runs workflows and agent calls from the queue until ctx ends.
-func RunWorker(ctx context.Context, o WorkerOptions) error {
+// Run runs workflows and agent calls from the queue until ctx ends.
+func Run(ctx context.Context, o Options) error {
 	queue := o.Queue
 	if queue == "" {
-		queue = DefaultQueue
+		queue = wf.DefaultQueue
 	}
-	c, err := Dial(o.Conn, o.Identity, o.Log)
+	c, err := wf.Dial(o.Conn, o.Identity, o.Log)
 	if err != nil {
 		return err
 	}
@@ -58,7 +63,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	// (scripts/temporalload: 1.8 such writes per iteration with the
 	// default two, 0.3 with eight). A waiting poll costs a connection's
 	// stream, not CPU.
-	w := worker.New(c, queue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+	w := sdkworker.New(c, queue, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 		MaxConcurrentWorkflowTaskPollers: workflowPollers})
 	Register(w, o.Activities)
 	if err := w.Start(); err != nil {
@@ -68,10 +73,10 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	if o.HostQueue != "" {
 		// Agent calls only: the decisions stay on the shared queue, so any
 		// worker can make them.
-		h := worker.New(c, o.HostQueue, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+		h := sdkworker.New(c, o.HostQueue, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 			DisableWorkflowWorker: true})
-		h.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
-		h.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: ActivityVerify})
+		h.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
+		h.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
 		if err := h.Start(); err != nil {
 			return err
 		}
@@ -80,10 +85,10 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	for _, name := range o.Accounts {
 		// Agent calls only, as for the host queue: the account's login is
 		// this machine's, the decisions any worker's.
-		aw := worker.New(c, AccountQueue(queue, name), worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+		aw := sdkworker.New(c, wf.AccountQueue(queue, name), sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 			DisableWorkflowWorker: true})
-		aw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
-		aw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: ActivityVerify})
+		aw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
+		aw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
 		if err := aw.Start(); err != nil {
 			return err
 		}
@@ -91,10 +96,10 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	}
 	if o.Activities.TakeoverDir != "" {
 		// The calls of sessions whose host stopped answering.
-		tw := worker.New(c, queue+TakeoverSuffix, worker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+		tw := sdkworker.New(c, queue+wf.TakeoverSuffix, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 			DisableWorkflowWorker: true})
-		tw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: ActivityIterate})
-		tw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: ActivityVerify})
+		tw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
+		tw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
 		if err := tw.Start(); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"testing"
@@ -6,6 +6,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
+
+	wf "ralph/internal/temporal"
 )
 
 // The daemon takes the status from an agent call's input only: a call a
@@ -19,17 +21,17 @@ func TestCallStatusReadsAnAgentCallsInputOnly(t *testing.T) {
 		}
 		return p
 	}
-	told := &Status{Seq: 7, Activity: "executing"}
+	told := &wf.Status{Seq: 7, Activity: "executing"}
 	for _, c := range []struct {
 		name     string
 		activity string
 		input    *commonpb.Payloads
-		want     *Status
+		want     *wf.Status
 	}{
-		{"a call with the status", ActivityIterate, payload(IterateInput{TaskID: "t", Status: told}), told},
-		{"a call from before the version", ActivityIterate, payload(IterateInput{TaskID: "t"}), nil},
-		{"a verify run", ActivityVerify, payload(VerifyInput{TaskID: "t"}), nil},
-		{"an input that is not JSON", ActivityIterate, &commonpb.Payloads{Payloads: []*commonpb.Payload{{Metadata: map[string][]byte{"encoding": []byte("binary/plain")}, Data: []byte{1}}}}, nil},
+		{"a call with the status", wf.ActivityIterate, payload(wf.IterateInput{TaskID: "t", Status: told}), told},
+		{"a call from before the version", wf.ActivityIterate, payload(wf.IterateInput{TaskID: "t"}), nil},
+		{"a verify run", wf.ActivityVerify, payload(wf.VerifyInput{TaskID: "t"}), nil},
+		{"an input that is not JSON", wf.ActivityIterate, &commonpb.Payloads{Payloads: []*commonpb.Payload{{Metadata: map[string][]byte{"encoding": []byte("binary/plain")}, Data: []byte{1}}}}, nil},
 	} {
 		got := callStatus(&historypb.ActivityTaskScheduledEventAttributes{ActivityType: &commonpb.ActivityType{Name: c.activity}, Input: c.input})
 		if (got == nil) != (c.want == nil) || got != nil && (got.Seq != c.want.Seq || got.Activity != c.want.Activity) {

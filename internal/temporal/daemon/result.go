@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"ralph/internal/engine"
+	wf "ralph/internal/temporal"
 )
 
 // untilAnswered makes try again while its error says the server gave no
@@ -40,7 +41,7 @@ func untilAnswered(ctx context.Context, retry func(error) bool, said func(error)
 // on the daemon's failure to read how it ended would stop being followed
 // while its loop runs on. Only the workflow's own end (done, failed,
 // cancelled, terminated) or ctx ends the wait.
-func (r *Runner) result(ctx context.Context, taskID, id string, run client.WorkflowRun, out *Output) error {
+func (r *Runner) result(ctx context.Context, taskID, id string, run client.WorkflowRun, out *wf.Output) error {
 	return untilAnswered(ctx, unanswered, func(err error) {
 		r.logf("task %s: the Temporal server does not answer (%v); waiting for its workflow's end\n", taskID, err)
 	}, func() error {

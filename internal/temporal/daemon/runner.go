@@ -1,4 +1,8 @@
-package temporal
+// Package daemon is the Temporal backend's side in `ralph serve`: it
+// starts each task's workflow (package temporal), follows its history into
+// the daemon's store, and passes the daemon's requests on as signals and
+// the gate's decisions as updates. It runs no workflow code and no agent.
+package daemon
 
 import (
 	"context"
@@ -19,6 +23,7 @@ import (
 	"ralph/internal/reason"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	wf "ralph/internal/temporal"
 )
 
 // Runner is serve.Runner on Temporal: `ralph serve --backend temporal`
@@ -38,7 +43,7 @@ type Runner struct {
 	Heartbeat time.Duration
 	// Handover, when set, publishes the working trees of pinned sessions
 	// after every call, for a takeover when their host stops answering.
-	Handover *Handover
+	Handover *wf.Handover
 	// Poll is how often the runner looks at the daemon's requests for
 	// the task (0: 500ms), in memory: a changed one goes out as a signal.
 	Poll time.Duration
@@ -65,13 +70,13 @@ var _ serve.LoopsOutliver = (*Runner)(nil)
 func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, loop.State, error) {
 	queue := r.Queue
 	if queue == "" {
-		queue = DefaultQueue
+		queue = wf.DefaultQueue
 	}
 	poll := r.Poll
 	if poll <= 0 {
 		poll = 500 * time.Millisecond
 	}
-	id := WorkflowID(in.TaskID)
+	id := wf.WorkflowID(in.TaskID)
 	policy := in.Spec.Policy
 	if in.Spec.Verifier == nil {
 		// No verify command in the daemon's reading of the tree: a gate
@@ -79,7 +84,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		policy.Verify = loop.VerifyPolicy{}
 	}
 	ctl, held := control(in.Control), hold(in)
-	run, started, err := r.start(ctx, id, queue, Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
+	run, started, err := r.start(ctx, id, queue, wf.Input{TaskID: in.TaskID, Session: in.Session, Dir: in.Dir, TaskFile: in.TaskFile, Prompt: in.Prompt,
 		Policy: policy, Timeout: in.Spec.Timeout, Heartbeat: r.Heartbeat, State: in.State, HostQueue: r.Pins[in.Session], Handover: r.handover(in.Session), Confined: in.Confined,
 		Sight: &in.Sight, Control: ctl, Hold: held, Accounts: in.Accounts, Gate: in.Gate != nil})
 	if err != nil {
@@ -91,7 +96,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		gs = newGateSync(r.Client, id, in.Gate, r.Log)
 	}
 	done := make(chan struct{})
-	var out Output
+	var out wf.Output
 	var runErr error
 	// Not ctx: the daemon stopping must not look like the workflow
 	// failing. Cancelled when RunLoop returns while the workflow goes on
@@ -102,7 +107,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 		defer close(done)
 		runErr = r.result(gctx, in.TaskID, id, run, &out)
 	}()
-	statuses := make(chan Status)
+	statuses := make(chan wf.Status)
 	go r.watch(gctx, id, statuses, done)
 	t := time.NewTicker(poll)
 	defer t.Stop()
@@ -153,7 +158,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 					_ = c.ClearAnswer(sent.AnswerTo)
 				}
 			}
-			if s.Activity == ActivityQuestion && s.Asked > r.answered(in.TaskID) {
+			if s.Activity == wf.ActivityQuestion && s.Asked > r.answered(in.TaskID) {
 				// The workflow waits for a person; the daemon's task
 				// does too, until Resume.
 				gs.stop()
@@ -165,14 +170,14 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			// The latest run (""): the one a long loop continued as.
 			ctl := control(in.Control)
 			if ctl != sent || !sentOnce {
-				if err := r.Client.SignalWorkflow(ctx, id, "", SignalControl, ctl); err == nil {
+				if err := r.Client.SignalWorkflow(ctx, id, "", wf.SignalControl, ctl); err == nil {
 					sent, sentOnce = ctl, true
 				}
 			}
 			// The first time whatever the hold: a workflow a restarted
 			// daemon joins may hold an older one.
 			if h := hold(in); !holdSent || !sameHold(h, sentHold) {
-				if err := r.Client.SignalWorkflow(ctx, id, "", SignalHold, h); err == nil {
+				if err := r.Client.SignalWorkflow(ctx, id, "", wf.SignalHold, h); err == nil {
 					sentHold, holdSent = h, true
 				}
 			}
@@ -187,7 +192,7 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 			}
 			if in.SharedLimits != nil {
 				if l := in.SharedLimits(); !maps.EqualFunc(l, sentLimits, sameLimit) {
-					if err := r.Client.SignalWorkflow(ctx, id, "", SignalLimits, l); err == nil {
+					if err := r.Client.SignalWorkflow(ctx, id, "", wf.SignalLimits, l); err == nil {
 						sentLimits = l
 					}
 				}
@@ -201,9 +206,9 @@ func (r *Runner) RunLoop(ctx context.Context, in serve.RunIn) (engine.Result, lo
 // begun or folded, a wait, a question, the end), so the daemon learns of a
 // change as it happens and asks nothing in between (follow). Its latest
 // run: the one a long loop continued as. It ends with ctx or the workflow.
-func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <-chan struct{}) {
+func (r *Runner) watch(ctx context.Context, id string, out chan<- wf.Status, done <-chan struct{}) {
 	after := 0
-	tell := func(s Status) {
+	tell := func(s wf.Status) {
 		if s.Seq <= after {
 			return
 		}
@@ -214,8 +219,8 @@ func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <
 		}
 	}
 	changed := func() {
-		v, err := r.Client.QueryWorkflow(ctx, id, "", QueryStatus)
-		var s Status
+		v, err := r.Client.QueryWorkflow(ctx, id, "", wf.QueryStatus)
+		var s wf.Status
 		if err == nil {
 			err = v.Get(&s)
 		}
@@ -251,10 +256,10 @@ func (r *Runner) watch(ctx context.Context, id string, out chan<- Status, done <
 // that is not waiting for one (it ended, or never asked) is left alone:
 // the daemon's next RunLoop starts or joins it.
 func (r *Runner) Resume(ctx context.Context, taskID string, maxLoops int, by string) error {
-	id := WorkflowID(taskID)
+	id := wf.WorkflowID(taskID)
 	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	v, err := r.Client.QueryWorkflow(qctx, id, "", QueryStatus)
+	v, err := r.Client.QueryWorkflow(qctx, id, "", wf.QueryStatus)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -262,14 +267,14 @@ func (r *Runner) Resume(ctx context.Context, taskID string, maxLoops int, by str
 		}
 		return fmt.Errorf("workflow %s: %w", id, err)
 	}
-	var s Status
+	var s wf.Status
 	if err := v.Get(&s); err != nil {
 		return fmt.Errorf("workflow %s: %w", id, err)
 	}
-	if s.Activity != ActivityQuestion {
+	if s.Activity != wf.ActivityQuestion {
 		return nil
 	}
-	if err := r.Client.SignalWorkflow(qctx, id, "", SignalResume, Resume{Asked: s.Asked, MaxLoops: maxLoops, By: by}); err != nil {
+	if err := r.Client.SignalWorkflow(qctx, id, "", wf.SignalResume, wf.Resume{Asked: s.Asked, MaxLoops: maxLoops, By: by}); err != nil {
 		return fmt.Errorf("resume workflow %s: %w", id, err)
 	}
 	r.mu.Lock()
@@ -286,10 +291,10 @@ func (r *Runner) Resume(ctx context.Context, taskID string, maxLoops int, by str
 func (r *Runner) Forget(ctx context.Context, taskID string) error {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	err := r.Client.CancelWorkflow(cctx, WorkflowID(taskID), "")
+	err := r.Client.CancelWorkflow(cctx, wf.WorkflowID(taskID), "")
 	var nf *serviceerror.NotFound
 	if err != nil && !errors.As(err, &nf) {
-		return fmt.Errorf("cancel workflow %s: %w", WorkflowID(taskID), err)
+		return fmt.Errorf("cancel workflow %s: %w", wf.WorkflowID(taskID), err)
 	}
 	r.mu.Lock()
 	delete(r.resumed, taskID)
@@ -305,7 +310,7 @@ func (r *Runner) answered(taskID string) int {
 
 // handover is the session's Handover: pinned sessions only, as an
 // unpinned one's tree is already any worker's.
-func (r *Runner) handover(session string) *Handover {
+func (r *Runner) handover(session string) *wf.Handover {
 	if r.Handover == nil || r.Pins[session] == "" {
 		return nil
 	}
@@ -369,7 +374,7 @@ func (m *mirror) emit(ev loop.Event) {
 	}
 }
 
-func (m *mirror) update(s Status) {
+func (m *mirror) update(s wf.Status) {
 	m.records(s.State, s.Records)
 	m.moved(s.Host, s.Dir, s.State.Loop)
 	m.activity, m.account = s.Activity, ""
@@ -439,7 +444,7 @@ func (m *mirror) records(st loop.State, recs []loop.Metrics) {
 
 // question ends the daemon's side of the loop while the workflow waits for
 // the answer: the task waits with the questions, as on the local backend.
-func (m *mirror) question(s Status) (engine.Result, loop.State, error) {
+func (m *mirror) question(s wf.Status) (engine.Result, loop.State, error) {
 	m.records(s.State, s.Records)
 	if err := m.in.Save(s.State, nil); err != nil {
 		return engine.Result{ExitCode: 1}, s.State, err
@@ -447,7 +452,7 @@ func (m *mirror) question(s Status) (engine.Result, loop.State, error) {
 	return engine.Result{Reason: reason.NeedsClarification, Message: s.Message, ExitCode: reason.NeedsClarification.ExitCode(), Loops: s.State.Loop}, s.State, nil
 }
 
-func (m *mirror) finish(out Output, err error) (engine.Result, loop.State, error) {
+func (m *mirror) finish(out wf.Output, err error) (engine.Result, loop.State, error) {
 	if m.in.Control != nil {
 		// A stop is obeyed once, as the engine clears it when it ends.
 		_ = m.in.Control.ClearStop()

@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"ralph/internal/serve"
+	wf "ralph/internal/temporal"
 )
 
 // gateSync is the daemon's side of a workflow's gate: each item the
@@ -41,7 +42,7 @@ func newGateSync(c client.Client, wf string, g serve.RemoteGate, log io.Writer) 
 }
 
 // sync follows the workflow's pending items (on RunLoop's goroutine).
-func (s *gateSync) sync(items []GateItem) {
+func (s *gateSync) sync(items []wf.GateItem) {
 	if s == nil {
 		return
 	}
@@ -73,8 +74,8 @@ func (s *gateSync) sync(items []GateItem) {
 
 // decide shows it on the task, waits for a person and hands the decision
 // to the workflow.
-func (s *gateSync) decide(ctx context.Context, it GateItem) {
-	v := GateVerdict{ID: it.ID}
+func (s *gateSync) decide(ctx context.Context, it wf.GateItem) {
+	v := wf.GateVerdict{ID: it.ID}
 	switch {
 	case it.Question != nil:
 		ans, err := s.g.Ask(ctx, it.ID, *it.Question)
@@ -95,7 +96,7 @@ func (s *gateSync) decide(ctx context.Context, it GateItem) {
 	// the status drops the item meanwhile (the update then says too late).
 	for try := 0; try < 5; try++ {
 		uctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		h, err := s.c.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{WorkflowID: s.wf, UpdateName: UpdateDecide,
+		h, err := s.c.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{WorkflowID: s.wf, UpdateName: wf.UpdateDecide,
 			Args: []any{v}, WaitForStage: client.WorkflowUpdateStageCompleted})
 		if err == nil {
 			err = h.Get(uctx, nil)

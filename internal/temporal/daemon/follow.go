@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"ralph/internal/engine"
+	wf "ralph/internal/temporal"
 )
 
 // follow waits on the history of the workflow's latest run (a long poll
@@ -25,7 +26,7 @@ import (
 // answer; neither a query nor reading the history is one. It returns when
 // the run is over, reporting whether it continued as a new run (which the
 // caller follows next), or on an error.
-func (r *Runner) follow(ctx context.Context, id string, changed func(), tell func(Status)) (continued bool, err error) {
+func (r *Runner) follow(ctx context.Context, id string, changed func(), tell func(wf.Status)) (continued bool, err error) {
 	ns := r.Namespace
 	if ns == "" {
 		ns = "default"
@@ -109,12 +110,12 @@ func (r *Runner) settle() time.Duration {
 
 // callStatus is the status an agent call's input carries (nil: none, or
 // not an agent call).
-func callStatus(a *historypb.ActivityTaskScheduledEventAttributes) *Status {
-	if a.GetActivityType().GetName() != ActivityIterate {
+func callStatus(a *historypb.ActivityTaskScheduledEventAttributes) *wf.Status {
+	if a.GetActivityType().GetName() != wf.ActivityIterate {
 		return nil
 	}
 	var in struct {
-		Status *Status `json:"status"`
+		Status *wf.Status `json:"status"`
 	}
 	if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in); err != nil {
 		return nil

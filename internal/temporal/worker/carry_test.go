@@ -1,4 +1,4 @@
-package temporal
+package worker
 
 import (
 	"io"
@@ -15,6 +15,7 @@ import (
 	"ralph/internal/agent/command"
 	"ralph/internal/loop"
 	"ralph/internal/servetest"
+	wf "ralph/internal/temporal"
 )
 
 // gitCounter puts a git on PATH that logs each run before it runs the
@@ -83,17 +84,17 @@ func TestIterateCarriesSettingsAndSnapshotToTheNextCall(t *testing.T) {
 	}}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: ActivityIterate})
+	env.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
 	type seen struct{ builds, status, revParse int }
-	call := func(st loop.State, before string) (IterateOutput, seen) {
+	call := func(st loop.State, before string) (wf.IterateOutput, seen) {
 		t.Helper()
 		b, s, r := builds, count("status"), count("rev-parse")
-		v, err := env.ExecuteActivity(ActivityIterate, IterateInput{TaskID: "t1", Session: "s1", Dir: dir, TaskFile: taskFile,
+		v, err := env.ExecuteActivity(wf.ActivityIterate, wf.IterateInput{TaskID: "t1", Session: "s1", Dir: dir, TaskFile: taskFile,
 			Prompt: "work", State: st, Before: before})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out IterateOutput
+		var out wf.IterateOutput
 		if err := v.Get(&out); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package temporal
+package worker
 
 import (
 	"context"
@@ -20,13 +20,10 @@ import (
 	"ralph/internal/redact"
 	"ralph/internal/serve"
 	"ralph/internal/store"
+	wf "ralph/internal/temporal"
 	"ralph/internal/tracing"
 	"ralph/internal/trust"
 )
-
-// ErrConfig is the error type of an iteration no retry can fix (an agent
-// that cannot be built or started): the workflow fails at once.
-const ErrConfig = "ralph.config"
 
 // Activities are what a worker runs: the agent calls of the tasks whose
 // workspaces it holds.
@@ -81,7 +78,7 @@ type Counter interface {
 // group) through the heartbeat's answer. A call From a snapshot
 // first takes the session's tree over; a call with Push publishes the tree
 // when it is done.
-func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutput, error) {
+func (a *Activities) Iterate(ctx context.Context, in wf.IterateInput) (wf.IterateOutput, error) {
 	log := a.Log
 	if log == nil {
 		log = io.Discard
@@ -92,11 +89,11 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	info := activity.GetInfo(ctx)
 	dir, err := a.workspace(ctx, in, logf)
 	if err != nil {
-		return IterateOutput{}, err
+		return wf.IterateOutput{}, err
 	}
 	accountEnv, err := a.accountEnv(in.Account)
 	if err != nil {
-		return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+		return wf.IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), wf.ErrConfig, err)
 	}
 	rc := trust.Sum(dir)
 	// The session's last call here left its settings and its snapshot
@@ -108,17 +105,17 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 	} else {
 		next.spec, next.ads, err = a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
 		if err != nil {
-			return IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+			return wf.IterateOutput{}, temporal.NewNonRetryableApplicationError(err.Error(), wf.ErrConfig, err)
 		}
 		next.spec.Dir = dir
 	}
 	spec, ads := next.spec, next.ads
 	ws := &workerStore{home: a.Home, session: in.Session, dir: dir, taskFile: in.TaskFile}
 	if err := ws.EnsureDirs(); err != nil {
-		return IterateOutput{}, err
+		return wf.IterateOutput{}, err
 	}
 	if err := writePrompt(ws.PromptFile(), redact.Values(in.Prompt)); err != nil {
-		return IterateOutput{}, err
+		return wf.IterateOutput{}, err
 	}
 	if in.Look {
 		// The files as the call would find them: if they are not what the
@@ -126,7 +123,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		// went), the workflow decides again first.
 		if seen, _ := engine.Look(ws, engine.PlanOptions(spec)); in.Seen == nil || !seen.Same(*in.Seen) {
 			logf("task %s: loop %d: the files changed since the decision; it is made again", in.TaskID, in.State.Loop+1)
-			out := IterateOutput{Sight: &seen, Unspent: true}
+			out := wf.IterateOutput{Sight: &seen, Unspent: true}
 			if in.From != nil {
 				out.Host, out.Dir = a.HostQueue, dir
 			}
@@ -179,10 +176,10 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		st, d := loop.Fold(from, it, spec.Policy)
 		a.Count.Call(loop.Record(it, d, st))
 	}
-	out := IterateOutput{Iteration: it}
+	out := wf.IterateOutput{Iteration: it}
 	switch {
 	case err != nil:
-		return out, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+		return out, temporal.NewNonRetryableApplicationError(err.Error(), wf.ErrConfig, err)
 	case !ok:
 		if ctx.Err() != nil {
 			return out, ctx.Err()
@@ -206,7 +203,7 @@ func (a *Activities) Iterate(ctx context.Context, in IterateInput) (IterateOutpu
 		} else if commit, err := gitx.Publish(ctx, dir, u, in.Ref); err != nil {
 			logf("%v", err)
 		} else {
-			out.Snapshot = &Snapshot{URL: u, Ref: in.Ref, Commit: commit, RC: rc}
+			out.Snapshot = &wf.Snapshot{URL: u, Ref: in.Ref, Commit: commit, RC: rc}
 		}
 	}
 	if in.From != nil {
@@ -248,12 +245,12 @@ func (a *Activities) accountEnv(name string) (func(string) ([]string, string), e
 
 // workspace is the call's working tree: the session's, or for a takeover
 // this worker's copy of it, brought to the snapshot.
-func (a *Activities) workspace(ctx context.Context, in IterateInput, logf func(string, ...any)) (string, error) {
+func (a *Activities) workspace(ctx context.Context, in wf.IterateInput, logf func(string, ...any)) (string, error) {
 	if in.From == nil {
 		return in.Dir, nil
 	}
 	if a.TakeoverDir == "" {
-		return "", temporal.NewNonRetryableApplicationError("this worker takes no trees over (ralph worker --takeover DIR)", ErrConfig, nil)
+		return "", temporal.NewNonRetryableApplicationError("this worker takes no trees over (ralph worker --takeover DIR)", wf.ErrConfig, nil)
 	}
 	dir := filepath.Join(a.TakeoverDir, in.Session)
 	if err := gitx.Receive(ctx, dir, in.Push, in.From.URL, in.From.Ref, in.From.Commit); err != nil {
@@ -376,18 +373,18 @@ func (p *prefixed) Write(b []byte) (int, error) {
 // Verify runs the session's verify command (VERIFY_CMD, as the tree's
 // settings give it on this worker) for the verify gate. Without one the
 // claim fails, saying so: the daemon asked for the gate.
-func (a *Activities) Verify(ctx context.Context, in VerifyInput) (loop.VerifyRun, error) {
+func (a *Activities) Verify(ctx context.Context, in wf.VerifyInput) (loop.VerifyRun, error) {
 	log := a.Log
 	if log == nil {
 		log = io.Discard
 	}
 	dir := in.Dir
 	if dir == "" {
-		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError("verify: no tree to check", ErrConfig, nil)
+		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError("verify: no tree to check", wf.ErrConfig, nil)
 	}
 	spec, _, err := a.builder(dir, in.Vouched, in.Confined)(dir, &prefixed{w: log, p: "[" + in.Session + "] "})
 	if err != nil {
-		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrConfig, err)
+		return loop.VerifyRun{}, temporal.NewNonRetryableApplicationError(err.Error(), wf.ErrConfig, err)
 	}
 	if spec.Verifier == nil {
 		return loop.VerifyRun{ExitCode: -1, StartErr: "this worker's settings for the tree have no VERIFY_CMD"}, nil

@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"ralph/internal/syncbuf"
+	wf "ralph/internal/temporal"
 	"ralph/internal/temporal/devserver"
 )
 
@@ -28,7 +29,7 @@ func TestStartWaitsForTheServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	go func() {
-		_, started, err := r.start(ctx, WorkflowID("down"), "q-down", Input{TaskID: "down"})
+		_, started, err := r.start(ctx, wf.WorkflowID("down"), "q-down", wf.Input{TaskID: "down"})
 		got <- result{started, err}
 	}()
 	time.Sleep(time.Second)

@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"ralph/internal/analyze"
+	wf "ralph/internal/temporal"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -59,11 +62,11 @@ func (r *readCounter) GetWorkflowExecutionHistory(ctx context.Context, in *workf
 
 // startWorker runs the task workflow and iterate as its agent calls on
 // queue until the test ends.
-func startWorker(t *testing.T, c client.Client, queue string, iterate func(context.Context, IterateInput) (IterateOutput, error)) {
+func startWorker(t *testing.T, c client.Client, queue string, iterate func(context.Context, wf.IterateInput) (wf.IterateOutput, error)) {
 	t.Helper()
 	w := worker.New(c, queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(Task, workflow.RegisterOptions{Name: WorkflowName})
-	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: ActivityIterate})
+	w.RegisterWorkflowWithOptions(wf.Task, workflow.RegisterOptions{Name: wf.WorkflowName})
+	w.RegisterActivityWithOptions(iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -82,15 +85,12 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 	c := &askCounter{Client: srv.Client()}
 	const queue = "runner-test"
 	calls := 0
-	iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
+	iterate := func(ctx context.Context, in wf.IterateInput) (wf.IterateOutput, error) {
 		calls++
 		time.Sleep(2500 * time.Millisecond)
 		now := time.Now().UTC().Round(0)
-		it, _ := working(in, now)
-		if calls == 3 {
-			it, _ = done(in, now)
-		}
-		return IterateOutput{Iteration: it}, nil
+		it := iteration(in, now, calls == 3)
+		return wf.IterateOutput{Iteration: it}, nil
 	}
 	startWorker(t, c.Client, queue, iterate)
 
@@ -134,7 +134,7 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 		t.Errorf("the daemon saw the loop executing %d times (%v), want each of the 3 calls", executing, activities)
 	}
 	decisions, updates, signals := 0, 0, 0
-	for it := c.Client.GetWorkflowHistory(context.Background(), WorkflowID("r1"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT); it.HasNext(); {
+	for it := c.Client.GetWorkflowHistory(context.Background(), wf.WorkflowID("r1"), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT); it.HasNext(); {
 		e, err := it.Next()
 		if err != nil {
 			t.Fatal(err)
@@ -199,10 +199,9 @@ func TestRunnerWaitsForAnUnansweredEnd(t *testing.T) {
 	srv := devserver.Start(t, filepath.Join(t.TempDir(), "temporal.db"))
 	c := &flakyResult{Client: srv.Client()}
 	const queue = "runner-result-test"
-	iterate := func(ctx context.Context, in IterateInput) (IterateOutput, error) {
+	iterate := func(ctx context.Context, in wf.IterateInput) (wf.IterateOutput, error) {
 		now := time.Now().UTC().Round(0)
-		it, _ := done(in, now)
-		return IterateOutput{Iteration: it}, nil
+		return wf.IterateOutput{Iteration: iteration(in, now, true)}, nil
 	}
 	startWorker(t, c.Client, queue, iterate)
 	in := serve.RunIn{TaskID: "r2", Session: "a", Spec: loop.Spec{Policy: policy()}, Shutdown: make(chan struct{}),
@@ -218,4 +217,22 @@ func TestRunnerWaitsForAnUnansweredEnd(t *testing.T) {
 	if !c.failed.Load() || !strings.Contains(log.String(), "task r2: the Temporal server does not answer") {
 		t.Errorf("the first read of the end did not fail, or the daemon did not say it waited: %q", log.String())
 	}
+}
+
+// policy is a loop of one agent with calls enough for any test.
+func policy() loop.Policy {
+	p := loop.Policy{Agents: []string{"claude"}}
+	p.Limits.MaxCallsPerHour = 1000
+	return p
+}
+
+// iteration is a call that changed files and goes on, or says the work is
+// finished.
+func iteration(in wf.IterateInput, now time.Time, finished bool) loop.Iteration {
+	it := loop.Iteration{Loop: in.State.Loop + 1, Started: now, Ended: now, InRepo: true, Changed: true, Files: 1,
+		Observed: loop.Observed{Status: analyze.StatusInProgress, FilesModified: 1, Summary: "working"}}
+	if finished {
+		it.Observed.Status, it.Observed.ExitSignal, it.Observed.ExitSignalExplicit, it.Observed.CompletionIndicators = analyze.StatusComplete, true, true, 2
+	}
+	return it
 }

@@ -1,4 +1,4 @@
-package temporal
+package daemon
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+
+	wf "ralph/internal/temporal"
 )
 
 // start starts the task's workflow with in, or joins the run under way,
 // and reports which. The SDK's ExecuteWorkflow does the same request but
 // keeps the server's answer to itself; the daemon needs it to know whether
 // the run has its request and hold in its input already.
-func (r *Runner) start(ctx context.Context, id, queue string, in Input) (client.WorkflowRun, bool, error) {
+func (r *Runner) start(ctx context.Context, id, queue string, in wf.Input) (client.WorkflowRun, bool, error) {
 	ns := r.Namespace
 	if ns == "" {
 		ns = "default"
@@ -26,7 +28,7 @@ func (r *Runner) start(ctx context.Context, id, queue string, in Input) (client.
 		return nil, false, err
 	}
 	req := &workflowservice.StartWorkflowExecutionRequest{
-		Namespace: ns, WorkflowId: id, WorkflowType: &commonpb.WorkflowType{Name: WorkflowName},
+		Namespace: ns, WorkflowId: id, WorkflowType: &commonpb.WorkflowType{Name: wf.WorkflowName},
 		TaskQueue: &taskqueuepb.TaskQueue{Name: queue, Kind: enumspb.TASK_QUEUE_KIND_NORMAL}, Input: input,
 		// The same request again (a retry) is the same start.
 		RequestId:                rand.Text(),

@@ -1,4 +1,4 @@
-package temporal
+package worker
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+
+	wf "ralph/internal/temporal"
 )
 
 // heartbeatEnv runs hold as an activity, counting the heartbeats it sends
@@ -30,7 +32,7 @@ func heartbeatEnv(t *testing.T, hold func(ctx context.Context) error) (beats *at
 // of the server's, and most calls last seconds.
 func TestShortCallSendsNoHeartbeat(t *testing.T) {
 	// A period of DefaultHeartbeat/3, as a worker's calls have.
-	a := &Activities{Heartbeat: DefaultHeartbeat / 3}
+	a := &Activities{Heartbeat: wf.DefaultHeartbeat / 3}
 	beats := heartbeatEnv(t, func(ctx context.Context) error {
 		stop := a.heartbeat(ctx, 1)
 		stop()

@@ -1,9 +1,7 @@
-package temporal
+package worker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"sync"
@@ -15,7 +13,7 @@ import (
 	"ralph/internal/gate"
 	"ralph/internal/loop"
 	"ralph/internal/redact"
-	"ralph/internal/serve"
+	wf "ralph/internal/temporal"
 )
 
 // gateMargin is how much longer than APPROVAL_TIMEOUT the worker's gate
@@ -80,45 +78,23 @@ func (cg *callGate) record(r *loop.GateDecision) {
 // is left of MaxGateWait for the call (the activity's own limit leaves
 // that much for people, and no more).
 func (cg *callGate) wait() time.Duration {
-	return min(cg.timeout, MaxGateWait-cg.g.Waited())
+	return min(cg.timeout, wf.MaxGateWait-cg.g.Waited())
 }
 
 // ask sends a to the workflow and waits for the reply.
-func (cg *callGate) ask(ctx context.Context, a GateAsk) (GateReply, error) {
+func (cg *callGate) ask(ctx context.Context, a wf.GateAsk) (wf.GateReply, error) {
 	a.Attempt, a.Timeout = cg.attempt, cg.wait()
 	if a.Timeout <= 0 {
-		return GateReply{Expired: true}, nil
+		return wf.GateReply{Expired: true}, nil
 	}
-	h, err := cg.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: cg.wf, RunID: cg.run, UpdateName: UpdateGate,
+	h, err := cg.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: cg.wf, RunID: cg.run, UpdateName: wf.UpdateGate,
 		Args: []any{a}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	if err != nil {
-		return GateReply{}, err
+		return wf.GateReply{}, err
 	}
-	var r GateReply
+	var r wf.GateReply
 	err = h.Get(ctx, &r)
 	return r, err
-}
-
-// gateAskOf is the ask for a tool call as the workflow keeps it: masked,
-// with the SHA-256 of the exact call and of the grant that would cover it,
-// so that neither a secret in a command nor the command itself is history
-// while the same call is still known again.
-func gateAskOf(a gate.Approval) GateAsk {
-	masked := a
-	masked.Input = redact.JSON(a.Input)
-	ga := GateAsk{Approval: &masked, What: serve.ApprovalWhat(a), Key: sha(a.Tool + "\x00" + string(a.Input))}
-	if g, ok := gate.GrantFor(a); ok {
-		if g.Command != "" {
-			g.Command = "sha256:" + sha(g.Command)
-		}
-		ga.Grant = &g
-	}
-	return ga
-}
-
-func sha(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }
 
 // Ask implements gate.Responder.
@@ -127,7 +103,7 @@ func (cg *callGate) Ask(ctx context.Context, q gate.Question) (string, error) {
 	for _, o := range q.Options {
 		masked.Options = append(masked.Options, redact.String(o))
 	}
-	r, err := cg.ask(ctx, GateAsk{Question: &masked})
+	r, err := cg.ask(ctx, wf.GateAsk{Question: &masked})
 	switch {
 	case err != nil:
 		return "", err
@@ -139,7 +115,7 @@ func (cg *callGate) Ask(ctx context.Context, q gate.Question) (string, error) {
 
 // Approve implements gate.Responder.
 func (cg *callGate) Approve(ctx context.Context, a gate.Approval) (gate.Decision, error) {
-	r, err := cg.ask(ctx, gateAskOf(a))
+	r, err := cg.ask(ctx, wf.GateAskOf(a))
 	if err != nil {
 		return gate.Decision{}, err
 	}
