@@ -22,7 +22,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -179,7 +178,7 @@ func (r *rig) measure(backend string) error {
 
 // printServerMetrics prints what the iterations cost the dev server by
 // its counters, from m0 to m.
-func printServerMetrics(m0, m map[string]float64, iters int) {
+func printServerMetrics(m0, m devserver.Counters, iters int) {
 	per := func(key string) float64 { return (m[key] - m0[key]) / float64(iters) }
 	decided, queried := per("client_requests/HistoryClientRespondWorkflowTaskCompleted"), per("client_requests/MatchingClientRespondQueryTaskCompleted")
 	fmt.Printf("  %-20s %6.2f per iteration: %.2f decisions, %.2f queries\n", "workflow tasks", decided+queried, decided, queried)
@@ -187,15 +186,13 @@ func printServerMetrics(m0, m map[string]float64, iters int) {
 	// The daemon's long polls on the workflows' histories: each wakes
 	// the server for a read.
 	fmt.Printf("  %-20s %6.2f per iteration\n", "history reads", per("client_requests/HistoryClientGetWorkflowExecutionHistory"))
-	var writes float64
 	var parts []string
-	for _, op := range persistenceWrites {
+	for _, op := range devserver.WriteOps {
 		if n := per("persistence_requests/" + op); n >= 0.005 {
-			writes += n
 			parts = append(parts, fmt.Sprintf("%s %.2f", op, n))
 		}
 	}
-	fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", writes, strings.Join(parts, ", "))
+	fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", m.Since(m0).Writes()/float64(iters), strings.Join(parts, ", "))
 }
 
 // startServer starts the dev server as ralph's tests do, with its
@@ -261,51 +258,26 @@ func (l *launcher) stop() {
 	l.log.Close()
 }
 
-// serverMetrics is the dev server's counters that say what an iteration
-// cost it, summed by name and operation ("name/operation"): the workflow
-// tasks its workers completed (decisions, which are history, and queries,
-// which are not), the heartbeats, the history reads, and its persistence
-// requests.
-func serverMetrics(port string) map[string]float64 {
-	m := map[string]float64{}
+// serverMetrics is the dev server's counters (devserver.Counters), none
+// without a server; -dump-metrics keeps the last page read.
+func serverMetrics(port string) devserver.Counters {
 	if port == "" {
-		return m
+		return devserver.Counters{}
 	}
-	resp, err := http.Get("http://127.0.0.1:" + port + "/metrics")
-	if err != nil {
-		return m
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	var raw io.Writer
 	if *dump != "" {
-		os.WriteFile(*dump, b, 0o644)
+		f, err := os.Create(*dump)
+		if err == nil {
+			defer f.Close()
+			raw = f
+		}
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		name, rest, ok := strings.Cut(l, "{")
-		if !ok || (name != "client_requests" && name != "persistence_requests") {
-			continue
-		}
-		_, op, ok := strings.Cut(rest, `operation="`)
-		if !ok {
-			continue
-		}
-		op, _, _ = strings.Cut(op, `"`)
-		var n float64
-		if i := strings.LastIndexByte(l, ' '); i > 0 {
-			n, _ = strconv.ParseFloat(l[i+1:], 64)
-		}
-		m[name+"/"+op] += n
+	c, err := devserver.ReadCounters("127.0.0.1:"+port, raw)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "temporalload: the dev server's metrics:", err)
 	}
-	return m
+	return c
 }
-
-// persistenceWrites are the persistence operations that change the
-// database: each is a write transaction of the dev server's SQLite file,
-// synced on commit.
-var persistenceWrites = []string{"CreateWorkflowExecution", "UpdateWorkflowExecution", "ConflictResolveWorkflowExecution",
-	"SetWorkflowExecution", "DeleteWorkflowExecution", "DeleteCurrentWorkflowExecution", "AppendHistoryNodes", "DeleteHistoryBranch",
-	"ForkHistoryBranch", "TrimHistoryBranch", "CreateTasks", "CompleteHistoryTask", "RangeCompleteHistoryTasks", "CompleteTasksLessThan",
-	"UpdateTaskQueue", "CreateTaskQueue", "UpdateTaskQueueUserData", "UpdateShard", "AssertShardOwnership", "CompleteTask", "UpsertClusterMembership"}
 
 func freeAddr() string {
 	addr, err := servetest.FreeAddr()

@@ -8,6 +8,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -62,12 +63,14 @@ func Args(port, httpPort, metricsPort int, db string) []string {
 // Server is one dev server.
 type Server struct {
 	Addr string // the frontend, HOST:PORT
-	DB   string
-	bin  string
-	args []string
-	cmd  *exec.Cmd
-	log  *syncbuf.Buffer
-	t    testing.TB
+	// Metrics is its Prometheus endpoint, HOST:PORT (Counters).
+	Metrics string
+	DB      string
+	bin     string
+	args    []string
+	cmd     *exec.Cmd
+	log     *syncbuf.Buffer
+	t       testing.TB
 }
 
 // Start runs a dev server on free ports with its database in db; it is
@@ -78,7 +81,7 @@ func Start(t testing.TB, db string) *Server {
 	bin, err := Binary()
 	bintest.Need(t, err)
 	port, httpPort, metrics := bintest.FreePort(t), bintest.FreePort(t), bintest.FreePort(t)
-	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: db, bin: bin, log: &syncbuf.Buffer{}, t: t,
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Metrics: "127.0.0.1:" + strconv.Itoa(metrics), DB: db, bin: bin, log: &syncbuf.Buffer{}, t: t,
 		args: append(append(Args(port, httpPort, metrics, db), SQLiteFlags()...), EagerFlags()...)}
 	t.Cleanup(func() {
 		s.Kill()
@@ -136,4 +139,30 @@ func (s *Server) Client() client.Client {
 	}
 	s.t.Cleanup(c.Close)
 	return c
+}
+
+// Counters reads the server's request counters once ready says they hold
+// what the test waits for, or, with ready nil, once two reads a second
+// apart agree: the server reports what it counted a moment later.
+func (s *Server) Counters(ready func(Counters) bool) Counters {
+	s.t.Helper()
+	var last Counters
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := ReadCounters(s.Metrics, nil)
+		if err != nil {
+			s.t.Fatalf("temporal dev server metrics: %v", err)
+		}
+		switch {
+		case ready != nil && ready(c), ready == nil && last != nil && maps.Equal(c, last):
+			return c
+		case time.Now().After(deadline):
+			s.t.Fatalf("temporal dev server metrics: not there after 30 s: %v", c)
+		}
+		last = c
+		if ready != nil {
+			time.Sleep(200 * time.Millisecond)
+		} else {
+			time.Sleep(time.Second)
+		}
+	}
 }
