@@ -180,13 +180,10 @@ func TestRunnerFollowsTheWorkflowWithoutPolling(t *testing.T) {
 	// call handed over at once), the run's start and end, and one to
 	// spare for the server's own bookkeeping. The loop that followed its
 	// workflow with a watch update and heartbeat every call made 10.4 a
-	// call (scripts/temporalload, docs/temporal.md). A call shorter than
-	// the heartbeat period sends none.
+	// call (scripts/temporalload, docs/temporal.md); that a short call
+	// sends no heartbeat is the worker's to show (TestShortCallSendsNoHeartbeat).
 	if w := cost.Writes(); w > 3*3+3+1 {
 		t.Errorf("the server wrote %v times for 3 calls; want at most 13: %v", w, cost)
-	}
-	if n := cost["client_requests/HistoryClientRecordActivityTaskHeartbeat"]; n != 0 {
-		t.Errorf("%v heartbeats for 3 calls of 2.5 s; want none", n)
 	}
 }
 
