@@ -179,7 +179,8 @@ func (r *rig) measure(backend string) error {
 // printServerMetrics prints what the iterations cost the dev server by
 // its counters, from m0 to m.
 func printServerMetrics(m0, m devserver.Counters, iters int) {
-	per := func(key string) float64 { return (m[key] - m0[key]) / float64(iters) }
+	d := m.Since(m0)
+	per := func(key string) float64 { return d[key] / float64(iters) }
 	decided, queried := per("client_requests/HistoryClientRespondWorkflowTaskCompleted"), per("client_requests/MatchingClientRespondQueryTaskCompleted")
 	fmt.Printf("  %-20s %6.2f per iteration: %.2f decisions, %.2f queries\n", "workflow tasks", decided+queried, decided, queried)
 	fmt.Printf("  %-20s %6.2f per iteration\n", "heartbeats", per("client_requests/HistoryClientRecordActivityTaskHeartbeat"))
@@ -192,7 +193,7 @@ func printServerMetrics(m0, m devserver.Counters, iters int) {
 			parts = append(parts, fmt.Sprintf("%s %.2f", op, n))
 		}
 	}
-	fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", m.Since(m0).Writes()/float64(iters), strings.Join(parts, ", "))
+	fmt.Printf("  %-20s %6.2f per iteration: %s\n", "persistence writes", d.Writes()/float64(iters), strings.Join(parts, ", "))
 }
 
 // startServer starts the dev server as ralph's tests do, with its

@@ -36,6 +36,12 @@ type Options struct {
 // Register puts the workflow and the activity on w under their wire names.
 func Register(w sdkworker.Registry, acts *Activities) {
 	w.RegisterWorkflowWithOptions(wf.Task, workflow.RegisterOptions{Name: wf.WorkflowName})
+	registerCalls(w, acts)
+}
+
+// registerCalls puts the activities alone on w: a worker of agent calls
+// and verify runs that makes no decisions.
+func registerCalls(w sdkworker.Registry, acts *Activities) {
 	w.RegisterActivityWithOptions(acts.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
 	w.RegisterActivityWithOptions(acts.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
 }
@@ -58,6 +64,19 @@ func Run(ctx context.Context, o Options) error {
 	if calls <= 0 {
 		calls = 4
 	}
+	var stops []func()
+	defer func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}()
+	start := func(w sdkworker.Worker) error {
+		if err := w.Start(); err != nil {
+			return err
+		}
+		stops = append(stops, w.Stop)
+		return nil
+	}
 	// Pollers enough that a decision finds one waiting: one the server
 	// cannot hand over at once it writes to its database and reads back
 	// (scripts/temporalload: 1.8 such writes per iteration with the
@@ -66,44 +85,31 @@ func Run(ctx context.Context, o Options) error {
 	w := sdkworker.New(c, queue, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 		MaxConcurrentWorkflowTaskPollers: workflowPollers})
 	Register(w, o.Activities)
-	if err := w.Start(); err != nil {
+	if err := start(w); err != nil {
 		return err
 	}
-	defer w.Stop()
+	// The host's queue, each held account's and the takeover queue get
+	// agent calls only: the decisions stay on the shared queue, so any
+	// worker can make them, while a call runs where its tree or its
+	// account's login is. The takeover queue has the calls of sessions
+	// whose host stopped answering.
+	var only []string
 	if o.HostQueue != "" {
-		// Agent calls only: the decisions stay on the shared queue, so any
-		// worker can make them.
-		h := sdkworker.New(c, o.HostQueue, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
-			DisableWorkflowWorker: true})
-		h.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
-		h.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
-		if err := h.Start(); err != nil {
-			return err
-		}
-		defer h.Stop()
+		only = append(only, o.HostQueue)
 	}
 	for _, name := range o.Accounts {
-		// Agent calls only, as for the host queue: the account's login is
-		// this machine's, the decisions any worker's.
-		aw := sdkworker.New(c, wf.AccountQueue(queue, name), sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
-			DisableWorkflowWorker: true})
-		aw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
-		aw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
-		if err := aw.Start(); err != nil {
-			return err
-		}
-		defer aw.Stop()
+		only = append(only, wf.AccountQueue(queue, name))
 	}
 	if o.Activities.TakeoverDir != "" {
-		// The calls of sessions whose host stopped answering.
-		tw := sdkworker.New(c, queue+wf.TakeoverSuffix, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
+		only = append(only, queue+wf.TakeoverSuffix)
+	}
+	for _, q := range only {
+		cw := sdkworker.New(c, q, sdkworker.Options{MaxConcurrentActivityExecutionSize: calls, Identity: o.Identity,
 			DisableWorkflowWorker: true})
-		tw.RegisterActivityWithOptions(o.Activities.Iterate, activity.RegisterOptions{Name: wf.ActivityIterate})
-		tw.RegisterActivityWithOptions(o.Activities.Verify, activity.RegisterOptions{Name: wf.ActivityVerify})
-		if err := tw.Start(); err != nil {
+		registerCalls(cw, o.Activities)
+		if err := start(cw); err != nil {
 			return err
 		}
-		defer tw.Stop()
 	}
 	<-ctx.Done()
 	return nil
